@@ -1,0 +1,3 @@
+module github.com/zksim/zksim
+
+go 1.26.8
