@@ -1,0 +1,349 @@
+package zkmem
+
+import (
+	"context"
+	"sort"
+
+	"github.com/zksim/zksim"
+)
+
+// The client side of watches: like ZooKeeper's ZKWatchManager, the Conn
+// keeps the channels each watch was set for and fans one server event out
+// to all of them.
+
+// persistentSub is one channel returned by AddWatch.
+type persistentSub struct {
+	mode zksim.AddWatchMode
+	p    *pump
+}
+
+// register adds a one-shot channel for path to m. Called with srv.mu held.
+func (c *Conn) register(m map[string][]chan zksim.Event, path string) chan zksim.Event {
+	ch := make(chan zksim.Event, 1)
+	c.mu.Lock()
+	m[path] = append(m[path], ch)
+	c.mu.Unlock()
+	return ch
+}
+
+func fireAll(m map[string][]chan zksim.Event, path string, ev zksim.Event) {
+	for _, ch := range m[path] {
+		ch <- ev
+		close(ch)
+	}
+	delete(m, path)
+}
+
+// receive materialises a watch event from the server (ZKWatchManager.
+// materialize). Called with srv.mu held, so events reach the client before
+// any reply the server produces later.
+func (c *Conn) receive(ev zksim.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == zksim.StateClosed || c.state == zksim.StateExpired {
+		return
+	}
+	p := ev.Path
+	switch ev.Type {
+	case zksim.EventNodeCreated, zksim.EventNodeDataChanged:
+		fireAll(c.dataW, p, ev)
+		fireAll(c.existW, p, ev)
+	case zksim.EventNodeChildrenChanged:
+		fireAll(c.childW, p, ev)
+	case zksim.EventNodeDeleted:
+		fireAll(c.dataW, p, ev)
+		fireAll(c.existW, p, ev)
+		fireAll(c.childW, p, ev)
+	}
+	if len(c.persistent) == 0 {
+		return
+	}
+	for _, sub := range c.persistent[p] {
+		if sub.mode == zksim.WatchPersistent || ev.Type != zksim.EventNodeChildrenChanged {
+			sub.p.push(ev)
+		}
+	}
+	if ev.Type == zksim.EventNodeChildrenChanged {
+		return
+	}
+	for a := p; a != "/"; {
+		a = parentPath(a)
+		for _, sub := range c.persistent[a] {
+			if sub.mode == zksim.WatchPersistentRecursive {
+				sub.p.push(ev)
+			}
+		}
+	}
+}
+
+// SessionEvents implements zksim.Conn.
+func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
+	p := newPump(ctx.Done(), c.closed)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == zksim.StateClosed {
+		p.finish(nil)
+	} else {
+		c.subs = append(c.subs, p)
+	}
+	return p.out
+}
+
+// publish tells every session-event subscriber of a state change. Called
+// with c.mu held.
+func (c *Conn) publish(st zksim.State) {
+	c.state = st
+	ev := zksim.Event{Type: zksim.EventSession, State: st}
+	live := c.subs[:0]
+	for _, p := range c.subs {
+		select {
+		case <-p.stop:
+			continue // the subscriber went away
+		default:
+		}
+		p.push(ev)
+		live = append(live, p)
+	}
+	clear(c.subs[len(live):])
+	c.subs = live
+}
+
+// endWatches ends every watch of the Conn with EventNotWatching. Called with
+// c.mu held.
+func (c *Conn) endWatches(st zksim.State, err error) {
+	ev := zksim.Event{Type: zksim.EventNotWatching, State: st, Err: err}
+	for _, m := range []map[string][]chan zksim.Event{c.dataW, c.existW, c.childW} {
+		for _, path := range sortedKeys(m) {
+			ev.Path = path
+			fireAll(m, path, ev)
+		}
+	}
+	for _, path := range sortedKeys(c.persistent) {
+		ev.Path = path
+		for _, sub := range c.persistent[path] {
+			e := ev
+			sub.p.finish(&e)
+		}
+		delete(c.persistent, path)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// AddWatch implements zksim.PersistentWatcher.
+func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMode) (<-chan zksim.Event, error) {
+	if err := zksim.ValidatePath(path, false); err != nil {
+		return nil, err
+	}
+	var wm watchMode
+	switch mode {
+	case zksim.WatchPersistent:
+		wm = modePersistent
+	case zksim.WatchPersistentRecursive:
+		wm = modeRecursive
+	default:
+		return nil, zksim.ErrBadArguments
+	}
+	fault, err := c.enter(ctx, OpAddWatch, path)
+	if err != nil {
+		return nil, err
+	}
+	// DataTree.addWatch: a recursive watch lives in the data table only.
+	c.sess.addWatch(c.srv.dataWatches, path, wm)
+	if wm != modeRecursive {
+		c.sess.addWatch(c.srv.childWatches, path, wm)
+	}
+	var out <-chan zksim.Event
+	if fault != LoseReply {
+		sub := &persistentSub{mode: mode, p: newPump(nil, c.closed)}
+		c.mu.Lock()
+		c.persistent[path] = append(c.persistent[path], sub)
+		c.mu.Unlock()
+		out = sub.p.out
+	}
+	if err := c.leave(fault, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RemoveWatches implements zksim.PersistentWatcher. As with ZooKeeper's
+// client, the watches are looked for on the client first: with none of the
+// kind on path the call fails with ErrNoWatcher without reaching the server.
+func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.WatcherKind) error {
+	if err := zksim.ValidatePath(path, false); err != nil {
+		return err
+	}
+	if kind < zksim.WatcherChildren || kind > zksim.WatcherPersistentRecursive {
+		return zksim.ErrBadArguments
+	}
+	fault, err := c.enter(ctx, OpRemoveWatches, path)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	removed := c.takeWatches(path, kind)
+	c.mu.Unlock()
+	if len(removed) == 0 {
+		c.leave(fault, nil)
+		return zksim.ErrNoWatcher
+	}
+	for _, r := range removed {
+		switch r.table {
+		case tableData:
+			c.sess.removeWatch(c.srv.dataWatches, path)
+		case tableChild:
+			c.sess.removeWatch(c.srv.childWatches, path)
+		case tableBoth:
+			c.sess.removeWatch(c.srv.dataWatches, path)
+			c.sess.removeWatch(c.srv.childWatches, path)
+		}
+	}
+	for _, r := range removed {
+		ev := zksim.Event{Type: r.event, State: zksim.StateConnected, Path: path}
+		if r.ch != nil {
+			r.ch <- ev
+			close(r.ch)
+		} else {
+			r.sub.p.finish(&ev)
+		}
+	}
+	return c.leave(fault, nil)
+}
+
+type watchTableRef uint8
+
+const (
+	tableData watchTableRef = iota
+	tableChild
+	tableBoth
+)
+
+type removedWatch struct {
+	ch    chan zksim.Event
+	sub   *persistentSub
+	event zksim.EventType
+	table watchTableRef
+}
+
+// takeWatches removes from the client the watches RemoveWatches removes
+// (ZKWatchManager.removeWatcher). Called with c.mu held.
+func (c *Conn) takeWatches(path string, kind zksim.WatcherKind) []removedWatch {
+	var out []removedWatch
+	take := func(m map[string][]chan zksim.Event, ev zksim.EventType, t watchTableRef) {
+		for _, ch := range m[path] {
+			out = append(out, removedWatch{ch: ch, event: ev, table: t})
+		}
+		delete(m, path)
+	}
+	takePersistent := func(match func(zksim.AddWatchMode) bool) {
+		kept := c.persistent[path][:0]
+		for _, sub := range c.persistent[path] {
+			if match(sub.mode) {
+				out = append(out, removedWatch{sub: sub, event: zksim.EventPersistentWatchRemoved, table: tableBoth})
+			} else {
+				kept = append(kept, sub)
+			}
+		}
+		if len(kept) == 0 {
+			delete(c.persistent, path)
+		} else {
+			c.persistent[path] = kept
+		}
+	}
+	isPersistent := func(m zksim.AddWatchMode) bool { return m == zksim.WatchPersistent }
+	switch kind {
+	case zksim.WatcherChildren:
+		take(c.childW, zksim.EventChildWatchRemoved, tableChild)
+		takePersistent(isPersistent)
+	case zksim.WatcherData:
+		take(c.dataW, zksim.EventDataWatchRemoved, tableData)
+		take(c.existW, zksim.EventDataWatchRemoved, tableData)
+		takePersistent(isPersistent)
+	case zksim.WatcherAny:
+		take(c.childW, zksim.EventChildWatchRemoved, tableChild)
+		take(c.dataW, zksim.EventDataWatchRemoved, tableData)
+		take(c.existW, zksim.EventDataWatchRemoved, tableData)
+		takePersistent(func(zksim.AddWatchMode) bool { return true })
+	case zksim.WatcherPersistent:
+		takePersistent(isPersistent)
+	case zksim.WatcherPersistentRecursive:
+		takePersistent(func(m zksim.AddWatchMode) bool { return m == zksim.WatchPersistentRecursive })
+	}
+	return out
+}
+
+// setWatches re-registers a reconnecting client's watches relative to the
+// last zxid it saw (DataTree.setWatches). Called with srv.mu held.
+func (s *Server) setWatches(sess *session, rel int64, data, exist, child, persistent, recursive []string) {
+	notify := func(typ zksim.EventType, path string) {
+		sess.notify(zksim.Event{Type: typ, State: zksim.StateConnected, Path: path})
+	}
+	for _, p := range data {
+		n := s.tree.get(p)
+		switch {
+		case n == nil:
+			notify(zksim.EventNodeDeleted, p)
+		case n.mzxid > rel:
+			notify(zksim.EventNodeDataChanged, p)
+		default:
+			sess.addWatch(s.dataWatches, p, modeStandard)
+		}
+	}
+	for _, p := range exist {
+		if s.tree.get(p) != nil {
+			notify(zksim.EventNodeCreated, p)
+		} else {
+			sess.addWatch(s.dataWatches, p, modeStandard)
+		}
+	}
+	for _, p := range child {
+		n := s.tree.get(p)
+		switch {
+		case n == nil:
+			notify(zksim.EventNodeDeleted, p)
+		case n.pzxid > rel:
+			notify(zksim.EventNodeChildrenChanged, p)
+		default:
+			sess.addWatch(s.childWatches, p, modeStandard)
+		}
+	}
+	for _, p := range persistent {
+		sess.addWatch(s.childWatches, p, modePersistent)
+		sess.addWatch(s.dataWatches, p, modePersistent)
+	}
+	for _, p := range recursive {
+		sess.addWatch(s.childWatches, p, modeRecursive)
+		sess.addWatch(s.dataWatches, p, modeRecursive)
+	}
+}
+
+// watchPaths lists the client's watches by the setWatches categories, each
+// sorted. Called with c.mu held.
+func (c *Conn) watchPaths() (data, exist, child, persistent, recursive []string) {
+	data, exist, child = sortedKeys(c.dataW), sortedKeys(c.existW), sortedKeys(c.childW)
+	for _, p := range sortedKeys(c.persistent) {
+		var hasP, hasR bool
+		for _, sub := range c.persistent[p] {
+			if sub.mode == zksim.WatchPersistent {
+				hasP = true
+			} else {
+				hasR = true
+			}
+		}
+		if hasP {
+			persistent = append(persistent, p)
+		}
+		if hasR {
+			recursive = append(recursive, p)
+		}
+	}
+	return
+}

@@ -1,0 +1,168 @@
+package zkmem
+
+import (
+	"time"
+
+	"github.com/zksim/zksim"
+)
+
+// The connection and session lifecycle of a Conn, and its test controls.
+
+// Disconnect drops the connection while the session lives on. Calls fail
+// with ErrConnectionLoss, subscribers see StateDisconnected, the server
+// forgets the session's watches (the client keeps them), and the server
+// expires the session if Reconnect does not come within its timeout. The
+// Conn stays down until Reconnect. Disconnecting a Conn that is not
+// connected does nothing.
+func (c *Conn) Disconnect() {
+	c.mu.Lock()
+	if c.redial != nil {
+		c.redial.Stop()
+		c.redial = nil
+	}
+	c.mu.Unlock()
+	c.drop()
+}
+
+// drop breaks the connection and reports whether it was up.
+func (c *Conn) drop() bool {
+	c.srv.mu.Lock()
+	c.srv.disconnect(c.sess)
+	c.srv.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != zksim.StateConnected {
+		return false
+	}
+	c.publish(zksim.StateDisconnected)
+	return true
+}
+
+// faultDrop breaks the connection after a fault and reconnects after the
+// configured delay, at once by default.
+func (c *Conn) faultDrop() {
+	if !c.drop() {
+		return
+	}
+	if c.cfg.reconnectDelay <= 0 {
+		c.Reconnect()
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.redial != nil {
+		c.redial.Stop()
+	}
+	c.redial = time.AfterFunc(c.cfg.reconnectDelay, func() { c.Reconnect() })
+}
+
+// Reconnect connects a disconnected Conn to its session again. Subscribers
+// see StateConnected, and the client's watches are re-registered against
+// the last zxid it saw: a watch whose node changed meanwhile fires at once
+// (DataTree.setWatches). If the session expired meanwhile the Conn learns
+// it now: subscribers see StateExpired, watches end with EventNotWatching,
+// and Reconnect returns ErrSessionExpired. Reconnecting a connected Conn
+// does nothing.
+func (c *Conn) Reconnect() error {
+	c.mu.Lock()
+	if c.redial != nil {
+		c.redial.Stop()
+		c.redial = nil
+	}
+	st := c.state
+	c.mu.Unlock()
+	if st != zksim.StateDisconnected {
+		return stateErr(st)
+	}
+	c.srv.mu.Lock()
+	if c.srv.closed {
+		c.srv.mu.Unlock()
+		return zksim.ErrConnectionLoss
+	}
+	if c.sess.dead {
+		c.srv.mu.Unlock()
+		c.learnExpired(false)
+		return zksim.ErrSessionExpired
+	}
+	if c.sess.expiryTimer != nil {
+		c.sess.expiryTimer.Stop()
+		c.sess.expiryTimer = nil
+	}
+	c.sess.connected = true
+	c.mu.Lock()
+	if c.state != zksim.StateDisconnected { // closed meanwhile
+		c.mu.Unlock()
+		c.srv.mu.Unlock()
+		return stateErr(c.State())
+	}
+	c.publish(zksim.StateConnected)
+	data, exist, child, persistent, recursive := c.watchPaths()
+	c.mu.Unlock()
+	c.srv.setWatches(c.sess, c.lastZxid, data, exist, child, persistent, recursive)
+	c.lastZxid = c.srv.zxid
+	c.srv.mu.Unlock()
+	return nil
+}
+
+// Expire makes the server expire this Conn's session now (see
+// Server.ExpireSession). A connected Conn sees StateDisconnected then
+// StateExpired at once; a disconnected one learns on Reconnect.
+func (c *Conn) Expire() { c.srv.ExpireSession(c.sess.id) }
+
+// learnExpired moves the Conn to StateExpired: the client has heard that
+// its session is gone.
+func (c *Conn) learnExpired(wasConnected bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == zksim.StateClosed || c.state == zksim.StateExpired {
+		return
+	}
+	if c.redial != nil {
+		c.redial.Stop()
+		c.redial = nil
+	}
+	if wasConnected && c.state == zksim.StateConnected {
+		c.publish(zksim.StateDisconnected)
+	}
+	c.publish(zksim.StateExpired)
+	c.endWatches(zksim.StateExpired, zksim.ErrSessionExpired)
+}
+
+// Close implements zksim.Conn. A connected Conn closes its session: its
+// ephemerals are deleted in one transaction. A disconnected Conn cannot
+// tell the server, so its session lives until it expires, as with a real
+// client. Pending one-shot watches receive EventNotWatching with
+// ErrClosing; channels from SessionEvents and AddWatch are closed, and
+// events they had not delivered are dropped.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	closed := c.state == zksim.StateClosed
+	c.mu.Unlock()
+	if closed {
+		return nil
+	}
+	c.srv.mu.Lock()
+	if c.sess.connected && !c.sess.dead && !c.srv.closed {
+		c.srv.endSession(c.sess)
+	}
+	c.srv.mu.Unlock()
+	c.finish(zksim.StateClosed, zksim.ErrClosing)
+	return nil
+}
+
+// finish makes the Conn unusable for good.
+func (c *Conn) finish(st zksim.State, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == zksim.StateClosed {
+		return
+	}
+	if c.redial != nil {
+		c.redial.Stop()
+		c.redial = nil
+	}
+	c.state = st
+	c.endWatches(st, err)
+	c.subs = nil
+	close(c.closed)
+}

@@ -1,0 +1,80 @@
+package zkmem
+
+import "time"
+
+// Options configure a Server. The zero value is a server with ZooKeeper's
+// defaults.
+type Options struct {
+	// TickTime is the server's basic time unit (default 2s). Session
+	// timeouts are negotiated within [2, 20] ticks unless the bounds below
+	// are set.
+	TickTime time.Duration
+	// MinSessionTimeout and MaxSessionTimeout bound the negotiated session
+	// timeout (defaults 2*TickTime and 20*TickTime).
+	MinSessionTimeout time.Duration
+	MaxSessionTimeout time.Duration
+	// ExtendedTypes enables TTL nodes (zookeeper.extendedTypesEnabled).
+	// Without it a TTL create fails with ErrUnimplemented, as on a real
+	// server with the default configuration.
+	ExtendedTypes bool
+	// ContainerCheckInterval is how often empty containers and expired TTL
+	// nodes are looked for and deleted (znode.container.checkIntervalMs,
+	// default 60s).
+	ContainerCheckInterval time.Duration
+	// MaxRequestBytes is the largest request the server accepts
+	// (jute.maxbuffer, default 1,048,575 bytes). A larger request makes the
+	// server close the connection: the caller sees ErrConnectionLoss.
+	MaxRequestBytes int
+}
+
+const (
+	defaultTickTime               = 2 * time.Second
+	defaultContainerCheckInterval = 60 * time.Second
+	defaultMaxRequestBytes        = 0xfffff
+	defaultSessionTimeout         = 10 * time.Second
+)
+
+func (o Options) withDefaults() Options {
+	if o.TickTime <= 0 {
+		o.TickTime = defaultTickTime
+	}
+	if o.MinSessionTimeout <= 0 {
+		o.MinSessionTimeout = 2 * o.TickTime
+	}
+	if o.MaxSessionTimeout <= 0 {
+		o.MaxSessionTimeout = 20 * o.TickTime
+	}
+	if o.MaxSessionTimeout < o.MinSessionTimeout {
+		o.MaxSessionTimeout = o.MinSessionTimeout
+	}
+	if o.ContainerCheckInterval <= 0 {
+		o.ContainerCheckInterval = defaultContainerCheckInterval
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = defaultMaxRequestBytes
+	}
+	return o
+}
+
+// ConnOption configures a Conn opened by Server.Connect.
+type ConnOption func(*connConfig)
+
+type connConfig struct {
+	sessionTimeout time.Duration
+	reconnectDelay time.Duration
+}
+
+// WithSessionTimeout sets the session timeout the client asks for (default
+// 10s). The server clamps it to [MinSessionTimeout, MaxSessionTimeout].
+func WithSessionTimeout(d time.Duration) ConnOption {
+	return func(c *connConfig) { c.sessionTimeout = d }
+}
+
+// WithReconnectDelay sets how long the Conn stays disconnected after a
+// fault drops its connection (a lost reply, a dropped request, an oversized
+// request) before it reconnects by itself. The default, 0, reconnects at
+// once, before the failed call returns. A connection dropped with
+// Conn.Disconnect stays down until Conn.Reconnect.
+func WithReconnectDelay(d time.Duration) ConnOption {
+	return func(c *connConfig) { c.reconnectDelay = d }
+}

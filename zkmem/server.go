@@ -1,0 +1,162 @@
+package zkmem
+
+import (
+	"sync"
+	"time"
+
+	"github.com/google/btree"
+	"github.com/zksim/zksim"
+)
+
+// Server is an in-memory ZooKeeper server. It is safe for concurrent use.
+// Create one with NewServer, open sessions with Connect, and Close it when
+// done: Close also closes every Conn it handed out.
+type Server struct {
+	opts Options
+
+	mu           sync.Mutex
+	closed       bool
+	zxid         int64 // last zxid handed out
+	tree         *tree
+	acls         aclInterner
+	sessions     map[int64]*session
+	nextSession  int64
+	dataWatches  *watchTable
+	childWatches *watchTable
+	epoch        uint64     // watch-trigger epoch, see watchTable.trigger
+	fired        []*session // scratch list of sessions to notify
+	reapable     *btree.BTreeG[*node]
+	reapTimer    *time.Timer
+}
+
+// firstSessionID is the id of the first session a server hands out: server
+// id 1 in the top byte, as a ZooKeeper server with myid 1 would.
+const firstSessionID = int64(1) << 56
+
+// NewServer returns a running server with a fresh tree holding only the
+// /zookeeper system nodes.
+func NewServer(opts Options) *Server {
+	s := &Server{
+		opts:         opts.withDefaults(),
+		acls:         make(aclInterner),
+		sessions:     make(map[int64]*session),
+		nextSession:  firstSessionID,
+		dataWatches:  newWatchTable(),
+		childWatches: newWatchTable(),
+		reapable:     btree.NewG[*node](8, func(a, b *node) bool { return a.path < b.path }),
+	}
+	s.tree = newTree(s.acls.intern(zksim.OpenACL()))
+	return s
+}
+
+// Options returns the server's options with defaults filled in.
+func (s *Server) Options() Options { return s.opts }
+
+// LastZxid returns the zxid of the last transaction the server applied.
+func (s *Server) LastZxid() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.zxid
+}
+
+// Close shuts the server down. Every Conn it handed out is closed as by
+// Conn.Close, except that nothing is deleted: pending watches receive
+// EventNotWatching with ErrClosing and later calls fail with ErrClosing.
+// Timers stop. Close is idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	if s.reapTimer != nil {
+		s.reapTimer.Stop()
+	}
+	owners := make([]*session, 0, len(s.sessions))
+	for _, sess := range s.sessions {
+		if sess.expiryTimer != nil {
+			sess.expiryTimer.Stop()
+		}
+		owners = append(owners, sess)
+	}
+	sortSessions(owners)
+	s.mu.Unlock()
+	for _, sess := range owners {
+		sess.owner.finish(zksim.StateClosed, zksim.ErrClosing)
+	}
+}
+
+// txn is one transaction in the making: its zxid and time, the watch events
+// it will fire once it commits, and (inside a multi) how to undo it.
+type txn struct {
+	zxid   int64
+	now    int64
+	events []pendingEvent
+	undo   []func()
+	multi  bool
+}
+
+type pendingEvent struct {
+	typ  zksim.EventType
+	path string
+}
+
+// begin starts a transaction: every write, failed or not, consumes a zxid.
+func (s *Server) begin() *txn {
+	s.zxid++
+	return &txn{zxid: s.zxid, now: time.Now().UnixMilli()}
+}
+
+func (t *txn) fire(typ zksim.EventType, path string) {
+	t.events = append(t.events, pendingEvent{typ, path})
+}
+
+func (t *txn) onUndo(f func()) {
+	if t.multi {
+		t.undo = append(t.undo, f)
+	}
+}
+
+func (t *txn) rollback() {
+	for i := len(t.undo) - 1; i >= 0; i-- {
+		t.undo[i]()
+	}
+	t.undo = nil
+	t.events = nil
+}
+
+// commit fires the transaction's watch events in the order its operations
+// produced them.
+func (s *Server) commit(t *txn) {
+	for _, e := range t.events {
+		s.trigger(e.typ, e.path)
+	}
+}
+
+// trigger fires the watches an event touches, as DataTree does: data
+// watches for NodeCreated/NodeDataChanged/NodeDeleted, child watches for
+// NodeChildrenChanged, and for NodeDeleted the node's child watches too,
+// each session hearing once.
+func (s *Server) trigger(typ zksim.EventType, path string) {
+	s.epoch++
+	fired := s.fired[:0]
+	switch typ {
+	case zksim.EventNodeChildrenChanged:
+		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+	case zksim.EventNodeDeleted:
+		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+	default:
+		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
+	}
+	if len(fired) > 1 {
+		sortSessions(fired)
+	}
+	ev := zksim.Event{Type: typ, State: zksim.StateConnected, Path: path}
+	for _, sess := range fired {
+		sess.notify(ev)
+	}
+	clear(fired)
+	s.fired = fired[:0]
+}

@@ -1,0 +1,172 @@
+package zkmem
+
+import (
+	"strings"
+
+	"github.com/google/btree"
+	"github.com/zksim/zksim"
+)
+
+// nodeKind distinguishes the node types whose lifetime the server manages.
+type nodeKind uint8
+
+const (
+	kindPlain nodeKind = iota
+	kindEphemeral
+	kindContainer
+	kindTTL
+)
+
+// node is a znode. The Stat is stored as ZooKeeper's StatPersisted: the
+// client-visible cversion, dataLength and numChildren are computed on read.
+type node struct {
+	path     string // full path; name is path[nameAt:]
+	nameAt   int32
+	version  int32
+	cversion int32 // internal: number of child creates
+	aversion int32
+	kind     nodeKind
+	parent   *node
+	children *btree.BTreeG[*node] // nil until the first child
+	data     []byte
+	acl      *aclList
+	czxid    int64
+	mzxid    int64
+	pzxid    int64
+	ctime    int64
+	mtime    int64
+	owner    int64 // session id for ephemerals, ttl in ms for TTL nodes
+}
+
+func (n *node) name() string { return n.path[n.nameAt:] }
+
+func nodeLess(a, b *node) bool { return a.name() < b.name() }
+
+// childrenDegree keeps the per-parent B-tree small for the common case of a
+// few children while staying shallow for very wide parents.
+const childrenDegree = 16
+
+func (n *node) numChildren() int {
+	if n.children == nil {
+		return 0
+	}
+	return n.children.Len()
+}
+
+func (n *node) addChild(c *node) {
+	if n.children == nil {
+		n.children = btree.NewG[*node](childrenDegree, nodeLess)
+	}
+	n.children.ReplaceOrInsert(c)
+}
+
+func (n *node) removeChild(c *node) {
+	if n.children == nil {
+		return
+	}
+	n.children.Delete(c)
+	if n.children.Len() == 0 {
+		n.children = nil
+	}
+}
+
+// childNames returns the names of n's children in sorted order.
+func (n *node) childNames() []string {
+	names := make([]string, 0, n.numChildren())
+	if n.children != nil {
+		n.children.Ascend(func(c *node) bool {
+			names = append(names, c.name())
+			return true
+		})
+	}
+	return names
+}
+
+// stat returns the client view of n's Stat (DataNode.copyStat).
+func (n *node) stat() *zksim.Stat {
+	st := new(zksim.Stat)
+	n.fillStat(st)
+	return st
+}
+
+func (n *node) fillStat(st *zksim.Stat) {
+	nc := int32(n.numChildren())
+	*st = zksim.Stat{
+		Czxid:       n.czxid,
+		Mzxid:       n.mzxid,
+		Ctime:       n.ctime,
+		Mtime:       n.mtime,
+		Version:     n.version,
+		Cversion:    n.cversion*2 - nc,
+		Aversion:    n.aversion,
+		DataLength:  int32(len(n.data)),
+		NumChildren: nc,
+		Pzxid:       n.pzxid,
+	}
+	if n.kind == kindEphemeral {
+		st.EphemeralOwner = n.owner
+	}
+}
+
+// parentPath returns the parent of a valid path other than "/".
+func parentPath(path string) string {
+	i := strings.LastIndexByte(path, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return path[:i]
+}
+
+// tree is the znode tree: a map for lookup, per-parent B-trees for order.
+type tree struct {
+	nodes map[string]*node
+	root  *node
+}
+
+func newTree(acl *aclList) *tree {
+	t := &tree{nodes: make(map[string]*node)}
+	t.root = &node{path: "/", nameAt: 1, acl: acl}
+	t.nodes["/"] = t.root
+	// The system nodes of a fresh server, with zero zxids and times.
+	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), acl: acl}
+		t.insert(n)
+	}
+	return t
+}
+
+func (t *tree) get(path string) *node { return t.nodes[path] }
+
+func (t *tree) insert(n *node) {
+	p := t.nodes[parentPath(n.path)]
+	n.parent = p
+	p.addChild(n)
+	t.nodes[n.path] = n
+}
+
+func (t *tree) remove(n *node) {
+	n.parent.removeChild(n)
+	delete(t.nodes, n.path)
+}
+
+// isSpecialPath reports the paths a client may not delete
+// (ZKDatabase.isSpecialPath).
+func isSpecialPath(path string) bool {
+	switch path {
+	case "/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config":
+		return true
+	}
+	return false
+}
+
+// countDescendants counts every node below n.
+func countDescendants(n *node) int32 {
+	var total int32
+	if n.children != nil {
+		n.children.Ascend(func(c *node) bool {
+			total += 1 + countDescendants(c)
+			return true
+		})
+	}
+	return total
+}
