@@ -86,17 +86,3 @@ func (c *Conn) arm(op string, f Fault) {
 	defer c.mu.Unlock()
 	c.armed = append(c.armed, armedFault{op: op, fault: f})
 }
-
-// pickFault decides a request's fault. Called with c.mu held.
-func (c *Conn) pickFault(op, path string) Fault {
-	for i, a := range c.armed {
-		if a.op == "" || a.op == op {
-			c.armed = append(c.armed[:i], c.armed[i+1:]...)
-			return a.fault
-		}
-	}
-	if c.hook != nil {
-		return c.hook(Request{Op: op, Path: path})
-	}
-	return NoFault
-}
