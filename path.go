@@ -2,7 +2,6 @@ package zksim
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -33,15 +32,24 @@ func pathProblem(path string) string {
 	if path[len(path)-1] == '/' {
 		return "path must not end with /"
 	}
-	for _, comp := range strings.Split(path[1:], "/") {
-		switch comp {
+	// Components: none empty, none "." or "..".
+	start := 1
+	for i := 1; i <= len(path); i++ {
+		if i < len(path) && path[i] != '/' {
+			continue
+		}
+		switch path[start:i] {
 		case "":
 			return "empty node name"
 		case ".", "..":
 			return "relative paths not allowed"
 		}
+		start = i + 1
 	}
 	for i, r := range path {
+		if r >= 0x20 && r < 0x7f {
+			continue
+		}
 		switch {
 		case r == 0:
 			return fmt.Sprintf("null character not allowed @%d", i)

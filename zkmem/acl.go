@@ -25,7 +25,12 @@ type authID struct {
 // clientIP is the address every in-process connection comes from.
 const clientIP = "127.0.0.1"
 
-type aclInterner map[string]*aclList
+// aclInterner interns ACLs; last short-cuts the common case of many nodes
+// created in a row with the same ACL.
+type aclInterner struct {
+	byKey map[string]*aclList
+	last  *aclList
+}
 
 func aclKey(acl []zksim.ACL) string {
 	var b strings.Builder
@@ -40,20 +45,39 @@ func aclKey(acl []zksim.ACL) string {
 	return b.String()
 }
 
-func (in aclInterner) intern(acl []zksim.ACL) *aclList {
-	k := aclKey(acl)
-	if l, ok := in[k]; ok {
+func (in *aclInterner) intern(acl []zksim.ACL) *aclList {
+	if l := in.last; l != nil && slicesEqual(l.entries, acl) {
 		return l
 	}
-	l := &aclList{entries: append([]zksim.ACL(nil), acl...), key: k}
-	in[k] = l
+	k := aclKey(acl)
+	l, ok := in.byKey[k]
+	if !ok {
+		l = &aclList{entries: append([]zksim.ACL(nil), acl...), key: k}
+		in.byKey[k] = l
+	}
+	in.last = l
 	return l
+}
+
+func slicesEqual(a, b []zksim.ACL) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // fixupACL validates an ACL for create or setACL and expands the "auth"
 // scheme to the session's authenticated identities
 // (PrepRequestProcessor.fixupACL).
 func fixupACL(acl []zksim.ACL, auth []authID) ([]zksim.ACL, error) {
+	if len(acl) == 1 && acl[0].Scheme == "world" && acl[0].ID == "anyone" {
+		return acl, nil // the common case, without allocating
+	}
 	uniq := make([]zksim.ACL, 0, len(acl))
 	for _, a := range acl {
 		dup := false

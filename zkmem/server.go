@@ -25,6 +25,7 @@ type Server struct {
 	childWatches *watchTable
 	epoch        uint64     // watch-trigger epoch, see watchTable.trigger
 	fired        []*session // scratch list of sessions to notify
+	txnBuf       txn        // the transaction in the making; one at a time
 	reapable     *btree.BTreeG[*node]
 	reapTimer    *time.Timer
 }
@@ -38,7 +39,7 @@ const firstSessionID = int64(1) << 56
 func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:         opts.withDefaults(),
-		acls:         make(aclInterner),
+		acls:         aclInterner{byKey: make(map[string]*aclList)},
 		sessions:     make(map[int64]*session),
 		nextSession:  firstSessionID,
 		dataWatches:  newWatchTable(),
@@ -103,9 +104,14 @@ type pendingEvent struct {
 }
 
 // begin starts a transaction: every write, failed or not, consumes a zxid.
+// Transactions are applied one at a time under s.mu, so one txn value is
+// reused.
 func (s *Server) begin() *txn {
 	s.zxid++
-	return &txn{zxid: s.zxid, now: time.Now().UnixMilli()}
+	t := &s.txnBuf
+	clear(t.events)
+	*t = txn{zxid: s.zxid, now: time.Now().UnixMilli(), events: t.events[:0]}
+	return t
 }
 
 func (t *txn) fire(typ zksim.EventType, path string) {
