@@ -66,6 +66,7 @@ func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
 	}
 	c.sess = s.openSession(cfg.sessionTimeout, c)
 	c.lastZxid = s.zxid
+	s.conns[c] = struct{}{}
 	return c, nil
 }
 

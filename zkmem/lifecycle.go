@@ -145,6 +145,7 @@ func (c *Conn) Close() error {
 	if c.sess.connected && !c.sess.dead && !c.srv.closed {
 		c.srv.endSession(c.sess)
 	}
+	delete(c.srv.conns, c)
 	c.srv.mu.Unlock()
 	c.finish(zksim.StateClosed, zksim.ErrClosing)
 	return nil

@@ -26,6 +26,7 @@ type Server struct {
 	epoch        uint64     // watch-trigger epoch, see watchTable.trigger
 	fired        []*session // scratch list of sessions to notify
 	txnBuf       txn        // the transaction in the making; one at a time
+	conns        map[*Conn]struct{} // every Conn not yet closed
 	reapable     *btree.BTreeG[*node]
 	reapTimer    *time.Timer
 }
@@ -41,12 +42,14 @@ func NewServer(opts Options) *Server {
 		opts:         opts.withDefaults(),
 		acls:         aclInterner{byKey: make(map[string]*aclList)},
 		sessions:     make(map[int64]*session),
+		conns:        make(map[*Conn]struct{}),
 		nextSession:  firstSessionID,
 		dataWatches:  newWatchTable(),
 		childWatches: newWatchTable(),
 		reapable:     btree.NewG[*node](8, func(a, b *node) bool { return a.path < b.path }),
 	}
-	s.tree = newTree(s.acls.intern(zksim.OpenACL()))
+	read := s.acls.intern(zksim.ReadACL())
+	s.tree = newTree(s.acls.intern(zksim.OpenACL()), read)
 	return s
 }
 
@@ -74,12 +77,14 @@ func (s *Server) Close() {
 	if s.reapTimer != nil {
 		s.reapTimer.Stop()
 	}
-	owners := make([]*session, 0, len(s.sessions))
 	for _, sess := range s.sessions {
 		if sess.expiryTimer != nil {
 			sess.expiryTimer.Stop()
 		}
-		owners = append(owners, sess)
+	}
+	owners := make([]*session, 0, len(s.conns))
+	for c := range s.conns {
+		owners = append(owners, c.sess)
 	}
 	sortSessions(owners)
 	s.mu.Unlock()

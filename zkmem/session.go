@@ -160,9 +160,11 @@ func (s *Server) endSession(sess *session) {
 			s.deleteNode(t, n)
 		}
 	}
+	// The session's own watches fire too (a closing client hears of its
+	// ephemerals' deletion before the close completes); then they go.
+	s.commit(t)
 	sess.dropWatches()
 	delete(s.sessions, sess.id)
-	s.commit(t)
 }
 
 // ExpireSession makes the server expire the session with the given id now,
@@ -198,4 +200,20 @@ func (s *Server) SessionIDs() []int64 {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
+}
+
+// SetNextSequence makes the next sequential child created under path get
+// sequence number next, as if that many child creates had happened: it sets
+// the parent's internal child-create counter, so Stat.Cversion changes to
+// match. It exists to test code against the int32 wrap of sequence numbers
+// (after 2147483647 comes -2147483648) without two billion creates.
+func (s *Server) SetNextSequence(path string, next int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.tree.get(path)
+	if n == nil {
+		return zksim.ErrNoNode
+	}
+	n.cversion = next
+	return nil
 }

@@ -123,13 +123,18 @@ type tree struct {
 	root  *node
 }
 
-func newTree(acl *aclList) *tree {
+func newTree(open, read *aclList) *tree {
 	t := &tree{nodes: make(map[string]*node)}
-	t.root = &node{path: "/", nameAt: 1, acl: acl}
+	t.root = &node{path: "/", nameAt: 1, acl: open}
 	t.nodes["/"] = t.root
-	// The system nodes of a fresh server, with zero zxids and times.
+	// The system nodes of a fresh server, with zero zxids and times. The
+	// config node is read-only, its ACL set with version -1 at startup
+	// (ZKDatabase), which leaves its aversion at -1.
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), acl: acl}
+		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), acl: open}
+		if p == "/zookeeper/config" {
+			n.acl, n.aversion = read, -1
+		}
 		t.insert(n)
 	}
 	return t
