@@ -1,0 +1,37 @@
+// Package conformance is the behaviour suite every zksim backend must pass:
+// the same named cases run against zkmem and, through the adapter, against a
+// real ZooKeeper, so that what zkmem does is what a real server does.
+//
+// It follows the pattern of testing/fstest.TestFS and
+// golang.org/x/net/nettest.TestConn: a backend describes itself in a
+// [Backend] and calls [Run] from its own test:
+//
+//	func TestConformance(t *testing.T) {
+//		srv := zkmem.NewServer(zkmem.Options{TickTime: 100 * time.Millisecond})
+//		t.Cleanup(srv.Close)
+//		conformance.Run(t, conformance.Backend{
+//			Name: "zkmem",
+//			Connect: func(ctx context.Context, timeout time.Duration) (zksim.Conn, error) {
+//				return srv.Connect(zkmem.WithSessionTimeout(timeout))
+//			},
+//			Facts: conformance.Facts{TickTime: 100 * time.Millisecond},
+//		})
+//	}
+//
+// Every case is a subtest named group/case (for example
+// "sequence/deletes-do-not-bump"), so one case runs with
+// go test -run 'Conformance/sequence/deletes-do-not-bump'. Each case works
+// under its own fresh root, /conformance-<run id>/<group>.<case>, so the
+// suite can share one real server with other tests; it never deletes what it
+// created. Cases run one after another, never in parallel: several of them
+// reason about consecutive zxids.
+//
+// A case that needs something the backend cannot do (expire a session, cut
+// a connection, TTL nodes, an optional capability such as
+// [zksim.PersistentWatcher]) skips with a message that names what is missing.
+// No case skips silently.
+//
+// The cases encode what a real ZooKeeper 3.8 does, as a Java or Go client
+// sees it; the facts are those of the project's zk-semantics.md, corrected
+// where the real server disagrees (each such case says so in its comment).
+package conformance

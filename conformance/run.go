@@ -1,0 +1,126 @@
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim"
+)
+
+// caseTimeout bounds one case, including its waits for events and reaping.
+const caseTimeout = 60 * time.Second
+
+// testCase is one named behaviour check.
+type testCase struct {
+	name string
+	run  func(e *env)
+}
+
+// group is a family of cases, run as one subtest level.
+type group struct {
+	name  string
+	cases []testCase
+}
+
+// groups lists every case in the order the suite runs them. Cases that
+// cut connections or expire sessions come last, so that the background work
+// a real client does after them (a new session, a redial) cannot touch the
+// zxid arithmetic of earlier cases.
+func groups() []group {
+	return []group{
+		{"paths", pathCases()},
+		{"system", systemCases()},
+		{"create", createCases()},
+		{"sequence", sequenceCases()},
+		{"stat", statCases()},
+		{"version", versionCases()},
+		{"order", errorOrderCases()},
+		{"zxid", zxidCases()},
+		{"multi", multiCases()},
+		{"sync", syncCases()},
+		{"acl", aclCases()},
+		{"watch", watchCases()},
+		{"persistent", persistentWatchCases()},
+		{"ephemerals", getEphemeralsCases()},
+		{"childcount", childCountCases()},
+		{"reaping", reapingCases()},
+		{"payload", payloadCases()},
+		{"session", sessionCases()},
+		{"expiry", expiryCases()},
+		{"reconnect", reconnectCases()},
+	}
+}
+
+// CaseNames returns the names of every case, "group/case", in the order Run
+// runs them. Each is a subtest of the test that calls Run.
+func CaseNames() []string {
+	var names []string
+	for _, g := range groups() {
+		for _, c := range g.cases {
+			names = append(names, g.name+"/"+c.name)
+		}
+	}
+	return names
+}
+
+// Run runs every case of the suite against b, each as a subtest
+// group/case of t. Cases run one after another. Run fails t at once if b
+// lacks a Name, a Connect func or Facts.TickTime, or if no session can be
+// opened.
+func Run(t *testing.T, b Backend) {
+	t.Helper()
+	if b.Name == "" || b.Connect == nil || b.Facts.TickTime <= 0 {
+		t.Fatalf("conformance: Backend needs a Name, a Connect func and Facts.TickTime (got name %q, connect set %v, tick %v)",
+			b.Name, b.Connect != nil, b.Facts.TickTime)
+	}
+	if (b.Disconnect == nil) != (b.Reconnect == nil) {
+		t.Fatalf("conformance: backend %s sets only one of Disconnect and Reconnect", b.Name)
+	}
+	known := make(map[string]bool)
+	for _, name := range CaseNames() {
+		known[name] = true
+	}
+	for name := range b.Skip {
+		if !known[name] {
+			t.Fatalf("conformance: backend %s: Skip names %q, which is not a case", b.Name, name)
+		}
+	}
+	suiteRoot := "/conformance-" + randomID()
+	createSuiteRoot(t, &b, suiteRoot)
+	for _, g := range groups() {
+		t.Run(g.name, func(t *testing.T) {
+			for _, c := range g.cases {
+				t.Run(c.name, func(t *testing.T) {
+					if reason, ok := b.Skip[g.name+"/"+c.name]; ok {
+						t.Skipf("backend %s cannot run this case: %s", b.Name, reason)
+					}
+					e := newEnv(t, &b, suiteRoot+"/"+g.name+"."+c.name)
+					c.run(e)
+				})
+			}
+		})
+	}
+}
+
+func createSuiteRoot(t *testing.T, b *Backend, root string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
+	defer cancel()
+	c, err := b.Connect(ctx, b.Facts.maxSessionTimeout())
+	if err != nil {
+		t.Fatalf("conformance: backend %s: connect: %v", b.Name, err)
+	}
+	defer c.Close()
+	if _, err := c.Create(ctx, root, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil {
+		t.Fatalf("conformance: backend %s: create the suite root %s: %v", b.Name, root, err)
+	}
+}
+
+func randomID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
