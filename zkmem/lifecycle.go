@@ -167,3 +167,48 @@ func (c *Conn) finish(st zksim.State, err error) {
 	c.subs = nil
 	close(c.closed)
 }
+
+// DeliverEvent hands the client a watch event that an event transport (see
+// WithEventTransport) held back. Events must be delivered in the order they
+// were held for a session to see ZooKeeper's ordering guarantees.
+func (c *Conn) DeliverEvent(ev zksim.Event) { c.receive(ev) }
+
+// Pause models a client process that stops running: it sends nothing, not
+// even heartbeats, while its connection stays open. The server starts the
+// session's expiry clock; if the timeout passes before Resume, the session
+// expires (ephemerals deleted, other sessions notified) and the client
+// learns it when it resumes. zkmem does not stop the caller's goroutines:
+// a scheduler that pauses a client must also stop issuing its calls.
+func (c *Conn) Pause() {
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	sess := c.sess
+	if !sess.connected || sess.dead || sess.paused || c.srv.closed {
+		return
+	}
+	sess.paused = true
+	sess.expiryTimer = time.AfterFunc(sess.timeout, func() { c.srv.expireIfSilent(sess) })
+}
+
+// Resume ends a Pause. If the session expired meanwhile, the Conn sees
+// StateDisconnected then StateExpired and Resume returns ErrSessionExpired.
+func (c *Conn) Resume() error {
+	c.srv.mu.Lock()
+	sess := c.sess
+	if !sess.paused {
+		c.srv.mu.Unlock()
+		return stateErr(c.State())
+	}
+	sess.paused = false
+	if sess.expiryTimer != nil {
+		sess.expiryTimer.Stop()
+		sess.expiryTimer = nil
+	}
+	dead := sess.dead
+	c.srv.mu.Unlock()
+	if dead {
+		c.learnExpired(true)
+		return zksim.ErrSessionExpired
+	}
+	return nil
+}

@@ -271,3 +271,43 @@ func TestCloseEndsEverything(t *testing.T) {
 		require.NoError(t, c.Close(), "Close is idempotent")
 	})
 }
+
+func TestPausedHolderLosesSessionWithoutKnowing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := zkmem.NewServer(zkmem.Options{TickTime: time.Second})
+		defer srv.Close()
+		ctx := context.Background()
+		holder := connect(t, srv, zkmem.WithSessionTimeout(4*time.Second))
+		other := connect(t, srv)
+		create(t, holder, "/lock", zksim.ModeEphemeral)
+		holder.Pause()
+		time.Sleep(3 * time.Second)
+		require.NoError(t, holder.Resume(), "resumed within the timeout: nothing lost")
+		holder.Pause()
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		ok, _, err := other.Exists(ctx, "/lock")
+		require.NoError(t, err)
+		require.False(t, ok, "the paused holder's session expired")
+		require.Equal(t, zksim.StateConnected, holder.State(), "and it does not know yet")
+		require.ErrorIs(t, holder.Resume(), zksim.ErrSessionExpired)
+		require.Equal(t, zksim.StateExpired, holder.State())
+	})
+}
+
+func TestEventTransportHoldsEventsUntilDelivered(t *testing.T) {
+	srv := zkmem.NewServer(zkmem.Options{})
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	var held []zksim.Event
+	c := connect(t, srv, zkmem.WithEventTransport(func(ev zksim.Event) { held = append(held, ev) }))
+	create(t, c, "/x", zksim.ModePersistent)
+	_, _, w, err := c.GetW(ctx, "/x")
+	require.NoError(t, err)
+	_, err = c.Set(ctx, "/x", nil, -1)
+	require.NoError(t, err)
+	require.Empty(t, w)
+	require.Len(t, held, 1)
+	c.DeliverEvent(held[0])
+	require.Equal(t, zksim.EventNodeDataChanged, (<-w).Type)
+}

@@ -1,6 +1,10 @@
 package zkmem
 
-import "time"
+import (
+	"time"
+
+	"github.com/zksim/zksim"
+)
 
 // Options configure a Server. The zero value is a server with ZooKeeper's
 // defaults.
@@ -62,6 +66,17 @@ type ConnOption func(*connConfig)
 type connConfig struct {
 	sessionTimeout time.Duration
 	reconnectDelay time.Duration
+	transport      func(zksim.Event)
+}
+
+// WithEventTransport makes the server hand every watch event for this
+// session to hold instead of delivering it; whoever holds it passes it on
+// later with Conn.DeliverEvent. It is the seam a simulator uses to schedule
+// delivery (per-session FIFO, delays, reordering across sessions). hold is
+// called in the order the server produces the events, with the server's
+// lock held: it must only record the event, never call the server.
+func WithEventTransport(hold func(zksim.Event)) ConnOption {
+	return func(c *connConfig) { c.transport = hold }
 }
 
 // WithSessionTimeout sets the session timeout the client asks for (default

@@ -21,6 +21,7 @@ type session struct {
 	dataPaths   map[string]struct{}  // paths in the server's data watch table
 	childPaths  map[string]struct{}  // paths in the server's child watch table
 	expiryTimer *time.Timer
+	paused      bool // connected, but the server hears nothing from it
 	firedEpoch  uint64
 }
 
@@ -57,9 +58,14 @@ func (s *Server) openSession(timeout time.Duration, owner *Conn) *session {
 
 // notify delivers a watch event to the session's client, if connected.
 func (sess *session) notify(ev zksim.Event) {
-	if sess.connected {
-		sess.owner.receive(ev)
+	if !sess.connected {
+		return
 	}
+	if hold := sess.owner.cfg.transport; hold != nil {
+		hold(ev)
+		return
+	}
+	sess.owner.receive(ev)
 }
 
 func (sess *session) watchSet(t *watchTable) map[string]struct{} {
@@ -131,9 +137,12 @@ func (s *Server) disconnect(sess *session) {
 func (s *Server) expireIfSilent(sess *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sess.connected || sess.dead || s.closed {
+	if (sess.connected && !sess.paused) || sess.dead || s.closed {
 		return
 	}
+	// A paused client's connection is closed by the server at expiry; the
+	// client finds out when it resumes.
+	sess.connected = false
 	s.endSession(sess)
 }
 
