@@ -23,9 +23,9 @@ type Server struct {
 	nextSession  int64
 	dataWatches  *watchTable
 	childWatches *watchTable
-	epoch        uint64     // watch-trigger epoch, see watchTable.trigger
-	fired        []*session // scratch list of sessions to notify
-	txnBuf       txn        // the transaction in the making; one at a time
+	epoch        uint64             // watch-trigger epoch, see watchTable.trigger
+	fired        []*session         // scratch list of sessions to notify
+	txnBuf       txn                // the transaction in the making; one at a time
 	conns        map[*Conn]struct{} // every Conn not yet closed
 	reapable     *btree.BTreeG[*node]
 	reapTimer    *time.Timer
