@@ -2,6 +2,7 @@ package zkmem
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim"
@@ -67,7 +68,7 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 		return "", nil, err
 	}
 	if mode.IsSequential() {
-		path = fmt.Sprintf("%s%010d", path, parent.cversion)
+		path = sequentialName(path, parent.cversion)
 	}
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return "", nil, err
@@ -111,6 +112,29 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	t.fire(zksim.EventNodeCreated, path)
 	t.fire(zksim.EventNodeChildrenChanged, parentPath)
 	return path, n, nil
+}
+
+// sequentialName appends the sequence suffix: Java's %010d of the parent's
+// cversion, which keeps a minus sign after the int32 wrap (-2147483648).
+func sequentialName(prefix string, seq int32) string {
+	buf := make([]byte, 0, len(prefix)+11)
+	buf = append(buf, prefix...)
+	v := int64(seq)
+	if v < 0 {
+		buf = append(buf, '-')
+		v = -v
+		digits := strconv.AppendInt(nil, v, 10)
+		for i := len(digits); i < 9; i++ {
+			buf = append(buf, '0')
+		}
+		return string(append(buf, digits...))
+	}
+	var digits [10]byte
+	for i := 9; i >= 0; i-- {
+		digits[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(append(buf, digits[:]...))
 }
 
 // track records a new node with the session or reaper that manages it.
