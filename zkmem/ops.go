@@ -109,8 +109,8 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 		parent.cversion--
 		parent.pzxid = oldPzxid
 	})
-	t.fire(zksim.EventNodeCreated, path)
-	t.fire(zksim.EventNodeChildrenChanged, parentPath)
+	t.fire(zksim.EventNodeCreated, path, n.acl)
+	t.fire(zksim.EventNodeChildrenChanged, parentPath, parent.acl)
 	return path, n, nil
 }
 
@@ -173,8 +173,8 @@ func (s *Server) deleteNode(t *txn, n *node) {
 		s.tree.insert(n)
 		s.track(n)
 	})
-	t.fire(zksim.EventNodeDeleted, n.path)
-	t.fire(zksim.EventNodeChildrenChanged, parent.path)
+	t.fire(zksim.EventNodeDeleted, n.path, n.acl)
+	t.fire(zksim.EventNodeChildrenChanged, parent.path, parent.acl)
 }
 
 func checkVersion(current, expected int32) error {
@@ -230,7 +230,7 @@ func (s *Server) setData(t *txn, sess *session, path string, data []byte, versio
 	n.mzxid = t.zxid
 	n.mtime = t.now
 	t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
-	t.fire(zksim.EventNodeDataChanged, path)
+	t.fire(zksim.EventNodeDataChanged, path, n.acl)
 	return n, nil
 }
 

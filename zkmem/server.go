@@ -106,6 +106,7 @@ type txn struct {
 type pendingEvent struct {
 	typ  zksim.EventType
 	path string
+	acl  *aclList // who may hear of it
 }
 
 // begin starts a transaction: every write, failed or not, consumes a zxid.
@@ -119,8 +120,11 @@ func (s *Server) begin() *txn {
 	return t
 }
 
-func (t *txn) fire(typ zksim.EventType, path string) {
-	t.events = append(t.events, pendingEvent{typ, path})
+// fire records a watch event. As on a server with the CVE-2024-23944 fix
+// (3.8.4+, and Debian's 3.8.0), an event reaches only the sessions with READ
+// on acl; a watch that fires for a session without it is consumed silently.
+func (t *txn) fire(typ zksim.EventType, path string, acl *aclList) {
+	t.events = append(t.events, pendingEvent{typ, path, acl})
 }
 
 func (t *txn) onUndo(f func()) {
@@ -141,7 +145,7 @@ func (t *txn) rollback() {
 // produced them.
 func (s *Server) commit(t *txn) {
 	for _, e := range t.events {
-		s.trigger(e.typ, e.path)
+		s.trigger(e.typ, e.path, e.acl)
 	}
 }
 
@@ -149,7 +153,7 @@ func (s *Server) commit(t *txn) {
 // watches for NodeCreated/NodeDataChanged/NodeDeleted, child watches for
 // NodeChildrenChanged, and for NodeDeleted the node's child watches too,
 // each session hearing once.
-func (s *Server) trigger(typ zksim.EventType, path string) {
+func (s *Server) trigger(typ zksim.EventType, path string, acl *aclList) {
 	s.epoch++
 	fired := s.fired[:0]
 	switch typ {
@@ -166,7 +170,9 @@ func (s *Server) trigger(typ zksim.EventType, path string) {
 	}
 	ev := zksim.Event{Type: typ, State: zksim.StateConnected, Path: path}
 	for _, sess := range fired {
-		sess.notify(ev)
+		if checkACL(acl, zksim.PermRead, sess.auth) == nil {
+			sess.notify(ev)
+		}
 	}
 	clear(fired)
 	s.fired = fired[:0]
