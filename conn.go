@@ -110,8 +110,10 @@ type PersistentWatcher interface {
 	// descendant, never NodeChildrenChanged. The node need not exist.
 	//
 	// The channel is buffered without bound. It is closed after an
-	// EventNotWatching when the watch is removed or the session expires, and
-	// closed at once (dropping undelivered events) when the Conn is closed.
+	// EventNotWatching when the watch is removed or the session expires.
+	// When the Conn is closed, events not yet received are dropped; the
+	// channel gets EventNotWatching with ErrClosing if its reader had taken
+	// every earlier event, and is closed.
 	AddWatch(ctx context.Context, path string, mode AddWatchMode) (<-chan Event, error)
 
 	// RemoveWatches removes this session's watches of the given kind on

@@ -55,6 +55,12 @@ type Backend struct {
 	// path check stricter than the server's), not for hiding bugs. Run
 	// fails on a name that is not a case.
 	Skip map[string]string
+
+	// Only, when not nil, restricts Run to these cases (names as CaseNames
+	// returns); the others are not run at all. It is for a second, narrow
+	// run against a differently configured server (say, one with TTL nodes
+	// off). Run fails on a name that is not a case.
+	Only []string
 }
 
 // Facts are the settings of the server behind a Backend.

@@ -29,7 +29,11 @@
 // A case that needs something the backend cannot do (expire a session, cut
 // a connection, TTL nodes, an optional capability such as
 // [zksim.PersistentWatcher]) skips with a message that names what is missing.
-// No case skips silently.
+// A backend lists the cases its client library cannot run in [Backend.Skip],
+// each with the exact reason, which the skip repeats. No case skips silently.
+//
+// [CaseNames] lists the cases; go test -run TestCaseNames -v ./conformance
+// prints how many there are.
 //
 // The cases encode what a real ZooKeeper 3.8 does, as a Java or Go client
 // sees it; the facts are those of the project's zk-semantics.md, corrected

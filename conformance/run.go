@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,11 +89,28 @@ func Run(t *testing.T, b Backend) {
 			t.Fatalf("conformance: backend %s: Skip names %q, which is not a case", b.Name, name)
 		}
 	}
+	var only map[string]bool
+	if b.Only != nil {
+		only = make(map[string]bool)
+		for _, name := range b.Only {
+			if !known[name] {
+				t.Fatalf("conformance: backend %s: Only names %q, which is not a case", b.Name, name)
+			}
+			only[name] = true
+		}
+	}
+	selected := func(name string) bool { return only == nil || only[name] }
 	suiteRoot := "/conformance-" + randomID()
 	createSuiteRoot(t, &b, suiteRoot)
 	for _, g := range groups() {
+		if !slices.ContainsFunc(g.cases, func(c testCase) bool { return selected(g.name + "/" + c.name) }) {
+			continue
+		}
 		t.Run(g.name, func(t *testing.T) {
 			for _, c := range g.cases {
+				if !selected(g.name + "/" + c.name) {
+					continue
+				}
 				t.Run(c.name, func(t *testing.T) {
 					if reason, ok := b.Skip[g.name+"/"+c.name]; ok {
 						t.Skipf("backend %s cannot run this case: %s", b.Name, reason)

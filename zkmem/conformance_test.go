@@ -59,9 +59,9 @@ func zkmemBackend(t *testing.T, extendedTypes bool) conformance.Backend {
 			}
 			return mc.Reconnect()
 		},
-		// zkmem exposes no way to set a parent's sequence counter, so the
-		// int32 wrap case skips.
-		SetNextSequence: nil,
+		SetNextSequence: func(_ context.Context, parent string, next int32) error {
+			return srv.SetNextSequence(parent, next)
+		},
 		Facts: conformance.Facts{
 			TickTime:               opts.TickTime,
 			ExtendedTypes:          opts.ExtendedTypes,

@@ -151,11 +151,14 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-// finish makes the Conn unusable for good.
+// finish makes the Conn unusable for good. One-shot watches receive
+// EventNotWatching with err; each persistent watch channel and session-event
+// channel is closed after a last event (EventNotWatching, or the StateClosed
+// session event) if its reader had taken everything before it.
 func (c *Conn) finish(st zksim.State, err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.state == zksim.StateClosed {
+		c.mu.Unlock()
 		return
 	}
 	if c.redial != nil {
@@ -163,9 +166,27 @@ func (c *Conn) finish(st zksim.State, err error) {
 		c.redial = nil
 	}
 	c.state = st
-	c.endWatches(st, err)
+	type ending struct {
+		p    *pump
+		last zksim.Event
+	}
+	var endings []ending
+	for _, path := range sortedKeys(c.persistent) {
+		for _, sub := range c.persistent[path] {
+			endings = append(endings, ending{sub.p, zksim.Event{Type: zksim.EventNotWatching, State: st, Path: path, Err: err}})
+		}
+		delete(c.persistent, path)
+	}
+	for _, p := range c.subs {
+		endings = append(endings, ending{p, zksim.Event{Type: zksim.EventSession, State: st}})
+	}
 	c.subs = nil
+	c.endWatches(st, err)
 	close(c.closed)
+	c.mu.Unlock()
+	for _, e := range endings {
+		e.p.closeWith(&e.last)
+	}
 }
 
 // DeliverEvent hands the client a watch event that an event transport (see
