@@ -1,0 +1,49 @@
+// Package faults is the catalogue of faults for the simulator in package
+// zksim/sim, and the policies that place them: explicitly in a schedule, or
+// drawn with a probability from the World's seed.
+//
+// # The catalogue
+//
+// Faults that strike a client at a step ([sim.Fault] values):
+//
+//   - [Disconnect]: the connection drops and comes back after a while, to
+//     the same session; watches are restored by the setWatches rules;
+//   - [Expire]: the server expires the session (ephemerals deleted, other
+//     sessions notified); the client learns when it reconnects;
+//   - [Pause]: a process pause: the client neither runs requests nor
+//     heartbeats while virtual time passes, so its session may expire
+//     without it knowing until it resumes;
+//   - [Delay]: deliveries to one client are held back while others go on
+//     (delayed and reordered delivery across sessions; each session's FIFO
+//     keeps its order);
+//   - [LoseNextReply] and [DropNextRequest]: the connection breaks after
+//     the server applied the client's next request (the reply is lost), or
+//     before the request reached the server;
+//   - [SlowServer]: every request takes longer to serve for a while.
+//
+// Faults that strike a request as it reaches the server ([Effect] values,
+// placed with [Effect.If] and a [Predicate]): [LoseReply], [DropRequest],
+// [ShuffleChildren] (children listed in an order drawn from the seed) and
+// [Slow].
+//
+// # Placing faults
+//
+// [At] and [AtTime] place a fault at a step or a virtual time;
+// [Sometimes] draws faults at random steps; [Effect.If] strikes the
+// requests a predicate selects: [OnOp], [ForClient], [OnPath],
+// [AfterStep], [AfterTime], [Randomly], [Times], combined with [All],
+// [Any] and [Not]. [Combine] joins policies and [Limit] caps them. [Mix] is
+// a ready-made blend of the whole catalogue.
+//
+// Every fault, predicate and policy prints itself in one readable form,
+// which is what the trace shows, for example
+//
+//	(LoseReply (All (OnOp create) (ForClient c2) (Times 1)))
+//	(At 12 Pause(c3, 15s))
+//
+// Target [AnyClient] to have the client drawn from the seed when the fault
+// strikes; the trace prints the client drawn.
+//
+// Policies and predicates keep state (counters): build fresh ones for every
+// World.
+package faults

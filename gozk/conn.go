@@ -1,0 +1,241 @@
+package gozk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim"
+)
+
+// Conn is a zksim.Conn over a go-zookeeper connection. It owns one session
+// for its whole life: when the session expires the Conn is finished (see
+// the package doc). Its methods are safe for concurrent use.
+type Conn struct {
+	zk *zk.Conn
+
+	sessionID atomic.Int64  // the session, set once when first granted
+	grantedID atomic.Int64  // the id in the latest connect response
+	timeoutMs atomic.Int32  // negotiated session timeout
+	finished  atomic.Bool   // expired or closed: the dialer refuses to reconnect
+	loopDone  chan struct{} // closed when go-zookeeper's connection loop has ended
+	connected chan struct{} // closed at the first StateConnected
+	expiredCh chan struct{} // closed when the session is seen to expire
+	closedCh  chan struct{} // closed by Close, before it waits for anything
+
+	netMu   sync.Mutex
+	netConn net.Conn // the latest socket go-zookeeper dialled
+
+	wmu     sync.Mutex                // guards watches; taken before mu, never after
+	watches map[watchKey][]*forwarder // pending watch channels
+
+	mu      sync.Mutex
+	state   zksim.State
+	expired bool
+	closed  bool
+	subs    map[*subscriber]struct{}
+	calls   sync.WaitGroup // calls in progress and their helper goroutines; Add only under mu while !closed
+
+	closeOnce sync.Once
+}
+
+var _ zksim.Conn = (*Conn)(nil)
+
+// Option configures Connect.
+type Option func(*options)
+
+type options struct {
+	sessionTimeout time.Duration
+	logger         zk.Logger
+}
+
+// WithSessionTimeout sets the session timeout requested from the server
+// (default 10s). The server clamps it to [2, 20] times its tick time;
+// SessionTimeout reports the result.
+func WithSessionTimeout(d time.Duration) Option {
+	return func(o *options) { o.sessionTimeout = d }
+}
+
+// Logger receives go-zookeeper's log lines. *log.Logger is one.
+type Logger interface {
+	Printf(format string, args ...any)
+}
+
+// WithLogger sends go-zookeeper's error log lines (failed connection
+// attempts, for instance) to l. By default they are discarded.
+func WithLogger(l Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(string, ...any) {}
+
+// Connect connects to one of servers ("host:port") and blocks until the
+// server has granted a session, or ctx is done (then the attempt is
+// abandoned and ctx.Err() returned). go-zookeeper retries unreachable
+// servers about once a second, so without a deadline on ctx Connect waits
+// for as long as no server answers.
+func Connect(ctx context.Context, servers []string, opts ...Option) (*Conn, error) {
+	o := options{sessionTimeout: 10 * time.Second, logger: discardLogger{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := &Conn{
+		loopDone:  make(chan struct{}),
+		connected: make(chan struct{}),
+		expiredCh: make(chan struct{}),
+		closedCh:  make(chan struct{}),
+		state:     zksim.StateConnecting,
+		subs:      make(map[*subscriber]struct{}),
+		watches:   make(map[watchKey][]*forwarder),
+	}
+	zc, zkEvents, err := zk.Connect(servers, o.sessionTimeout,
+		zk.WithEventCallback(c.onEvent),
+		zk.WithDialer(c.dial),
+		zk.WithLogger(o.logger),
+		zk.WithLogInfo(false),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("gozk: connect: %w", err)
+	}
+	c.zk = zc
+	// Session events arrive through the callback; the channel is drained
+	// only to learn when go-zookeeper's loop has ended (it closes it then).
+	go func() {
+		for range zkEvents {
+		}
+		close(c.loopDone)
+	}()
+	c.calls.Add(1)
+	go c.closeOnExpiry()
+
+	select {
+	case <-c.connected:
+		return c, nil
+	case <-ctx.Done():
+		c.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// closeOnExpiry closes the go-zookeeper connection once the session has
+// expired, so that it does not reconnect with a new session.
+func (c *Conn) closeOnExpiry() {
+	defer c.calls.Done()
+	select {
+	case <-c.expiredCh:
+		c.stopZK()
+	case <-c.loopDone:
+	}
+}
+
+// SessionID returns the id of the Conn's session. It stays the same after
+// the session expired.
+func (c *Conn) SessionID() int64 { return c.sessionID.Load() }
+
+// SessionTimeout returns the session timeout the server negotiated.
+func (c *Conn) SessionTimeout() time.Duration {
+	return time.Duration(c.timeoutMs.Load()) * time.Millisecond
+}
+
+// State returns the current session state.
+func (c *Conn) State() zksim.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Close closes the session (its ephemeral nodes are deleted) and the
+// connection. Pending watches receive EventNotWatching with
+// zksim.ErrClosing, SessionEvents channels are closed, State reports
+// StateClosed, and later calls return zksim.ErrClosing. Close blocks until go-zookeeper has
+// stopped: at most about a second when the server cannot be reached. It is
+// idempotent and always returns nil.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.finished.Store(true)
+		c.state = zksim.StateClosed
+		close(c.closedCh) // subscribers stop
+		c.mu.Unlock()
+
+		c.stopZK()
+		<-c.loopDone   // every go-zookeeper watch has been told
+		c.calls.Wait() // and forwarded; every call has returned
+	})
+	return nil
+}
+
+// enter registers a call. It reports false, with the error to return, when
+// the Conn is finished.
+func (c *Conn) enter() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.finishedErrLocked(); err != nil {
+		return err
+	}
+	c.calls.Add(1)
+	return nil
+}
+
+func (c *Conn) finishedErrLocked() error {
+	switch {
+	case c.closed:
+		return zksim.ErrClosing
+	case c.expired:
+		return zksim.ErrSessionExpired
+	}
+	return nil
+}
+
+// call runs f, a blocking go-zookeeper call, and maps its error. When ctx
+// ends first it returns ctx.Err() at once and leaves f running in the
+// background: its request may still be applied by the server.
+func (c *Conn) call(ctx context.Context, f func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := c.enter(); err != nil {
+		return err
+	}
+	if ctx.Done() == nil {
+		defer c.calls.Done()
+		return c.mapErr(f())
+	}
+	result := make(chan error, 1)
+	go func() {
+		defer c.calls.Done()
+		result <- c.mapErr(f())
+	}()
+	select {
+	case err := <-result:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// mapErr maps err with mapError, and turns a connection failure caused by
+// the Conn's end into the reason it ended.
+func (c *Conn) mapErr(err error) error {
+	mapped := mapError(err)
+	if mapped == nil {
+		return nil
+	}
+	if errors.Is(mapped, zksim.ErrConnectionLoss) || errors.Is(mapped, zksim.ErrClosing) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if finished := c.finishedErrLocked(); finished != nil {
+			return finished
+		}
+	}
+	return mapped
+}

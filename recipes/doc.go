@@ -1,0 +1,73 @@
+// Package recipes is the home of zksim's coordination recipes: the
+// algorithms of ZooKeeper's "Recipes and Solutions" and of Apache Curator,
+// written only against [zksim.Conn], so the same code runs on zkmem, under
+// the simulator and on a real ZooKeeper.
+//
+// The recipes live in one package per family:
+//
+//   - recipes/election: leader election (predecessor watches), plus a herd
+//     variant and a single-node variant kept for comparison and benchmarks;
+//   - recipes/lock: an exclusive lock, a read-write lock and a counting
+//     semaphore;
+//   - recipes/queue: a FIFO queue, a priority queue and a locking queue
+//     whose items survive a consumer that dies before acknowledging;
+//   - recipes/barrier: a barrier, a double barrier and the start barrier
+//     of a fixed-size group.
+//
+// This package holds what they share: [HoldState], the vocabulary a lock
+// holder or a leader uses to learn what its connection state means for it.
+//
+// # Conventions every recipe follows
+//
+// Blocking calls take a context first and block until they succeed, fail, or
+// the context is done. A call that gives up (context done, session expired)
+// deletes the znodes it created, so an abandoned attempt leaves no orphan
+// behind. Errors are sentinels matched with [errors.Is]; ZooKeeper errors
+// come through wrapped, so errors.Is(err, zksim.ErrSessionExpired) works.
+//
+// Contender nodes (locks, leases, election candidates) are sequential and
+// "protected": their names follow Curator's layout
+// _c_<guid>-<name><sequence>, for example
+// _c_6f1b2c3d-2a4b-4c5d-8e9f-0123456789ab-lock-0000000042. When a create's
+// reply is lost ([zksim.ErrConnectionLoss]) the recipe lists the parent for
+// its GUID and adopts the node it finds instead of creating a second one,
+// which would be orphaned inside a live session and deadlock every waiter.
+// Queue items carry protected names too, but a consumer may take an item
+// before its producer looks for it, so queues settle a lost reply with a
+// receipt node written in the same multi (see package queue).
+//
+// Contenders are ordered by their sequence number only, never by the whole
+// name (the GUID prefix is random). The sequence is the parent's int32 child
+// counter, so after 2147483647 it wraps to -2147483648. The recipes compare
+// sequence numbers as serial numbers (RFC 1982 arithmetic on 32 bits): a is
+// before b when int32(b-a) > 0. This keeps creation order across the wrap
+// as long as the oldest and newest nodes present at the same time were
+// created fewer than 2^31 creations apart, which holds for any real lock,
+// election or queue directory.
+//
+// Waiters watch only the node just before them (predecessor watches), so a
+// release wakes one client, not all of them. Variants that watch every
+// child (the "herd effect") exist only to be benchmarked against and say so.
+//
+// Ownership is checked with the session: a recipe believes it holds a node
+// only after reading its Stat and finding EphemeralOwner equal to
+// [zksim.Conn.SessionID].
+//
+// # Connection states and what they mean for a holder
+//
+// The recipes follow Curator's connection-state conventions:
+//
+//   - connected: the hold is valid ([Held]);
+//   - SUSPENDED, the connection is lost but the session may live on: the
+//     hold is doubtful ([Doubtful]); another client may already hold, so
+//     the holder must stop acting as holder until it is Held again;
+//   - LOST, the session expired, or the connection stayed down for the
+//     whole session timeout, or the node was deleted, or the Conn was
+//     closed: the hold is certainly gone ([Lost]), for good.
+//
+// Even a holder that reacts to these states can act late (a process pause
+// outlasts its session without the process noticing). Only a fencing token
+// checked by the protected resource makes that safe: lock and election
+// holders expose the czxid of their node, which grows with every lock
+// granted in the ensemble.
+package recipes

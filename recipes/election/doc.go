@@ -1,0 +1,45 @@
+// Package election provides leader election on ZooKeeper, written only
+// against [zksim.Conn], in the style of etcd's concurrency.Election:
+// Campaign blocks until we lead, Resign gives leadership up, Leader reads
+// the current leader and Observe follows it.
+//
+// [New] makes the recipe to use: ZooKeeper's leader-election recipe with
+// predecessor watches. [NewHerd] and [NewSingleNode] are variants kept only
+// to be compared against it in benchmarks and fault experiments; do not use
+// them for real work.
+//
+// # Znode layout
+//
+//	<dir>/_c_<guid>-n_<seq>   one ephemeral-sequential node per candidate
+//	                          (New and NewHerd); its data is the value the
+//	                          candidate campaigned or proclaimed with
+//	<path>                    the single ephemeral node of NewSingleNode
+//
+// The directory is created (persistent, with its missing ancestors) on
+// first use. The leader is the candidate with the lowest sequence number
+// (serial-number order, correct across the int32 wrap: see package
+// recipes). Each other candidate watches only the candidate just before it,
+// so when the leader goes exactly one candidate wakes up, the next in line.
+// Before it believes it leads, a candidate reads its own node and checks
+// that the node's EphemeralOwner is its session. The GUID in the name lets
+// a candidate whose create reply was lost find its node again rather than
+// leave an orphan that would sit in the line forever.
+//
+// # Connection states for the leader
+//
+// A leader learns what its connection means for its leadership through
+// State, Watch and Done ([recipes.HoldState]):
+//
+//   - Held: connected and our node is there: we lead;
+//   - Doubtful: the connection is lost (Curator's SUSPENDED). We may still
+//     lead, but another candidate may already lead: stop acting as leader
+//     until Held again;
+//   - Lost: the session expired, or the connection stayed down for the
+//     whole session timeout, or our node was deleted, or the Conn was
+//     closed (Curator's LOST). Another candidate leads or soon will. Final:
+//     campaign again (with a new Conn if the session expired);
+//   - Released: Resign was called. Final.
+//
+// The leader's Token (the czxid of its node) increases with every new
+// leader, so it serves as a term number and a fencing token.
+package election

@@ -1,0 +1,275 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/internal/contend"
+	"github.com/zksim/zksim/recipes/internal/hold"
+	"github.com/zksim/zksim/recipes/internal/retry"
+	"github.com/zksim/zksim/recipes/internal/seqnode"
+)
+
+const candidateName = "n_"
+
+// Election is one participant in the election on a directory. Campaign,
+// Resign and Proclaim must not be called concurrently on one Election;
+// Leader, Observe and the accessors are safe at any time.
+type Election struct {
+	conn zksim.Conn
+	dir  string
+	c    contend.Contender
+
+	mu          sync.Mutex
+	campaigning bool
+	h           *contend.Hold // the current or last leadership
+	leading     bool          // h's node has not been deleted by Resign
+}
+
+// New returns a participant in the election on the directory dir, with
+// predecessor watches. Nothing is sent to the server until a call.
+func New(conn zksim.Conn, dir string, opts ...Option) *Election {
+	return newElection(conn, dir, false, newConfig(opts))
+}
+
+// NewHerd returns a participant in the same election, except that while it
+// waits it watches every candidate (the children of dir) instead of its
+// predecessor, so each change wakes all waiters: the herd effect. It exists
+// only to be measured against New in benchmarks; its Campaign is correct
+// but costs O(n) notifications per change. Both kinds may take part in the
+// same election.
+func NewHerd(conn zksim.Conn, dir string, opts ...Option) *Election {
+	return newElection(conn, dir, true, newConfig(opts))
+}
+
+func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
+	return &Election{conn: conn, dir: dir, c: contend.Contender{
+		Conn: conn, Dir: dir, Name: candidateName, Markers: []string{candidateName},
+		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd,
+	}}
+}
+
+// Campaign enters the election with value and blocks until we lead, ctx is
+// done, or the session can no longer act (expired or closed). Connection
+// losses while waiting are waited out. On error our candidate node is
+// deleted and Campaign returns ctx.Err(), an error matching
+// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrCampaigning.
+//
+// After a Lost leadership, Campaign may be called again (on a new Conn if
+// the session expired); it first deletes what is left of the old node.
+func (e *Election) Campaign(ctx context.Context, value []byte) error {
+	e.mu.Lock()
+	if e.campaigning || (e.h != nil && !e.h.State().Final()) {
+		e.mu.Unlock()
+		return ErrCampaigning
+	}
+	e.campaigning = true
+	old := e.h
+	if !e.leading {
+		old = nil
+	}
+	e.mu.Unlock()
+	if old != nil {
+		_ = e.c.Release(ctx, old) // what is left of a Lost leadership
+	}
+	c := e.c
+	c.Data = value
+	h, err := c.Acquire(ctx, false)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.campaigning = false
+	if err != nil {
+		return err
+	}
+	e.h, e.leading = h, true
+	return nil
+}
+
+// Resign gives up leadership: the state becomes Released and our node is
+// deleted, so the next candidate takes over. It blocks until the delete is
+// done, waiting out connection losses, or until ctx is done (then it may be
+// called again). It returns ErrNotLeader if we do not lead.
+func (e *Election) Resign(ctx context.Context) error {
+	e.mu.Lock()
+	h := e.h
+	if h == nil || e.campaigning || !e.leading {
+		e.mu.Unlock()
+		return ErrNotLeader
+	}
+	e.mu.Unlock()
+	if err := e.c.Release(ctx, h); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.h == h {
+		e.leading = false
+	}
+	return nil
+}
+
+// Proclaim replaces the value of our node without a new election; Observe
+// reports it. It returns ErrNotLeader if we do not lead or our node is gone.
+func (e *Election) Proclaim(ctx context.Context, value []byte) error {
+	e.mu.Lock()
+	h := e.h
+	leading := e.leading && h != nil && !h.State().Final()
+	e.mu.Unlock()
+	if !leading {
+		return ErrNotLeader
+	}
+	err := retry.Do(ctx, e.conn, func() error {
+		_, err := e.conn.Set(ctx, h.Path, value, -1)
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return ErrNotLeader
+	}
+	return err
+}
+
+// Leader returns the current leader: the candidate with the lowest
+// sequence number. It returns ErrNoLeader when there is no candidate. It
+// blocks only for the round trips, and across connection losses.
+func (e *Election) Leader(ctx context.Context) (Leader, error) {
+	for {
+		l, ok, _, err := e.look(ctx, false)
+		if err != nil {
+			return Leader{}, err
+		}
+		if ok {
+			return l, nil
+		}
+		if l.Key == "" {
+			return Leader{}, ErrNoLeader
+		}
+		// The lowest candidate left between the listing and the read.
+	}
+}
+
+// look finds the leader, with a watch when watch is set: on the leader's
+// node if there is one (fires when it leaves or proclaims), else on the
+// directory. It reports ok=false with l.Key set when the lowest candidate
+// vanished before it could be read (look again), and with l.Key empty when
+// there is no candidate.
+func (e *Election) look(ctx context.Context, watch bool) (l Leader, ok bool, w <-chan zksim.Event, err error) {
+	var children []string
+	err = retry.Do(ctx, e.conn, func() error {
+		var err error
+		if watch {
+			children, _, w, err = e.conn.ChildrenW(ctx, e.dir)
+		} else {
+			children, _, err = e.conn.Children(ctx, e.dir)
+		}
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		if !watch {
+			return Leader{}, false, nil, nil
+		}
+		// No directory yet: wait for it to be created.
+		var exists bool
+		err = retry.Do(ctx, e.conn, func() error {
+			var err error
+			exists, _, w, err = e.conn.ExistsW(ctx, e.dir)
+			return err
+		})
+		if err != nil || exists {
+			return Leader{Key: e.dir}, false, nil, err
+		}
+		return Leader{}, false, w, nil
+	}
+	if err != nil {
+		return Leader{}, false, nil, err
+	}
+	nodes := seqnode.ParseAll(children, candidateName)
+	if len(nodes) == 0 {
+		return Leader{}, false, w, nil
+	}
+	key := e.dir + "/" + nodes[0].Name
+	l, ok, w, err = read(ctx, e.conn, key, watch)
+	if !ok && err == nil {
+		return Leader{Key: key}, false, nil, nil
+	}
+	return l, ok, w, err
+}
+
+// read reads the node at key as a leader, with a data watch when watch is
+// set. ok is false when the node does not exist.
+func read(ctx context.Context, conn zksim.Conn, key string, watch bool) (l Leader, ok bool, w <-chan zksim.Event, err error) {
+	var (
+		data []byte
+		st   *zksim.Stat
+	)
+	err = retry.Do(ctx, conn, func() error {
+		var err error
+		if watch {
+			data, st, w, err = conn.GetW(ctx, key)
+		} else {
+			data, st, err = conn.Get(ctx, key)
+		}
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return Leader{}, false, nil, nil
+	}
+	if err != nil {
+		return Leader{}, false, nil, err
+	}
+	return Leader{Key: key, Value: data, Token: st.Czxid, Session: st.EphemeralOwner, mzxid: st.Mzxid}, true, w, nil
+}
+
+// Observe returns a channel that receives the leader each time it changes
+// (a new leader, or a new value proclaimed), starting with the current one
+// if there is one. It watches the leader's node only. The channel is closed
+// when ctx is done or the session can no longer act (expired or closed);
+// keep receiving until then, or cancel ctx.
+func (e *Election) Observe(ctx context.Context) <-chan Leader {
+	return observe(ctx, e.look)
+}
+
+// Key returns the path of our node for the current or last leadership, ""
+// if we never led.
+func (e *Election) Key() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.h == nil {
+		return ""
+	}
+	return e.h.Path
+}
+
+// Token returns the czxid of our node for the current or last leadership
+// (0 if we never led): a term number and fencing token.
+func (e *Election) Token() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.h == nil {
+		return 0
+	}
+	return e.h.Token
+}
+
+// State returns what we know of our leadership: NotHeld before we first
+// lead, then Held, Doubtful, Lost or Released (see the package doc).
+func (e *Election) State() recipes.HoldState { return e.tracker().State() }
+
+// Watch returns the current state and a channel closed at its next change
+// (already closed once the leadership ended, or before we first lead).
+func (e *Election) Watch() (recipes.HoldState, <-chan struct{}) { return e.tracker().Watch() }
+
+// Done returns a channel closed when the current leadership ends (Lost or
+// Released); already closed when we do not lead.
+func (e *Election) Done() <-chan struct{} { return e.tracker().Done() }
+
+func (e *Election) tracker() *hold.Tracker {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.h == nil {
+		return nil
+	}
+	return e.h.Tracker
+}

@@ -1,0 +1,4 @@
+// Package retry is how the recipes live through connection loss: wait until
+// a Conn is connected again, retry an idempotent call across connection
+// losses, and bound the cleanup that follows a cancelled call.
+package retry

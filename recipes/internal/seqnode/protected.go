@@ -1,0 +1,41 @@
+package seqnode
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+)
+
+// protectedPrefix starts every protected name, as in Curator.
+const protectedPrefix = "_c_"
+
+// NewGUID returns a random (version 4) UUID in its usual 36-character text
+// form.
+func NewGUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// ProtectedName returns the name a sequential create is given for guid and
+// name: "_c_<guid>-<name>". The server appends the sequence number.
+func ProtectedName(guid, name string) string {
+	return protectedPrefix + guid + "-" + name
+}
+
+// HasGUID reports whether child is a protected name carrying guid.
+func HasGUID(child, guid string) bool {
+	return strings.HasPrefix(child, protectedPrefix+guid+"-")
+}
+
+// FindGUID returns the first child that carries guid.
+func FindGUID(children []string, guid string) (string, bool) {
+	for _, c := range children {
+		if HasGUID(c, guid) {
+			return c, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,174 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/internal/contend"
+	"github.com/zksim/zksim/recipes/internal/hold"
+)
+
+// Marker names of the contender nodes (the part before the sequence).
+const (
+	lockName  = "lock-"
+	readName  = "read-"
+	writeName = "write-"
+)
+
+// Mutex is a distributed lock: an exclusive lock made by New, or one half
+// of an RWMutex. It is not reentrant. Lock, TryLock and Unlock must not be
+// called concurrently on one Mutex (make one Mutex per goroutine that
+// contends); Key, Token, State, Watch and Done are safe at any time.
+type Mutex struct {
+	c contend.Contender
+
+	mu        sync.Mutex
+	acquiring bool
+	h         *contend.Hold // the current or last hold
+	undeleted bool          // h's node has not been deleted by Unlock
+}
+
+// New returns an exclusive lock on the directory dir. Every client that
+// locks the same dir contends for the same lock. Nothing is sent to the
+// server until Lock or TryLock.
+func New(conn zksim.Conn, dir string, opts ...Option) *Mutex {
+	cfg := newConfig(opts)
+	return newMutex(conn, dir, lockName, []string{lockName}, contend.Exclusive, cfg)
+}
+
+func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.Rule, cfg config) *Mutex {
+	return &Mutex{c: contend.Contender{
+		Conn: conn, Dir: dir, Name: name, Markers: markers,
+		Data: cfg.data, ACL: cfg.acl, Rule: rule,
+	}}
+}
+
+// Lock blocks until this Mutex holds the lock, ctx is done, or the session
+// can no longer act (expired or closed). It creates a contender node, then
+// waits for the node just before it to go away; connection losses in
+// between are waited out (a lost create reply included). On error it
+// deletes its node and returns ctx.Err(), an error matching
+// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrAlreadyHeld.
+//
+// Calling Lock after the previous hold was Lost (without Unlock) first
+// deletes what is left of the old hold.
+func (m *Mutex) Lock(ctx context.Context) error { return m.lock(ctx, false) }
+
+// TryLock takes the lock if it is free now and returns ErrLocked (having
+// deleted its node) if another client holds it or waits for it ahead of
+// us. It blocks only for the round trips, and across connection losses.
+func (m *Mutex) TryLock(ctx context.Context) error { return m.lock(ctx, true) }
+
+func (m *Mutex) lock(ctx context.Context, try bool) error {
+	if err := m.begin(ctx); err != nil {
+		return err
+	}
+	h, err := m.c.Acquire(ctx, try)
+	if errors.Is(err, contend.ErrWouldBlock) {
+		err = ErrLocked
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.acquiring = false
+	if err != nil {
+		return err
+	}
+	m.h, m.undeleted = h, true
+	return nil
+}
+
+// begin marks the Mutex as acquiring, after cleaning up a lost hold.
+func (m *Mutex) begin(ctx context.Context) error {
+	m.mu.Lock()
+	if m.acquiring || (m.h != nil && !m.h.State().Final()) {
+		m.mu.Unlock()
+		return ErrAlreadyHeld
+	}
+	m.acquiring = true
+	old := m.h
+	if !m.undeleted {
+		old = nil
+	}
+	m.mu.Unlock()
+	if old != nil {
+		// The node may outlive the hold (a suspension that lasted the
+		// session timeout but not an expiry): delete it, best effort.
+		_ = m.c.Release(ctx, old)
+	}
+	return nil
+}
+
+// Unlock releases the lock: its state becomes Released and its node is
+// deleted. It blocks until the delete is done, waiting out connection
+// losses, or until ctx is done (the node then stays until the session
+// ends, and Unlock may be called again). A lock node that is already gone
+// (the hold was Lost) counts as released. It returns ErrNotHeld when this
+// Mutex holds nothing.
+func (m *Mutex) Unlock(ctx context.Context) error {
+	m.mu.Lock()
+	h := m.h
+	if h == nil || m.acquiring || !m.undeleted {
+		m.mu.Unlock()
+		return ErrNotHeld
+	}
+	m.mu.Unlock()
+	if err := m.c.Release(ctx, h); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.h == h {
+		m.undeleted = false
+	}
+	return nil
+}
+
+// Key returns the path of the lock node of the current or last hold, ""
+// if there is none.
+func (m *Mutex) Key() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.h == nil {
+		return ""
+	}
+	return m.h.Path
+}
+
+// Token returns the fencing token of the current or last hold: the czxid
+// of its lock node, which is larger for every later hold of any lock of the
+// ensemble. A resource that must not be written by two holders refuses
+// tokens lower than the highest it has seen. 0 before the first hold.
+func (m *Mutex) Token() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.h == nil {
+		return 0
+	}
+	return m.h.Token
+}
+
+// State returns what this Mutex knows of its hold: NotHeld before the
+// first Lock, then Held, Doubtful, Lost or Released (see the package doc).
+func (m *Mutex) State() recipes.HoldState { return m.tracker().State() }
+
+// Watch returns the current state and a channel closed at its next change
+// (already closed once the hold has ended, or before the first hold).
+// Changes can be missed between two calls (a short Doubtful spell, say),
+// never a final state.
+func (m *Mutex) Watch() (recipes.HoldState, <-chan struct{}) { return m.tracker().Watch() }
+
+// Done returns a channel closed when the current hold ends: Lost or
+// Released. It is already closed when there is no hold.
+func (m *Mutex) Done() <-chan struct{} { return m.tracker().Done() }
+
+func (m *Mutex) tracker() *hold.Tracker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.h == nil {
+		return nil
+	}
+	return m.h.Tracker
+}

@@ -1,0 +1,182 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"path"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/internal/contend"
+	"github.com/zksim/zksim/recipes/internal/hold"
+	"github.com/zksim/zksim/recipes/internal/retry"
+	"github.com/zksim/zksim/recipes/internal/seqnode"
+)
+
+const leaseName = "lease-"
+
+// Semaphore is a distributed counting semaphore: at most max leases are
+// held at once across all clients (Curator's InterProcessSemaphoreV2).
+//
+// Acquirers take an internal exclusive lock (<dir>/locks) in turn. The one
+// holding it creates its lease node in <dir>/leases and, while more than
+// max leases exist, watches that directory; it keeps the internal lock
+// until it holds a lease, so only one client at a time watches the leases
+// (no herd) and leases are granted in arrival order. Every client must use
+// the same max for the same dir.
+//
+// A lease is a held node like a lock's: its State, Watch and Done follow
+// the connection (see the package doc), and a lease whose session expires
+// is freed for the next acquirer.
+type Semaphore struct {
+	conn zksim.Conn
+	dir  string
+	max  int
+	cfg  config
+}
+
+// NewSemaphore returns a semaphore of max leases on the directory dir. max
+// must be at least 1.
+func NewSemaphore(conn zksim.Conn, dir string, max int, opts ...Option) *Semaphore {
+	if max < 1 {
+		panic("lock: NewSemaphore: max < 1")
+	}
+	cfg := newConfig(opts)
+	return &Semaphore{conn: conn, dir: dir, max: max, cfg: cfg}
+}
+
+// Lease is one held permit of a Semaphore. Its methods are safe for
+// concurrent use.
+type Lease struct {
+	conn zksim.Conn
+	h    *contend.Hold
+}
+
+// Acquire blocks until it holds a lease, ctx is done, or the session can no
+// longer act. It waits first for the internal lock, then for a lease to be
+// free. On error it deletes the nodes it created. A Semaphore value may be
+// used by several goroutines at once; each Acquire is separate.
+func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, false) }
+
+// TryAcquire takes a lease if one is free now and returns ErrNoLease
+// otherwise. It still waits for the internal lock, which is held only
+// briefly by acquirers that do not wait.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, true) }
+
+func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error) {
+	// One internal Mutex per call: a Mutex is not for concurrent use.
+	m := newMutex(s.conn, s.dir+"/locks", lockName, []string{lockName}, contend.Exclusive, config{acl: s.cfg.acl})
+	if err := m.Lock(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		// Runs after the lease cleanup below. If this unlock fails, the
+		// internal lock node stays until the session ends; the lease (or
+		// the error) is still the answer.
+		cctx, cancel := retry.CleanupContext(ctx, s.conn)
+		defer cancel()
+		_ = m.Unlock(cctx)
+	}()
+	leases := s.dir + "/leases"
+	guid := seqnode.NewGUID()
+	defer func() {
+		if err != nil {
+			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			defer cancel()
+			_ = seqnode.DeleteGUID(cctx, s.conn, leases, guid)
+		}
+	}()
+	for {
+		p, err := seqnode.CreateProtected(ctx, s.conn, leases, guid, leaseName, s.cfg.data, zksim.ModeEphemeralSequential, s.cfg.acl)
+		if err != nil {
+			return nil, err
+		}
+		st, err := s.waitForLease(ctx, p, try)
+		if errors.Is(err, errLeaseVanished) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Lease{conn: s.conn, h: &contend.Hold{Path: p, Token: st.Czxid, Tracker: hold.Start(s.conn, p)}}, nil
+	}
+}
+
+var errLeaseVanished = errors.New("lock: lease node vanished")
+
+// waitForLease waits, holding the internal lock, until at most max leases
+// exist, ours included.
+func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksim.Stat, error) {
+	dir, name := path.Split(p)
+	dir = path.Clean(dir)
+	for {
+		var (
+			children []string
+			watch    <-chan zksim.Event
+		)
+		err := retry.Do(ctx, s.conn, func() error {
+			var err error
+			children, _, watch, err = s.conn.ChildrenW(ctx, dir)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		nodes := seqnode.ParseAll(children, leaseName)
+		if seqnode.Index(nodes, name) < 0 {
+			return nil, errLeaseVanished
+		}
+		if len(nodes) <= s.max {
+			st, err := seqnode.OwnedStat(ctx, s.conn, p)
+			if err != nil {
+				return nil, err
+			}
+			if st == nil {
+				return nil, errLeaseVanished
+			}
+			return st, nil
+		}
+		if try {
+			return nil, ErrNoLease
+		}
+		select {
+		case ev := <-watch:
+			if ev.Type == zksim.EventNotWatching {
+				if ev.Err != nil {
+					return nil, ev.Err
+				}
+				return nil, zksim.ErrClosing
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Release gives the lease back: its state becomes Released and its node is
+// deleted, waiting out connection losses until ctx is done. A lease node
+// already gone (the lease was Lost) counts as released.
+func (l *Lease) Release(ctx context.Context) error {
+	l.h.Stop()
+	err := seqnode.Delete(ctx, l.conn, l.h.Path)
+	if retry.Final(err) {
+		return nil
+	}
+	return err
+}
+
+// Key returns the path of the lease node.
+func (l *Lease) Key() string { return l.h.Path }
+
+// Token returns the lease node's czxid, a fencing token as for Mutex.Token.
+func (l *Lease) Token() int64 { return l.h.Token }
+
+// State returns Held, Doubtful, Lost or Released (see the package doc).
+func (l *Lease) State() recipes.HoldState { return l.h.State() }
+
+// Watch returns the current state and a channel closed at its next change
+// (already closed once the lease has ended).
+func (l *Lease) Watch() (recipes.HoldState, <-chan struct{}) { return l.h.Watch() }
+
+// Done returns a channel closed when the lease ends: Lost or Released.
+func (l *Lease) Done() <-chan struct{} { return l.h.Done() }

@@ -1,0 +1,51 @@
+// Package queue provides distributed queues on ZooKeeper, written only
+// against [zksim.Conn]: a FIFO queue with the operations of ZooKeeper's own
+// DistributedQueue ([Queue]), a priority queue ([PriorityQueue], as
+// Curator's DistributedPriorityQueue) and a locking queue ([LockingQueue])
+// whose items survive a consumer that dies before acknowledging them.
+//
+// # Znode layout
+//
+//	<dir>/_c_<guid>-qn-<seq>            a Queue item (persistent sequential)
+//	<dir>/_c_<guid>-p<prio>-qn-<seq>    a PriorityQueue item; <prio> is the
+//	                                    priority as 8 hex digits, biased so
+//	                                    that text order is numeric order
+//	<dir>/_r_<guid>                     the receipt of one Queue value
+//	                                    (ephemeral, one per value that has
+//	                                    offered or removed, while its
+//	                                    session lives)
+//	<dir>/items/_c_<guid>-qn-<seq>      a LockingQueue item
+//	<dir>/items/_r_<guid>               a LockingQueue value's receipt
+//	<dir>/claims/<item name>            the claim of the consumer working on
+//	                                    that item (ephemeral)
+//
+// The directory is created (persistent, with its missing ancestors) on
+// first use. Items are ordered by sequence number (serial-number order,
+// correct across the int32 wrap: see package recipes), after priority for
+// a PriorityQueue, never by the random GUID.
+//
+// # Exactly once, even when replies are lost
+//
+// A lost reply ([zksim.ErrConnectionLoss]) leaves a producer or consumer
+// not knowing whether its change was made. Searching for the item's GUID
+// afterwards is not enough for a queue: a fast consumer may already have
+// taken the item. So every Offer and every remove is one multi that also
+// writes the item's identity into the caller's receipt node, a node only
+// that Queue value writes; after a lost reply it reads its receipt to learn
+// whether the multi was applied. Each item offered is thus added once and
+// returned by exactly one Poll, Remove or Take, as long as the sessions
+// live: an item whose remove was applied just as the consumer's session
+// expired is lost with it (the remove happened, the reply did not arrive).
+// A LockingQueue goes further: an item is deleted only when its consumer
+// acknowledges it, so a consumer that dies (its session expires or it
+// closes its Conn) before Ack gives the item back for another consumer.
+//
+// # Connection states
+//
+// Queue operations wait out connection losses and retry. An operation
+// fails with an error matching zksim.ErrSessionExpired once the session has
+// expired (make a new Conn), and with ctx.Err() when ctx is done. A
+// LockingQueue claim is ephemeral: while the consumer is disconnected the
+// claim is doubtful, and once its session expires the item is someone
+// else's; Ack then fails with ErrClaimLost.
+package queue

@@ -1,0 +1,366 @@
+package queue_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim"
+	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	"github.com/zksim/zksim/recipes/queue"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// faultCases put the queues under zkmem's faults.
+var faultCases = bt.Cases{
+	"FaultLostOfferReply":      testLostOfferReply,
+	"FaultLostRemoveReply":     testLostRemoveReply,
+	"FaultQueueChaos":          testQueueChaos,
+	"FaultConsumerDiesMidItem": testConsumerDiesMidItem,
+	"FaultConsumerReconnects":  testConsumerReconnects,
+	"FaultLostClaimReply":      testLostClaimReply,
+	"FaultLostAckReply":        testLostAckReply,
+	"FaultLockingConsumersDie": testLockingConsumersDie,
+}
+
+// testLostOfferReply: an Offer whose create reply is lost, or whose
+// request is dropped, adds the item exactly once.
+func testLostOfferReply(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	conn := env.MemConn(t)
+	q := queue.New(conn, env.Path("q"))
+	must(t, "first Offer", q.Offer(ctx, []byte("0")))
+	conn.LoseNextReply(zkmem.OpMulti)
+	must(t, "Offer with a lost reply", q.Offer(ctx, []byte("1")))
+	conn.DropNextRequest(zkmem.OpMulti)
+	must(t, "Offer with a dropped request", q.Offer(ctx, []byte("2")))
+	var got []string
+	for {
+		d, ok, err := q.Poll(ctx)
+		must(t, "Poll", err)
+		if !ok {
+			break
+		}
+		got = append(got, string(d))
+	}
+	if !slices.Equal(got, []string{"0", "1", "2"}) {
+		t.Fatalf("items %v, want [0 1 2]", got)
+	}
+}
+
+// testLostOfferReplyItemTaken: the producer's offer is applied but its
+// reply is lost, and while the producer is reconnecting a consumer takes
+// the item. The producer must not offer it again (a search for its GUID
+// would find nothing).
+func testLostOfferReplyItemTaken(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("q")
+	producer := env.MemConn(t, zkmem.WithReconnectDelay(time.Second))
+	p, c := queue.New(producer, dir), queue.New(env.Conn(t), dir)
+	must(t, "first Offer", p.Offer(ctx, []byte("0")))
+	if d, err := c.Take(ctx); err != nil || string(d) != "0" {
+		t.Fatalf("Take = %q, %v", d, err)
+	}
+	taken := bt.Go(func() ([]byte, error) { return c.Take(ctx) })
+	env.Settle()
+	producer.LoseNextReply(zkmem.OpMulti)
+	must(t, "Offer with a lost reply", p.Offer(ctx, []byte("1")))
+	if r := bt.Recv(t, ctx, taken); r.Err != nil || string(r.Val) != "1" {
+		t.Fatalf("Take = %q, %v", r.Val, r.Err)
+	}
+	if n, err := c.Len(ctx); err != nil || n != 0 {
+		t.Fatalf("Len = %d, %v: the item was offered again", n, err)
+	}
+}
+
+// testLostRemoveReply: the reply of the multi that removes the head is
+// lost (or the multi never arrives). The consumer still gets the head,
+// once, and the next call gets the next item: nothing is skipped.
+func testLostRemoveReply(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("q")
+	conn := env.MemConn(t)
+	q, other := queue.New(conn, dir), queue.New(env.Conn(t), dir)
+	for _, s := range []string{"a", "b", "c", "d"} {
+		must(t, "Offer", q.Offer(ctx, []byte(s)))
+	}
+	conn.LoseNextReply(zkmem.OpMulti)
+	if d, err := q.Remove(ctx); err != nil || string(d) != "a" {
+		t.Fatalf("Remove with a lost reply = %q, %v; want a", d, err)
+	}
+	conn.DropNextRequest(zkmem.OpMulti)
+	if d, err := q.Take(ctx); err != nil || string(d) != "b" {
+		t.Fatalf("Take with a dropped request = %q, %v; want b", d, err)
+	}
+	if d, err := other.Remove(ctx); err != nil || string(d) != "c" {
+		t.Fatalf("other consumer = %q, %v; want c", d, err)
+	}
+	conn.LoseNextReply(zkmem.OpMulti)
+	if d, ok, err := q.Poll(ctx); err != nil || !ok || string(d) != "d" {
+		t.Fatalf("Poll with a lost reply = %q, %v, %v; want d", d, ok, err)
+	}
+	if n, err := q.Len(ctx); err != nil || n != 0 {
+		t.Fatalf("Len = %d, %v", n, err)
+	}
+}
+
+// faulty installs a hook that loses every k-th reply and drops every
+// (2k+1)-th request of conn.
+func faulty(conn *zkmem.Conn, k int32) {
+	var n atomic.Int32
+	conn.SetFaultHook(func(zkmem.Request) zkmem.Fault {
+		switch i := n.Add(1); {
+		case i%k == 0:
+			return zkmem.LoseReply
+		case i%(2*k+1) == 0:
+			return zkmem.DropRequest
+		}
+		return zkmem.NoFault
+	})
+}
+
+// testQueueChaos: producers and consumers whose requests keep losing
+// replies; every item is consumed exactly once.
+func testQueueChaos(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("q")
+	const producers, perProducer, consumers = 2, 12, 3
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		consumed []string
+		claimed  int
+	)
+	for p := 0; p < producers; p++ {
+		conn := env.MemConn(t)
+		faulty(conn, int32(3+p))
+		q := queue.New(conn, dir)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perProducer; i++ {
+				if err := q.Offer(ctx, fmt.Appendf(nil, "%d-%02d", p, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for c := 0; c < consumers; c++ {
+		conn := env.MemConn(t)
+		faulty(conn, int32(4+c))
+		q := queue.New(conn, dir)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if claimed == producers*perProducer {
+					mu.Unlock()
+					return
+				}
+				claimed++
+				mu.Unlock()
+				d, err := q.Take(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				consumed = append(consumed, string(d))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(consumed)
+	if len(consumed) != producers*perProducer || len(slices.Compact(slices.Clone(consumed))) != len(consumed) {
+		t.Fatalf("consumed %v: want each of %d items once", consumed, producers*perProducer)
+	}
+}
+
+// testConsumerDiesMidItem: a consumer's session expires while it works on
+// an item. The item is delivered again, to exactly one of the consumers
+// waiting, and the dead consumer's Ack fails.
+func testConsumerDiesMidItem(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	aConn := env.MemConn(t)
+	a := queue.NewLocking(aConn, dir)
+	b, c := queue.NewLocking(env.Conn(t), dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", b.Offer(ctx, []byte("job")))
+	it, err := a.Take(ctx)
+	must(t, "a.Take", err)
+	bGot := bt.Go(func() (*queue.Item, error) { return b.Take(ctx) })
+	cGot := bt.Go(func() (*queue.Item, error) { return c.Take(ctx) })
+	env.Settle()
+	bt.Pending(t, bGot, "b.Take while a holds the item")
+	bt.Pending(t, cGot, "c.Take while a holds the item")
+	aConn.Expire()
+	env.Settle()
+	var winner *queue.Item
+	var loser <-chan bt.Result[*queue.Item]
+	select {
+	case r := <-bGot:
+		must(t, "b.Take", r.Err)
+		winner, loser = r.Val, cGot
+	case r := <-cGot:
+		must(t, "c.Take", r.Err)
+		winner, loser = r.Val, bGot
+	}
+	if string(winner.Data()) != "job" {
+		t.Fatalf("redelivered %q", winner.Data())
+	}
+	bt.Pending(t, loser, "the second consumer (the item was delivered twice)")
+	if err := it.Ack(ctx); !errors.Is(err, queue.ErrClaimLost) || !errors.Is(err, zksim.ErrSessionExpired) {
+		t.Fatalf("Ack by the dead consumer: %v, want ErrClaimLost and ErrSessionExpired", err)
+	}
+	must(t, "Ack", winner.Ack(ctx))
+	env.Settle()
+	bt.Pending(t, loser, "the second consumer after the ack")
+	if n, err := b.Len(ctx); err != nil || n != 0 {
+		t.Fatalf("Len = %d, %v", n, err)
+	}
+}
+
+// testConsumerReconnects: a consumer's connection drops and comes back
+// within the session timeout; its claim holds, nobody else gets the item,
+// and its Ack works.
+func testConsumerReconnects(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	aConn := env.MemConn(t)
+	a, b := queue.NewLocking(aConn, dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", b.Offer(ctx, []byte("job")))
+	it, err := a.Take(ctx)
+	must(t, "a.Take", err)
+	bGot := bt.Go(func() (*queue.Item, error) { return b.Take(ctx) })
+	aConn.Disconnect()
+	env.Settle()
+	bt.Pending(t, bGot, "b.Take while a's session lives")
+	must(t, "reconnect", aConn.Reconnect())
+	must(t, "a.Ack", it.Ack(ctx))
+	must(t, "Offer", a.Offer(ctx, []byte("next")))
+	r := bt.Recv(t, ctx, bGot)
+	must(t, "b.Take", r.Err)
+	if string(r.Val.Data()) != "next" {
+		t.Fatalf("b took %q, want next", r.Val.Data())
+	}
+	must(t, "b.Ack", r.Val.Ack(ctx))
+}
+
+// testLostClaimReply: the reply to the claim's create is lost; the
+// consumer recognises its claim (owner and token) and gets the item, and
+// no one else does.
+func testLostClaimReply(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	aConn := env.MemConn(t)
+	a, b := queue.NewLocking(aConn, dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", b.Offer(ctx, []byte("job")))
+	must(t, "Offer", b.Offer(ctx, []byte("job2")))
+	it, err := b.Take(ctx) // b claims job, so the claims directory exists
+	must(t, "b.Take", err)
+	aConn.LoseNextReply(zkmem.OpCreate)
+	got, err := a.Take(ctx)
+	must(t, "a.Take with a lost claim reply", err)
+	if string(got.Data()) != "job2" {
+		t.Fatalf("a took %q, want job2", got.Data())
+	}
+	if _, ok, err := b.Poll(ctx); err != nil || ok {
+		t.Fatalf("Poll with every item claimed: %v %v", ok, err)
+	}
+	must(t, "a.Ack", got.Ack(ctx))
+	must(t, "b.Ack", it.Ack(ctx))
+	if claims := bt.Children(t, ctx, env.Conn(t), dir+"/claims"); len(claims) != 0 {
+		t.Fatalf("claims left: %v", claims)
+	}
+}
+
+// testLostAckReply: the reply of the Ack multi is lost; Ack succeeds and
+// the item is gone for everyone.
+func testLostAckReply(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	aConn := env.MemConn(t)
+	a, b := queue.NewLocking(aConn, dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", a.Offer(ctx, []byte("job")))
+	it, err := a.Take(ctx)
+	must(t, "Take", err)
+	aConn.LoseNextReply(zkmem.OpMulti)
+	must(t, "Ack with a lost reply", it.Ack(ctx))
+	if _, ok, err := b.Poll(ctx); err != nil || ok {
+		t.Fatalf("Poll after the ack: %v %v", ok, err)
+	}
+	if n, err := b.Len(ctx); err != nil || n != 0 {
+		t.Fatalf("Len = %d, %v", n, err)
+	}
+}
+
+// testLockingConsumersDie: consumers take items; two of them die (session
+// expired) right after taking their first item, without acking. Every
+// item is acknowledged exactly once by a surviving consumer.
+func testLockingConsumersDie(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	const items, consumers = 12, 4
+	p := queue.NewLocking(env.Conn(t), dir)
+	for i := 0; i < items; i++ {
+		must(t, "Offer", p.Offer(ctx, fmt.Appendf(nil, "%02d", i)))
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		acked []string
+	)
+	for c := 0; c < consumers; c++ {
+		conn := env.MemConn(t)
+		faulty(conn, int32(5+c))
+		q := queue.NewLocking(conn, dir)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				it, ok, err := q.Poll(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					return
+				}
+				if c < 2 {
+					conn.Expire() // dies holding the item
+					return
+				}
+				if err := it.Ack(ctx); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				acked = append(acked, string(it.Data()))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// A survivor may have polled an empty queue while a dead consumer's
+	// claim still stood; drain what is left.
+	for {
+		it, ok, err := p.Poll(ctx)
+		must(t, "drain", err)
+		if !ok {
+			break
+		}
+		must(t, "drain ack", it.Ack(ctx))
+		acked = append(acked, string(it.Data()))
+	}
+	slices.Sort(acked)
+	if len(acked) != items || len(slices.Compact(slices.Clone(acked))) != items {
+		t.Fatalf("acked %v, want each of %d items once", acked, items)
+	}
+}

@@ -1,0 +1,310 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes/internal/retry"
+	"github.com/zksim/zksim/recipes/internal/seqnode"
+)
+
+// LockingQueue is a FIFO queue with guaranteed delivery, as Curator's
+// DistributedQueue with a lock path: a consumer first claims an item with
+// an ephemeral node, works on it, and acknowledges it, which deletes the
+// item and the claim in one multi. An item is handed to one consumer at a
+// time; if that consumer dies before Ack (its session expires or its Conn
+// is closed) the claim vanishes with its session and the item goes to the
+// next consumer, once.
+//
+// Consumers that find nothing to claim watch both the items and the claims
+// directories, so every waiting consumer is woken by each new item and each
+// released claim; one of them gets it.
+//
+// A LockingQueue value is safe for concurrent use.
+type LockingQueue struct {
+	conn   zksim.Conn
+	items  string
+	claims string
+	acl    []zksim.ACL
+	core   *core // offers and counts on the items directory
+}
+
+// NewLocking returns the locking queue on the directory dir.
+func NewLocking(conn zksim.Conn, dir string, opts ...Option) *LockingQueue {
+	cfg := newConfig(opts)
+	items := dir + "/items"
+	return &LockingQueue{
+		conn: conn, items: items, claims: dir + "/claims", acl: cfg.acl,
+		core: &core{conn: conn, dir: items, acl: cfg.acl},
+	}
+}
+
+// Item is an item claimed by this consumer: it stays in the queue until Ack
+// deletes it or Release hands it back.
+type Item struct {
+	q     *LockingQueue
+	name  string
+	data  []byte
+	token []byte // written in our claim, to tell it from other claims of our session
+}
+
+// Data returns the item's data.
+func (it *Item) Data() []byte { return it.data }
+
+// Offer adds data at the tail of the queue, as Queue.Offer.
+func (q *LockingQueue) Offer(ctx context.Context, data []byte) error {
+	return q.core.offer(ctx, data, itemName)
+}
+
+// Len returns the number of items in the queue, claimed or not.
+func (q *LockingQueue) Len(ctx context.Context) (int, error) {
+	return q.core.count(ctx)
+}
+
+// Take claims the first unclaimed item and returns it, blocking until
+// there is one, ctx is done, or the session can no longer act. The item
+// stays in the queue, claimed, until Ack or Release, or until our session
+// ends.
+func (q *LockingQueue) Take(ctx context.Context) (*Item, error) {
+	it, _, err := q.take(ctx, true)
+	return it, err
+}
+
+// Poll claims the first unclaimed item if there is one; ok is false when
+// every item is claimed or there is none. It does not wait.
+func (q *LockingQueue) Poll(ctx context.Context) (it *Item, ok bool, err error) {
+	return q.take(ctx, false)
+}
+
+func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error) {
+	for {
+		items, itemsW, err := q.list(ctx, q.items, wait)
+		if err != nil {
+			return nil, false, err
+		}
+		claimed, claimsW, err := q.list(ctx, q.claims, wait)
+		if err != nil {
+			return nil, false, err
+		}
+		taken := make(map[string]bool, len(claimed))
+		for _, c := range claimed {
+			taken[c] = true
+		}
+		for _, it := range parseItems(items, false) {
+			if taken[it.name] {
+				continue
+			}
+			item, ok, err := q.claim(ctx, it.name)
+			if err != nil || ok {
+				return item, ok, err
+			}
+		}
+		if !wait {
+			return nil, false, nil
+		}
+		select {
+		case ev := <-itemsW:
+			if ev.Type == zksim.EventNotWatching {
+				return nil, false, watchEnded(ev)
+			}
+		case ev := <-claimsW:
+			if ev.Type == zksim.EventNotWatching {
+				return nil, false, watchEnded(ev)
+			}
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+// list lists dir, with a child watch when watch is set. A missing dir is
+// created first when watching (so the watch has a node), else empty.
+func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]string, <-chan zksim.Event, error) {
+	for {
+		var (
+			children []string
+			w        <-chan zksim.Event
+		)
+		err := retry.Do(ctx, q.conn, func() error {
+			var err error
+			if watch {
+				children, _, w, err = q.conn.ChildrenW(ctx, dir)
+			} else {
+				children, _, err = q.conn.Children(ctx, dir)
+			}
+			return err
+		})
+		if errors.Is(err, zksim.ErrNoNode) {
+			if !watch {
+				return nil, nil, nil
+			}
+			if err := seqnode.EnsurePath(ctx, q.conn, dir, q.acl); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		return children, w, err
+	}
+}
+
+// claim tries to claim the item called name: it creates the ephemeral node
+// claims/name holding a fresh token. It reports false if another consumer
+// has it, or if the item is already gone.
+func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
+	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID())}
+	claim := q.claims + "/" + name
+	for losses := 0; ; {
+		_, err := q.conn.Create(ctx, claim, it.token, zksim.ModeEphemeral, q.acl)
+		if errors.Is(err, zksim.ErrNodeExists) {
+			// Ours if a create of ours whose reply was lost made it.
+			mine, err := it.claimIsMine(ctx)
+			if err != nil || !mine {
+				return nil, false, err
+			}
+		} else if errors.Is(err, zksim.ErrConnectionLoss) {
+			if err := retry.Pause(ctx, q.conn, losses); err != nil {
+				return nil, false, err
+			}
+			losses++
+			continue
+		} else if errors.Is(err, zksim.ErrNoNode) {
+			if err := seqnode.EnsurePath(ctx, q.conn, q.claims, q.acl); err != nil {
+				return nil, false, err
+			}
+			continue
+		} else if err != nil {
+			return nil, false, err
+		}
+		break
+	}
+	defer func() {
+		if err != nil || !ok {
+			cctx, cancel := retry.CleanupContext(ctx, q.conn)
+			defer cancel()
+			_ = it.release(cctx)
+		}
+	}()
+	err = retry.Do(ctx, q.conn, func() error {
+		var err error
+		it.data, _, err = q.conn.Get(ctx, q.items+"/"+name)
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return nil, false, nil // acknowledged by its consumer meanwhile
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return it, true, nil
+}
+
+// claimIsMine reports whether the claim node exists, is owned by our
+// session and holds our token.
+func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
+	var (
+		data []byte
+		st   *zksim.Stat
+	)
+	err := retry.Do(ctx, it.q.conn, func() error {
+		var err error
+		data, st, err = it.q.conn.Get(ctx, it.q.claims+"/"+it.name)
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return st.EphemeralOwner == it.q.conn.SessionID() && string(data) == string(it.token), nil
+}
+
+// Ack acknowledges the item: it and our claim are deleted in one multi, so
+// no other consumer will get it. It waits out connection losses (after a
+// lost reply it checks whether the item is gone). It returns an error
+// matching ErrClaimLost if our claim is gone (session expired, or the claim
+// was deleted): the item then belongs to another consumer.
+func (it *Item) Ack(ctx context.Context) error {
+	q := it.q
+	itemPath, claimPath := q.items+"/"+it.name, q.claims+"/"+it.name
+	for losses := 0; ; {
+		res, err := q.conn.Multi(ctx,
+			&zksim.DeleteOp{Path: claimPath, Version: -1},
+			&zksim.DeleteOp{Path: itemPath, Version: -1})
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zksim.ErrConnectionLoss):
+			if err := retry.Pause(ctx, q.conn, losses); err != nil {
+				return claimLost(err)
+			}
+			losses++
+			mine, err := it.claimIsMine(ctx)
+			if err != nil {
+				return claimLost(err)
+			}
+			if !mine {
+				// Our claim is gone: either our multi deleted it with the
+				// item, or we lost it.
+				if gone, err := it.itemGone(ctx); err != nil || gone {
+					return claimLost(err)
+				}
+				return ErrClaimLost
+			}
+		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
+			return ErrClaimLost
+		case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrNoNode):
+			_ = it.release(ctx)
+			return ErrClaimLost
+		default:
+			return claimLost(err)
+		}
+	}
+}
+
+// itemGone reports whether the item no longer exists.
+func (it *Item) itemGone(ctx context.Context) (bool, error) {
+	var ok bool
+	err := retry.Do(ctx, it.q.conn, func() error {
+		var err error
+		ok, _, err = it.q.conn.Exists(ctx, it.q.items+"/"+it.name)
+		return err
+	})
+	return !ok, err
+}
+
+// claimLost wraps err (nil when the ack was in fact applied) so that a
+// session that can no longer act also matches ErrClaimLost.
+func claimLost(err error) error {
+	if retry.Final(err) {
+		return fmt.Errorf("%w: %w", ErrClaimLost, err)
+	}
+	return err
+}
+
+// Release hands the item back without acknowledging it: our claim is
+// deleted and the next consumer gets the item. It returns ErrClaimLost if
+// our claim was already gone.
+func (it *Item) Release(ctx context.Context) error {
+	mine, err := it.claimIsMine(ctx)
+	if err != nil {
+		return claimLost(err)
+	}
+	if !mine {
+		return ErrClaimLost
+	}
+	return claimLost(seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name))
+}
+
+// release deletes our claim if it is ours. Between the check and the
+// delete the claim cannot change hands: it is ours until our session ends,
+// and a session that ended cannot delete.
+func (it *Item) release(ctx context.Context) error {
+	mine, err := it.claimIsMine(ctx)
+	if err != nil || !mine {
+		return err
+	}
+	return seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name)
+}

@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The scheduler's actions: applying a request, delivering the head of a
+// FIFO, following the connection's state, and the timed actions.
+
+// admit hands the head request of s to the server: it is applied now, or
+// after its service time under the cost model.
+func (w *World) admit(s *session) {
+	req := s.pending.pop()
+	fate := w.fate(s, req)
+	cost := w.cfg.Cost.Cost(req.size) + fate.Slow + w.slowExtra
+	if cost <= 0 {
+		w.execute(s, req, fate)
+		w.refresh(s)
+		return
+	}
+	s.inService = req
+	w.busy++
+	w.schedule(w.now+cost, &timed{kind: tComplete, s: s, req: req, fate: fate})
+	w.stepf("%s admit %s %s%s (service %v)", s.name, req.op, req.path, req.watchMark(), cost)
+	w.refresh(s)
+}
+
+// fate decides what happens to a request reaching the server: a fault
+// armed for its client, then the policy. A request sent on a broken
+// connection fails at once, so no fault is spent on it.
+func (w *World) fate(s *session, req *request) Fate {
+	var f Fate
+	if s.zc.State() != zksim.StateConnected {
+		return f
+	}
+	for i, a := range s.armed {
+		if a.op == "" || a.op == req.op {
+			f.Fault = a.fault
+			s.armed = slices.Delete(s.armed, i, i+1)
+			break
+		}
+	}
+	if w.policy != nil {
+		f = f.Merge(w.policy.Request(RequestInfo{
+			Client: s.idx, Op: req.op, Path: req.path, Size: req.size, Step: w.step + 1, Now: w.now,
+		}, w.frng))
+	}
+	return f
+}
+
+// execute applies req on the server and queues its reply.
+func (w *World) execute(s *session, req *request, fate Fate) {
+	before := s.zc.State()
+	if fate.Fault != zkmem.NoFault {
+		f := fate.Fault
+		s.zc.SetFaultHook(func(zkmem.Request) zkmem.Fault { return f })
+	}
+	req.res = req.do(context.Background(), s.zc)
+	if fate.Fault != zkmem.NoFault {
+		s.zc.SetFaultHook(nil)
+		if req.op != opClose {
+			req.note = " [" + fate.Fault.String() + "]"
+		}
+	}
+	if req.res.names != nil && req.op == zkmem.OpGetChildren {
+		sortChildren(req.res.names)
+		if fate.Shuffle {
+			w.frng.Shuffle(len(req.res.names), func(i, j int) {
+				req.res.names[i], req.res.names[j] = req.res.names[j], req.res.names[i]
+			})
+			req.note += " [shuffled]"
+		}
+	}
+	w.stateChange(s, before, s.zc.State(), -1, true)
+	s.push(-1, item{kind: itemReply, req: req})
+	if w.trace.on {
+		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.op, req.path, req.watchMark(), req.summary(), req.note)
+	} else {
+		w.step++
+	}
+}
+
+// deliverHead delivers the head of the FIFO of s to its client.
+func (w *World) deliverHead(s *session) {
+	w.mu.Lock()
+	it := s.fifo.pop()
+	w.mu.Unlock()
+	switch it.kind {
+	case itemReply:
+		req := it.req
+		if w.trace.on {
+			w.stepf("%s deliver reply %s %s%s -> %s", s.name, req.op, req.path, req.watchMark(), req.summary())
+		} else {
+			w.step++
+		}
+		if req.op == opClose {
+			s.conn.finish()
+		}
+		close(req.done)
+	case itemEvent:
+		w.stepf("%s deliver event %v %s", s.name, it.ev.Type, it.ev.Path)
+		s.zc.DeliverEvent(it.ev)
+	case itemState:
+		w.stepf("%s deliver state %v", s.name, it.state)
+		s.conn.publish(it.state)
+	case itemReconnect:
+		before := s.zc.State()
+		at := s.fifoLen()
+		err := s.zc.Reconnect()
+		after := s.zc.State()
+		if err != nil {
+			w.stepf("%s reconnect: %s", s.name, errName(err))
+		} else {
+			w.stepf("%s reconnect -> %v", s.name, after)
+		}
+		w.stateChange(s, before, after, at, false)
+	}
+	w.refresh(s)
+}
+
+// stateChange records a change of the zkmem connection's state from before
+// to after: the client will hear of it (at FIFO position at, -1 for the
+// end), and a broken connection is scheduled to expire on the server and,
+// with autoReconnect, to reconnect.
+func (w *World) stateChange(s *session, before, after zksim.State, at int, autoReconnect bool) {
+	if before == after {
+		return
+	}
+	var tell []zksim.State
+	switch after {
+	case zksim.StateDisconnected:
+		s.down, s.downSince = true, w.now
+		w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+		if !s.hiddenDrop { // a paused client is not told until it resumes
+			tell = append(tell, zksim.StateDisconnected)
+		}
+		if autoReconnect {
+			w.schedule(w.now+w.cfg.ReconnectDelay, &timed{kind: tReconnect, s: s, gen: s.gen})
+		}
+	case zksim.StateConnected:
+		s.down = false
+		s.gen++
+		if s.hiddenDrop {
+			s.hiddenDrop = false
+		} else {
+			tell = append(tell, zksim.StateConnected)
+		}
+	case zksim.StateExpired:
+		s.down, s.gone = false, true
+		if before == zksim.StateConnected || s.hiddenDrop {
+			tell = append(tell, zksim.StateDisconnected)
+		}
+		s.hiddenDrop = false
+		tell = append(tell, zksim.StateExpired)
+	case zksim.StateClosed:
+		s.down, s.gone = false, true
+	}
+	for i, st := range tell {
+		pos := at
+		if at >= 0 {
+			pos = at + i
+		}
+		s.push(pos, item{kind: itemState, state: st})
+	}
+}
+
+// runTimed runs a timed action whose time has come.
+func (w *World) runTimed(a *timed) {
+	s := a.s
+	switch a.kind {
+	case tExpire:
+		if s.gen != a.gen || s.gone || !(s.down || s.paused) {
+			return
+		}
+		w.expireNow(s)
+		w.stepf("%s session expired by the server (silent for %v)", s.name, s.zc.SessionTimeout())
+	case tReconnect:
+		if s.gen != a.gen || !s.down {
+			return
+		}
+		s.push(-1, item{kind: itemReconnect})
+		w.stepf("%s starts reconnecting", s.name)
+	case tResume:
+		if !s.paused || s.gen != a.gen {
+			return
+		}
+		w.resume(s)
+		w.stepf("%s resumes", s.name)
+	case tUndelay:
+		if s.delayedUntil != a.at {
+			return
+		}
+		w.stepf("%s delivery delay ends", s.name)
+	case tComplete:
+		s.inService = nil
+		w.busy--
+		w.execute(s, a.req, a.fate)
+	case tSlowEnd:
+		if w.slowGen != a.gen {
+			return
+		}
+		w.slowExtra = 0
+		w.stepf("server no longer slow")
+	}
+	w.afterAction()
+	if s != nil {
+		w.refresh(s)
+	}
+}

@@ -1,0 +1,353 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// Conn is a simulated client connection. It implements zksim.Conn,
+// zksim.PersistentWatcher, zksim.EphemeralsLister and zksim.ChildCounter.
+//
+// Every call that talks to the server becomes a pending request of this
+// client's session and blocks until the scheduler applies it and then
+// delivers its reply, until ctx is done (the request may still be applied
+// later, as if its reply were lost), or until the World is closed
+// (zksim.ErrClosing). Watch channels are zkmem's: they receive an event when
+// the scheduler delivers it. State and SessionEvents report what the client
+// has been told so far, which may lag behind the server.
+type Conn struct {
+	s *session
+
+	mu       sync.Mutex
+	state    zksim.State
+	subs     []*pump
+	finished bool
+}
+
+var (
+	_ zksim.Conn              = (*Conn)(nil)
+	_ zksim.PersistentWatcher = (*Conn)(nil)
+	_ zksim.EphemeralsLister  = (*Conn)(nil)
+	_ zksim.ChildCounter      = (*Conn)(nil)
+)
+
+// Index returns the client's index in its World.
+func (c *Conn) Index() int { return c.s.idx }
+
+// Name returns the client's name in the trace: "c" and its index.
+func (c *Conn) Name() string { return c.s.name }
+
+// Underlying returns the zkmem connection the scheduler applies this
+// client's requests on. Calls on it bypass the scheduler.
+func (c *Conn) Underlying() *zkmem.Conn { return c.s.zc }
+
+// call sends req and waits for its reply.
+func (c *Conn) call(ctx context.Context, req *request) result {
+	if err := ctx.Err(); err != nil {
+		return result{err: err}
+	}
+	s := c.s
+	w := s.w
+	req.done = make(chan struct{})
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return result{err: zksim.ErrClosing}
+	}
+	s.inbox = append(s.inbox, req)
+	if len(s.inbox) == 1 {
+		w.arrived = append(w.arrived, s)
+	}
+	w.mu.Unlock()
+	w.signal()
+	select {
+	case <-req.done:
+		return req.res
+	case <-ctx.Done():
+		return result{err: ctx.Err()}
+	case <-w.done:
+		return result{err: zksim.ErrClosing}
+	}
+}
+
+func (c *Conn) send(ctx context.Context, op, path string, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
+	return c.call(ctx, &request{op: op, path: path, size: len(path) + size, do: do})
+}
+
+// sendW sends a request that sets a watch.
+func (c *Conn) sendW(ctx context.Context, op, path string, do func(ctx context.Context, zc *zkmem.Conn) result) result {
+	return c.call(ctx, &request{op: op, path: path, size: len(path), watch: true, do: do})
+}
+
+// Create implements zksim.Conn.
+func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	data = slices.Clone(data)
+	r := c.send(ctx, zkmem.OpCreate, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+		p, err := zc.Create(ctx, path, data, mode, acl)
+		return result{path: p, err: err}
+	})
+	return r.path, r.err
+}
+
+// CreateTTL implements zksim.Conn.
+func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
+	data = slices.Clone(data)
+	r := c.send(ctx, zkmem.OpCreate, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+		p, err := zc.CreateTTL(ctx, path, data, mode, acl, ttl)
+		return result{path: p, err: err}
+	})
+	return r.path, r.err
+}
+
+// Delete implements zksim.Conn.
+func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
+	return c.send(ctx, zkmem.OpDelete, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		return result{err: zc.Delete(ctx, path, version)}
+	}).err
+}
+
+// Exists implements zksim.Conn.
+func (c *Conn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
+	r := c.send(ctx, zkmem.OpExists, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		ok, st, err := zc.Exists(ctx, path)
+		return result{ok: ok, stat: st, err: err}
+	})
+	return r.ok, r.stat, r.err
+}
+
+// ExistsW implements zksim.Conn.
+func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	r := c.sendW(ctx, zkmem.OpExists, path, func(ctx context.Context, zc *zkmem.Conn) result {
+		ok, st, ch, err := zc.ExistsW(ctx, path)
+		return result{ok: ok, stat: st, ch: ch, err: err}
+	})
+	return r.ok, r.stat, r.ch, r.err
+}
+
+// Get implements zksim.Conn.
+func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
+	r := c.send(ctx, zkmem.OpGetData, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		data, st, err := zc.Get(ctx, path)
+		return result{data: data, stat: st, err: err}
+	})
+	return r.data, r.stat, r.err
+}
+
+// GetW implements zksim.Conn.
+func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
+	r := c.sendW(ctx, zkmem.OpGetData, path, func(ctx context.Context, zc *zkmem.Conn) result {
+		data, st, ch, err := zc.GetW(ctx, path)
+		return result{data: data, stat: st, ch: ch, err: err}
+	})
+	return r.data, r.stat, r.ch, r.err
+}
+
+// Set implements zksim.Conn.
+func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zksim.Stat, error) {
+	data = slices.Clone(data)
+	r := c.send(ctx, zkmem.OpSetData, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+		st, err := zc.Set(ctx, path, data, version)
+		return result{stat: st, err: err}
+	})
+	return r.stat, r.err
+}
+
+// Children implements zksim.Conn. The names come in the simulator's
+// canonical order (by sequence number, then name), or shuffled by a fault.
+func (c *Conn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
+	r := c.send(ctx, zkmem.OpGetChildren, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		names, st, err := zc.Children(ctx, path)
+		return result{names: names, stat: st, err: err}
+	})
+	return r.names, r.stat, r.err
+}
+
+// ChildrenW implements zksim.Conn.
+func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	r := c.sendW(ctx, zkmem.OpGetChildren, path, func(ctx context.Context, zc *zkmem.Conn) result {
+		names, st, ch, err := zc.ChildrenW(ctx, path)
+		return result{names: names, stat: st, ch: ch, err: err}
+	})
+	return r.names, r.stat, r.ch, r.err
+}
+
+// Multi implements zksim.Conn.
+func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	ops = slices.Clone(ops)
+	path, size := "", 0
+	for i, op := range ops {
+		if i == 0 {
+			path = op.OpPath()
+		}
+		size += len(op.OpPath())
+		switch o := op.(type) {
+		case *zksim.CreateOp:
+			size += len(o.Data)
+		case *zksim.SetOp:
+			size += len(o.Data)
+		}
+	}
+	r := c.send(ctx, zkmem.OpMulti, path, size-len(path), func(ctx context.Context, zc *zkmem.Conn) result {
+		res, err := zc.Multi(ctx, ops...)
+		return result{ops: res, err: err}
+	})
+	return r.ops, r.err
+}
+
+// Sync implements zksim.Conn.
+func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
+	r := c.send(ctx, zkmem.OpSync, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		p, err := zc.Sync(ctx, path)
+		return result{path: p, err: err}
+	})
+	return r.path, r.err
+}
+
+// GetACL implements zksim.Conn.
+func (c *Conn) GetACL(ctx context.Context, path string) ([]zksim.ACL, *zksim.Stat, error) {
+	r := c.send(ctx, zkmem.OpGetACL, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		acl, st, err := zc.GetACL(ctx, path)
+		return result{acl: acl, stat: st, err: err}
+	})
+	return r.acl, r.stat, r.err
+}
+
+// SetACL implements zksim.Conn.
+func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version int32) (*zksim.Stat, error) {
+	acl = slices.Clone(acl)
+	r := c.send(ctx, zkmem.OpSetACL, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		st, err := zc.SetACL(ctx, path, acl, version)
+		return result{stat: st, err: err}
+	})
+	return r.stat, r.err
+}
+
+// AddAuth implements zksim.Conn.
+func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	auth = slices.Clone(auth)
+	return c.send(ctx, zkmem.OpAddAuth, "", len(scheme)+len(auth), func(ctx context.Context, zc *zkmem.Conn) result {
+		return result{err: zc.AddAuth(ctx, scheme, auth)}
+	}).err
+}
+
+// AddWatch implements zksim.PersistentWatcher.
+func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMode) (<-chan zksim.Event, error) {
+	r := c.send(ctx, zkmem.OpAddWatch, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		ch, err := zc.AddWatch(ctx, path, mode)
+		return result{ch: ch, err: err}
+	})
+	return r.ch, r.err
+}
+
+// RemoveWatches implements zksim.PersistentWatcher.
+func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.WatcherKind) error {
+	return c.send(ctx, zkmem.OpRemoveWatches, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		return result{err: zc.RemoveWatches(ctx, path, kind)}
+	}).err
+}
+
+// GetEphemerals implements zksim.EphemeralsLister.
+func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
+	r := c.send(ctx, zkmem.OpGetEphemerals, prefix, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		paths, err := zc.GetEphemerals(ctx, prefix)
+		return result{names: paths, err: err}
+	})
+	return r.names, r.err
+}
+
+// GetAllChildrenNumber implements zksim.ChildCounter.
+func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int32, error) {
+	r := c.send(ctx, zkmem.OpGetAllChildrenNumber, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		n, err := zc.GetAllChildrenNumber(ctx, path)
+		return result{count: n, err: err}
+	})
+	return r.count, r.err
+}
+
+// opClose is the name the trace gives a Close.
+const opClose = "close"
+
+// Close implements zksim.Conn. It is a request like any other: the session
+// ends when the scheduler applies it, and Close returns when its reply is
+// delivered (at once if the Conn is already closed or the World is).
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	finished := c.finished
+	c.mu.Unlock()
+	if finished {
+		return nil
+	}
+	r := c.send(context.Background(), opClose, "", 0, func(ctx context.Context, zc *zkmem.Conn) result {
+		return result{err: zc.Close()}
+	})
+	if r.err == zksim.ErrClosing {
+		return nil
+	}
+	return r.err
+}
+
+// SessionID implements zksim.Conn.
+func (c *Conn) SessionID() int64 { return c.s.zc.SessionID() }
+
+// SessionTimeout implements zksim.Conn.
+func (c *Conn) SessionTimeout() time.Duration { return c.s.zc.SessionTimeout() }
+
+// State implements zksim.Conn: the last state the client was told of.
+func (c *Conn) State() zksim.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// SessionEvents implements zksim.Conn. Events arrive when the scheduler
+// delivers them from the session's FIFO.
+func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
+	p := newPump(ctx.Done())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		p.finish()
+	} else {
+		c.subs = append(c.subs, p)
+	}
+	return p.out
+}
+
+// publish tells the client of a state change.
+func (c *Conn) publish(st zksim.State) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		return
+	}
+	c.state = st
+	ev := zksim.Event{Type: zksim.EventSession, State: st}
+	live := c.subs[:0]
+	for _, p := range c.subs {
+		if p.push(ev) {
+			live = append(live, p)
+		}
+	}
+	clear(c.subs[len(live):])
+	c.subs = live
+}
+
+// finish ends the Conn for its client: session-event channels close.
+func (c *Conn) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		return
+	}
+	c.finished = true
+	c.state = zksim.StateClosed
+	for _, p := range c.subs {
+		p.finish()
+	}
+	c.subs = nil
+}

@@ -1,0 +1,169 @@
+package sim
+
+import (
+	"errors"
+	"time"
+
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The fault primitives. Package faults wraps them in printable Fault
+// values; they may also be called directly from the World's goroutine
+// between steps (a fault called this way is not a step of its own and is
+// not traced unless through World.Inject).
+
+// ErrGone is returned by a fault primitive aimed at a client whose session
+// has already expired or been closed.
+var ErrGone = errors.New("sim: session already expired or closed")
+
+// Disconnect breaks client i's connection while its session lives on at
+// the server (whose expiry clock starts). The client hears
+// StateDisconnected; its calls fail with zksim.ErrConnectionLoss. With
+// reconnectAfter >= 0 it starts reconnecting that much later; with a
+// negative value it stays down until Reconnect. If the session expires
+// meanwhile, the client learns it when it reconnects.
+func (w *World) Disconnect(i int, reconnectAfter time.Duration) error {
+	s := w.sessions[i]
+	if s.gone {
+		return ErrGone
+	}
+	before := s.zc.State()
+	s.zc.Disconnect()
+	w.stateChange(s, before, s.zc.State(), -1, false)
+	s.stayDown = reconnectAfter < 0
+	if s.down && !s.stayDown {
+		w.schedule(w.now+reconnectAfter, &timed{kind: tReconnect, s: s, gen: s.gen})
+	}
+	w.refresh(s)
+	return nil
+}
+
+// Reconnect makes a disconnected client reconnect to its session once its
+// FIFO has been delivered up to here. Reconnecting restores its watches by
+// the setWatches rules; if the session expired, the client learns it now
+// (StateExpired, watches end with EventNotWatching).
+func (w *World) Reconnect(i int) error {
+	s := w.sessions[i]
+	s.stayDown = false
+	if !s.down {
+		return nil
+	}
+	s.push(-1, item{kind: itemReconnect})
+	w.refresh(s)
+	return nil
+}
+
+// Expire makes the server expire client i's session now: its ephemeral
+// nodes are deleted and other sessions' watches fire. The server closes the
+// connection, so the client hears StateDisconnected, and learns of the
+// expiry when it reconnects (after Config.ReconnectDelay), or, if paused,
+// when it resumes.
+func (w *World) Expire(i int) error {
+	s := w.sessions[i]
+	if s.gone {
+		return ErrGone
+	}
+	w.expireNow(s)
+	w.refresh(s)
+	return nil
+}
+
+func (w *World) expireNow(s *session) {
+	if !s.down {
+		before := s.zc.State()
+		s.hiddenDrop = s.paused
+		s.zc.Disconnect()
+		w.stateChange(s, before, s.zc.State(), -1, !s.paused)
+	}
+	w.srv.ExpireSession(s.zc.SessionID())
+	s.gone = true
+}
+
+// Pause stops client i as a process pause (a long GC, a stopped VM) would:
+// the scheduler applies none of its requests and delivers nothing to it,
+// and the server, hearing no heartbeat, expires its session after the
+// session timeout. With d >= 0 the client resumes after d; with a negative
+// d, at Resume. Its goroutines are not stopped: timers they set still fire,
+// but whatever they send waits.
+func (w *World) Pause(i int, d time.Duration) error {
+	s := w.sessions[i]
+	if s.paused {
+		return nil
+	}
+	s.paused = true
+	if !s.down && !s.gone {
+		w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+	}
+	if d >= 0 {
+		w.schedule(w.now+d, &timed{kind: tResume, s: s, gen: s.gen})
+	}
+	w.refresh(s)
+	return nil
+}
+
+// Resume ends a pause of client i. It gets what was queued for it
+// meanwhile; if its session expired, it hears StateDisconnected then
+// StateExpired.
+func (w *World) Resume(i int) error {
+	s := w.sessions[i]
+	if s.paused {
+		w.resume(s)
+	}
+	return nil
+}
+
+func (w *World) resume(s *session) {
+	s.paused = false
+	s.gen++
+	if s.down {
+		if !s.gone {
+			w.schedule(s.downSince+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+		}
+		if !s.stayDown {
+			s.push(-1, item{kind: itemReconnect})
+		}
+	}
+	w.refresh(s)
+}
+
+// Delay holds back every delivery to client i for d (or until an earlier
+// delay ends, if that is later): replies and events queue in its FIFO,
+// whose order is kept, while other clients go on.
+func (w *World) Delay(i int, d time.Duration) error {
+	s := w.sessions[i]
+	if w.now+d <= s.delayedUntil {
+		return nil // already held back longer
+	}
+	s.delayedUntil = w.now + d
+	w.schedule(s.delayedUntil, &timed{kind: tUndelay, s: s})
+	w.refresh(s)
+	return nil
+}
+
+// LoseNextReply arranges for client i's next request with op ("" for any)
+// to be applied by the server while its reply is lost: the caller gets
+// zksim.ErrConnectionLoss, and the client reconnects after
+// Config.ReconnectDelay.
+func (w *World) LoseNextReply(i int, op string) {
+	s := w.sessions[i]
+	s.armed = append(s.armed, armedFault{op: op, fault: zkmem.LoseReply})
+}
+
+// DropNextRequest arranges for client i's next request with op ("" for
+// any) to be lost before the server sees it: the caller gets
+// zksim.ErrConnectionLoss, and the client reconnects after
+// Config.ReconnectDelay.
+func (w *World) DropNextRequest(i int, op string) {
+	s := w.sessions[i]
+	s.armed = append(s.armed, armedFault{op: op, fault: zkmem.DropRequest})
+}
+
+// SlowServer adds extra to the service time of every request admitted
+// during the next d (for good if d <= 0; extra 0 ends it).
+func (w *World) SlowServer(extra, d time.Duration) {
+	w.slowExtra = extra
+	w.slowGen++
+	if d > 0 && extra > 0 {
+		w.schedule(w.now+d, &timed{kind: tSlowEnd, gen: w.slowGen})
+	}
+}

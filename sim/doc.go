@@ -1,0 +1,109 @@
+// Package sim is a deterministic simulator for code written against
+// [zksim.Conn]: a [World] of simulated clients over one in-memory
+// [zkmem.Server], run inside a testing/synctest bubble so that time is
+// virtual, and driven by a scheduler that replays any interleaving of
+// requests, replies, watch events, faults and timers from a seed.
+//
+// # Usage
+//
+//	func TestLockUnderFaults(t *testing.T) {
+//		cfg := sim.Config{Seed: 42, Clients: 5, Policy: faults.Mix(0.02, 10*time.Second)}
+//		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+//			for i := range 5 {
+//				conn := w.Conn(i)
+//				w.Go(func(ctx context.Context) { /* lock.New(conn, "/lock").Lock(ctx) ... */ })
+//			}
+//			if err := w.Run(func() bool { return allDone() }); err != nil {
+//				t.Fatal(err) // Test then logs the seed and the trace
+//			}
+//		})
+//	}
+//
+// Inside rapid, call New (and testing/cryptotest.SetGlobalRandom) from
+// within rapid.SyncTest instead of using Test.
+//
+// # How a World runs
+//
+// Every client owns a [Conn], which implements zksim.Conn (and the optional
+// zksim.PersistentWatcher, zksim.EphemeralsLister and zksim.ChildCounter).
+// A call on a Conn never touches the server: it becomes a pending request,
+// and the calling goroutine blocks until the scheduler delivers its reply
+// (or its context ends; the request may then still be applied, exactly as if
+// its reply had been lost). Only the scheduler applies requests, one at a
+// time, on the session's underlying zkmem.Conn.
+//
+// What the server sends a session (replies, watch notifications and session
+// state changes) goes into that session's outgoing FIFO, in the order the
+// server produced it, as on one TCP connection: a session hears of a watch
+// event caused by its own request before it gets the reply. Nothing in the
+// FIFO reaches client code until the scheduler delivers it.
+//
+// Each step of the scheduler ([World.Step]):
+//
+//  1. waits until every goroutine of the bubble is blocked (synctest.Wait);
+//  2. collects the requests that arrived, ordered by session then content,
+//     and runs the scheduler's own timed actions that are due (a session
+//     expiring on the server, a client starting to reconnect, a pause or a
+//     delivery delay ending, a request finishing its service time), each a
+//     step of its own, in order of time;
+//  3. asks the fault [Policy] whether to inject a [Fault] now; if it does,
+//     that is the step;
+//  4. otherwise lists the enabled events in a canonical order (apply the
+//     head request of a session, by session; then deliver the head of a
+//     session's FIFO, by session) and picks one with the seeded random
+//     number generator;
+//  5. when no event is enabled, lets virtual time pass until the next
+//     timer that makes something happen: a client's timer that sends a
+//     request, or the next timed action.
+//
+// Every step appends one human-readable line to the trace, for example:
+//
+//	step 17 t=1.200s c3 apply create /lock/_c_{g1}-lock- -> /lock/_c_{g1}-lock-0000000004
+//
+// The enabled events are kept in indexed sets (Fenwick trees over the
+// sessions), so a step costs O(log clients), not O(clients).
+//
+// # Determinism
+//
+// The same seed gives the same trace, byte for byte: nothing the scheduler
+// does depends on map order, goroutine timing or the wall clock. Client code
+// must play along: it may use goroutines, channels, timers and contexts
+// freely, but must not use math/rand's global source or anything outside
+// the bubble. Run checks its condition between steps only; a client that
+// changes state without sending anything can call [World.Wake]. Two goroutines of one client that issue
+// requests at the same instant are ordered by the requests' content, so
+// only two identical requests racing are ordered by chance (which one gets
+// which reply).
+//
+// GUIDs drawn from crypto/rand (the recipes' protected names) are made
+// deterministic by [Test], which installs a seeded source with
+// testing/cryptotest.SetGlobalRandom, and in any case the trace names each
+// GUID by its first appearance ({g1}, {g2}, ...), so two runs that drew
+// different GUIDs in the same places still print the same trace. Children
+// are returned sorted by sequence number, then name, rather than by GUID.
+//
+// # Faults
+//
+// The World has one method per fault primitive: [World.Disconnect],
+// [World.Reconnect], [World.Expire], [World.Pause], [World.Resume],
+// [World.Delay], [World.LoseNextReply], [World.DropNextRequest],
+// [World.SlowServer]. Package zksim/faults wraps them in printable [Fault]
+// values and [Policy] implementations (explicit schedules, seeded random
+// draws, predicates and combinators). A policy is consulted at every step
+// ([Policy.Step]) and for every request as it reaches the server
+// ([Policy.Request]), and draws from its own seeded generator.
+//
+// # Cost model
+//
+// [CostModel] gives the server a service time per request and per byte, and
+// a number of requests it serves at once (one by default). With a non-zero
+// cost a request is admitted in one step and applied in a later step, when
+// its service time has passed, so virtual time measures how long a lock
+// handoff or a failover takes.
+//
+// # Replay
+//
+// [Test] runs a body in a synctest bubble with a World built from a Config;
+// when the test fails it logs the seed and the whole trace. Running the same
+// test with the same seed replays the same schedule.
+package sim

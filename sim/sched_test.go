@@ -1,0 +1,246 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/sim"
+)
+
+var open = zksim.OpenACL()
+
+// box holds a value set by a client goroutine.
+type box[T any] struct {
+	mu  sync.Mutex
+	set bool
+	v   T
+}
+
+func (b *box[T]) put(v T) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.v, b.set = v, true
+}
+
+func (b *box[T]) ok() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.set
+}
+
+func (b *box[T]) get() T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.v
+}
+
+func run(t *testing.T, w *sim.World, until func() bool) {
+	t.Helper()
+	if err := w.Run(until); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// A session hears of a watch event its own request caused before it gets
+// the reply (one FIFO per session, as on one TCP connection).
+func TestOwnWatchEventBeforeReply(t *testing.T) {
+	for seed := range uint64(10) {
+		sim.Test(t, sim.Config{Seed: seed, Clients: 1}, func(t *testing.T, w *sim.World) {
+			c := w.Conn(0)
+			var firedFirst box[bool]
+			w.Go(func(ctx context.Context) {
+				_, _, ch, err := c.ExistsW(ctx, "/x")
+				if err != nil {
+					return
+				}
+				c.Create(ctx, "/x", nil, zksim.ModePersistent, open)
+				select {
+				case <-ch:
+					firedFirst.put(true)
+				default:
+					firedFirst.put(false)
+				}
+			})
+			run(t, w, firedFirst.ok)
+			if !firedFirst.get() {
+				t.Fatal("the create's reply arrived before the NodeCreated event it caused")
+			}
+			tr := w.TraceString()
+			if ev, rep := strings.Index(tr, "deliver event EventNodeCreated /x"), strings.Index(tr, "deliver reply create /x"); ev < 0 || rep < ev {
+				t.Fatalf("trace does not deliver the event before the reply:\n%s", tr)
+			}
+		})
+	}
+}
+
+// The client's State follows what was delivered to it, not the server.
+func TestStateLagsUntilDelivered(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		if err := w.Disconnect(0, -1); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Underlying().State(); got != zksim.StateDisconnected {
+			t.Fatalf("zkmem state %v, want Disconnected", got)
+		}
+		if got := c.State(); got != zksim.StateConnected {
+			t.Fatalf("client state %v before delivery, want still Connected", got)
+		}
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.State(); got != zksim.StateDisconnected {
+			t.Fatalf("client state %v after delivery, want Disconnected", got)
+		}
+		if err := w.Reconnect(0); err != nil {
+			t.Fatal(err)
+		}
+		run(t, w, func() bool { return c.State() == zksim.StateConnected })
+	})
+}
+
+// Run reports ErrIdle when nothing can happen, after IdleTimeout of virtual
+// time; RunFor lets exactly the given virtual time pass.
+func TestIdleAndRunFor(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1, IdleTimeout: time.Minute}, func(t *testing.T, w *sim.World) {
+		if err := w.RunFor(1500 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if w.Now() != 1500*time.Millisecond {
+			t.Fatalf("RunFor(1.5s) ended at %v", w.Now())
+		}
+		if err := w.Run(nil); !errors.Is(err, sim.ErrIdle) {
+			t.Fatalf("Run with nothing to do = %v, want ErrIdle", err)
+		}
+		if w.Now() != 1500*time.Millisecond+time.Minute {
+			t.Fatalf("idle after %v, want IdleTimeout (1m) later", w.Now())
+		}
+	})
+}
+
+// Client timers drive virtual time: a client that sleeps 3s between two
+// requests makes Run advance exactly that much.
+func TestClientTimersAdvanceTime(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		var at box[time.Duration]
+		w.Go(func(ctx context.Context) {
+			c.Create(ctx, "/a", nil, zksim.ModePersistent, open)
+			time.Sleep(3 * time.Second)
+			c.Create(ctx, "/b", nil, zksim.ModePersistent, open)
+			at.put(w.Now())
+		})
+		run(t, w, at.ok)
+		if at.get() != 3*time.Second {
+			t.Fatalf("second create done at %v, want 3s", at.get())
+		}
+		if !strings.Contains(w.TraceString(), "advance +3s") {
+			t.Fatalf("no advance step in the trace:\n%s", w.TraceString())
+		}
+	})
+}
+
+// A call whose context ends while it is pending returns ctx.Err(), and the
+// request may still be applied later; Close unblocks pending calls with
+// ErrClosing.
+func TestCanceledCallStillAppliedAndCloseUnblocks(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 2}, func(t *testing.T, w *sim.World) {
+		c0, c1 := w.Conn(0), w.Conn(1)
+		if err := w.Pause(0, 2*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		var createErr, pendingErr box[error]
+		var failedAt box[time.Duration]
+		w.Go(func(ctx context.Context) {
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			_, err := c0.Create(cctx, "/late", nil, zksim.ModePersistent, open)
+			failedAt.put(w.Now())
+			createErr.put(err)
+			w.Wake() // let Run look at createErr now
+		})
+		run(t, w, createErr.ok)
+		if err := createErr.get(); !errors.Is(err, context.DeadlineExceeded) || failedAt.get() != time.Second {
+			t.Fatalf("create of a paused client with a 1s deadline: %v at %v", err, failedAt.get())
+		}
+		if w.Now() != time.Second {
+			t.Errorf("Run saw the failure at %v, want 1s (Wake)", w.Now())
+		}
+		var exists box[bool]
+		w.Go(func(ctx context.Context) {
+			time.Sleep(3 * time.Second)
+			ok, _, _ := c1.Exists(ctx, "/late")
+			exists.put(ok)
+		})
+		run(t, w, exists.ok)
+		if !exists.get() {
+			t.Fatal("the abandoned create was not applied after the client resumed")
+		}
+		w.Pause(1, -1)
+		w.Go(func(ctx context.Context) {
+			_, _, err := c1.Exists(ctx, "/late")
+			pendingErr.put(err)
+		})
+		w.Close()
+		synctestWait()
+		if !pendingErr.ok() || !errors.Is(pendingErr.get(), zksim.ErrClosing) {
+			t.Fatalf("pending call after Close: %v, want ErrClosing", pendingErr.get())
+		}
+	})
+}
+
+// Two goroutines of one client sending at the same instant are ordered by
+// the content of their requests, not by chance.
+func TestConcurrentRequestsOfOneClientOrdered(t *testing.T) {
+	var first string
+	for i := range 20 {
+		sim.Test(t, sim.Config{Seed: 4, Clients: 1}, func(t *testing.T, w *sim.World) {
+			c := w.Conn(0)
+			var n box[int]
+			var mu sync.Mutex
+			count := 0
+			for _, p := range []string{"/b", "/a", "/c"} {
+				go func() {
+					c.Create(w.Context(), p, nil, zksim.ModePersistentSequential, open)
+					mu.Lock()
+					count++
+					n.put(count)
+					mu.Unlock()
+				}()
+			}
+			run(t, w, func() bool { return n.get() == 3 })
+			if i == 0 {
+				first = w.TraceString()
+			} else if tr := w.TraceString(); tr != first {
+				t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i, tr, first)
+			}
+		})
+	}
+}
+
+func synctestWait() { synctest.Wait() }
+
+// A failing run's report carries the seed and the whole trace.
+func TestReportHasSeedAndTrace(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 77, Clients: 1}, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		var done box[bool]
+		w.Go(func(ctx context.Context) {
+			c.Create(ctx, "/r", nil, zksim.ModePersistent, open)
+			done.put(true)
+		})
+		run(t, w, done.ok)
+		r := w.Report()
+		for _, want := range []string{"seed 77", "2 steps", "step 1 t=0.000s c0 apply create /r -> /r", "step 2 t=0.000s c0 deliver reply create /r -> /r"} {
+			if !strings.Contains(r, want) {
+				t.Errorf("report lacks %q:\n%s", want, r)
+			}
+		}
+	})
+}

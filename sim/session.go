@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// itemKind is the kind of an entry of a session's outgoing FIFO.
+type itemKind uint8
+
+const (
+	itemReply     itemKind = iota // the reply to a request
+	itemEvent                     // a watch notification, held back from zkmem
+	itemState                     // a session state change
+	itemReconnect                 // the client reconnects when it gets here
+)
+
+// item is one entry of a session's outgoing FIFO.
+type item struct {
+	kind  itemKind
+	req   *request
+	ev    zksim.Event
+	state zksim.State
+}
+
+// session is the scheduler's record of one client.
+type session struct {
+	w    *World
+	idx  int
+	name string
+	zc   *zkmem.Conn
+	conn *Conn
+
+	// Guarded by w.mu: touched by client goroutines and server callbacks.
+	inbox []*request  // requests sent since the last step
+	fifo  deque[item] // what the server sent, not yet delivered
+	dirty bool        // in w.dirty
+
+	// Owned by the scheduler.
+	pending   deque[*request] // requests the server has not taken yet
+	inService *request        // the request being served (cost model)
+	armed     []armedFault    // faults armed for this client's next requests
+
+	paused       bool
+	delayedUntil time.Duration // deliveries wait until then
+	down         bool          // the server side of the connection is down
+	downSince    time.Duration
+	gen          int  // bumped when the connection comes back or a pause ends
+	hiddenDrop   bool // dropped while paused: the client has not been told
+	stayDown     bool // disconnected until Reconnect
+	gone         bool // expired or closed, as the server sees it
+}
+
+type armedFault struct {
+	op    string // "" for any op
+	fault zkmem.Fault
+}
+
+// hold receives the watch events zkmem would deliver to this session. It is
+// called with the server's lock held, from whichever goroutine made the
+// server act.
+func (s *session) hold(ev zksim.Event) {
+	w := s.w
+	w.mu.Lock()
+	s.fifo.push(item{kind: itemEvent, ev: ev})
+	if !s.dirty {
+		s.dirty = true
+		w.dirty = append(w.dirty, s)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// push appends an item to the FIFO (at must be -1) or inserts it at
+// position at. Called by the scheduler.
+func (s *session) push(at int, it item) {
+	s.w.mu.Lock()
+	if at < 0 || at >= s.fifo.len() {
+		s.fifo.push(it)
+	} else {
+		s.fifo.insert(at, it)
+	}
+	s.w.mu.Unlock()
+}
+
+func (s *session) fifoLen() int {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.fifo.len()
+}
+
+// refresh recomputes whether the session has an enabled event.
+func (w *World) refresh(s *session) {
+	n := s.fifoLen()
+	w.deliver.set(s.idx, n > 0 && !s.paused && w.now >= s.delayedUntil)
+	w.applyOK.set(s.idx, s.pending.len() > 0 && !s.paused && s.inService == nil)
+}

@@ -1,0 +1,269 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// Config describes a World.
+type Config struct {
+	// Seed seeds the scheduler's and the fault policy's generators (and,
+	// through Test, crypto/rand). The same seed replays the same run.
+	Seed uint64
+	// Clients is the number of sessions opened by New: clients c0 to
+	// c(Clients-1). World.Connect opens more later.
+	Clients int
+	// Server configures the zkmem server.
+	Server zkmem.Options
+	// SessionTimeout is the session timeout every client asks for (default
+	// 10s; the server clamps it).
+	SessionTimeout time.Duration
+	// ReconnectDelay is how long a client whose connection a fault broke (a
+	// lost reply, a dropped request, an expiry) stays disconnected before
+	// it reconnects to its session. Default 0: as soon as the scheduler
+	// delivers the reconnection.
+	ReconnectDelay time.Duration
+	// Cost is the server's cost model; the zero value serves instantly.
+	Cost CostModel
+	// Policy injects faults; nil injects none.
+	Policy Policy
+	// MaxSteps bounds Run and RunFor (default 10,000,000).
+	MaxSteps int
+	// IdleTimeout is how much virtual time Run lets pass with nothing
+	// happening before it gives up with ErrIdle (default 1h).
+	IdleTimeout time.Duration
+	// NoTrace keeps no trace (for benchmarks): Trace returns nothing.
+	NoTrace bool
+	// Logf, if set, receives every trace line as it is recorded.
+	Logf func(format string, args ...any)
+}
+
+func (c Config) withDefaults() Config {
+	if c.SessionTimeout <= 0 {
+		c.SessionTimeout = 10 * time.Second
+	}
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 10_000_000
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = time.Hour
+	}
+	return c
+}
+
+// Errors returned by Step, Run and RunFor.
+var (
+	// ErrIdle: nothing was enabled and nothing happened for
+	// Config.IdleTimeout of virtual time (every client is blocked for good,
+	// or finished).
+	ErrIdle = errors.New("sim: idle: nothing can happen")
+	// ErrMaxSteps: Config.MaxSteps steps were taken.
+	ErrMaxSteps = errors.New("sim: step limit reached")
+	// ErrClosed: the World was closed.
+	ErrClosed = errors.New("sim: world closed")
+)
+
+// farFuture is the reconnect delay given to zkmem, so that zkmem never
+// reconnects by itself: the scheduler decides when a client reconnects.
+const farFuture = 100 * 365 * 24 * time.Hour
+
+// World is a set of simulated clients over one zkmem server, driven by a
+// deterministic scheduler. Create it with New inside a testing/synctest
+// bubble (or use Test). Only the goroutine that created it may call its
+// methods, except where a method says otherwise; client code uses the
+// Conns from any goroutine.
+type World struct {
+	cfg    Config
+	srv    *zkmem.Server
+	start  time.Time
+	now    time.Duration // virtual time at the last look
+	rng    *rand.Rand    // the scheduler's choices
+	frng   *rand.Rand    // the fault policy's draws
+	policy Policy
+	step   int
+
+	ctx    context.Context // given to World.Go goroutines; cancelled by Close
+	cancel context.CancelFunc
+	done   chan struct{} // closed by Close
+
+	// mu guards what client goroutines and server callbacks touch: the
+	// inboxes, the FIFOs, and the lists below.
+	mu      sync.Mutex
+	closed  bool
+	arrived []*session // sessions with requests in their inbox
+	dirty   []*session // sessions whose FIFO got an item
+	wake    chan struct{}
+
+	sessions []*session
+	applyOK  enabledSet // sessions whose head request can be applied now
+	deliver  enabledSet // sessions whose FIFO head can be delivered now
+	timeline timeline
+	due      []*timed // timed actions whose time has come, by (at, seq)
+	busy     int      // requests in service
+
+	slowExtra time.Duration // added to every request's service time
+	slowGen   int
+
+	trace tracer
+	timer *time.Timer
+}
+
+// New creates a World as described by cfg, with cfg.Clients connected
+// clients. It must be called inside a testing/synctest bubble: the World
+// relies on virtual time and on synctest.Wait.
+func New(cfg Config) (*World, error) {
+	cfg = cfg.withDefaults()
+	w := &World{
+		cfg:    cfg,
+		srv:    zkmem.NewServer(cfg.Server),
+		start:  time.Now(),
+		rng:    rand.New(rand.NewPCG(cfg.Seed, 0x5ced_51a7)),
+		frng:   rand.New(rand.NewPCG(cfg.Seed, 0xfa17_5eed)),
+		policy: cfg.Policy,
+		done:   make(chan struct{}),
+		wake:   make(chan struct{}, 1),
+	}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.trace.init(!cfg.NoTrace, cfg.Logf)
+	if w.policy != nil {
+		w.notef("policy %v", w.policy)
+	}
+	for range cfg.Clients {
+		if _, err := w.Connect(); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Connect opens a new session and returns its client, named after its
+// index ("c5" for the sixth). Call it from the World's goroutine.
+func (w *World) Connect() (*Conn, error) {
+	if w.isClosed() {
+		return nil, ErrClosed
+	}
+	s := &session{w: w, idx: len(w.sessions)}
+	s.name = fmt.Sprintf("c%d", s.idx)
+	zc, err := w.srv.Connect(
+		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
+		zkmem.WithReconnectDelay(farFuture),
+		zkmem.WithEventTransport(s.hold),
+	)
+	if err != nil {
+		return nil, err
+	}
+	s.zc = zc
+	s.conn = &Conn{s: s, state: zksim.StateConnected}
+	w.sessions = append(w.sessions, s)
+	w.applyOK.grow(len(w.sessions))
+	w.deliver.grow(len(w.sessions))
+	w.notef("%s connect session %#x timeout %v", s.name, zc.SessionID(), zc.SessionTimeout())
+	return s.conn, nil
+}
+
+// Conn returns client i.
+func (w *World) Conn(i int) *Conn { return w.sessions[i].conn }
+
+// Conns returns every client, by index.
+func (w *World) Conns() []*Conn {
+	out := make([]*Conn, len(w.sessions))
+	for i, s := range w.sessions {
+		out[i] = s.conn
+	}
+	return out
+}
+
+// NumClients returns the number of clients.
+func (w *World) NumClients() int { return len(w.sessions) }
+
+// Live reports whether client i's session is still open as far as the
+// server knows (not expired, not closed).
+func (w *World) Live(i int) bool { return !w.sessions[i].gone }
+
+// Paused reports whether client i is paused.
+func (w *World) Paused(i int) bool { return w.sessions[i].paused }
+
+// Server returns the zkmem server, for checks that bypass the scheduler
+// (say, reading the tree at the end of a run). Calls on it are not
+// scheduled and not traced.
+func (w *World) Server() *zkmem.Server { return w.srv }
+
+// Seed returns the seed the World was created with.
+func (w *World) Seed() uint64 { return w.cfg.Seed }
+
+// Now returns the virtual time since the World was created.
+func (w *World) Now() time.Duration { return time.Since(w.start) }
+
+// Steps returns the number of steps taken so far.
+func (w *World) Steps() int { return w.step }
+
+// Rand returns the fault generator, for faults that draw (which client, how
+// long). Use it only from the World's goroutine (in Inject, Step, Request).
+func (w *World) Rand() *rand.Rand { return w.frng }
+
+// Context returns a context that is cancelled when the World is closed.
+func (w *World) Context() context.Context { return w.ctx }
+
+// Go runs f in a new goroutine with the World's context, and waits until
+// it blocks (on a request, say) before returning, so goroutines started one
+// after another make their first moves in that order. Call it from the
+// World's goroutine.
+func (w *World) Go(f func(ctx context.Context)) {
+	go f(w.ctx)
+	w.settle()
+}
+
+// Close shuts the World down: the server is closed, pending and future
+// calls fail with zksim.ErrClosing, session-event channels are closed, and
+// the World's context is cancelled. Then virtual time runs for
+// Config.IdleTimeout, so that client goroutines asleep on a timer wake, see
+// the context done and return: the bubble cannot end while one is left
+// blocked, and once its main goroutine has returned time stands still.
+// Call it from the World's goroutine.
+func (w *World) Close() {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.closed = true
+	w.mu.Unlock()
+	close(w.done)
+	w.cancel()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.srv.Close()
+	for _, s := range w.sessions {
+		s.conn.finish()
+	}
+	time.Sleep(w.cfg.IdleTimeout)
+}
+
+func (w *World) isClosed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.closed
+}
+
+// Wake makes the scheduler look again if it is letting virtual time pass.
+// Run checks its until function only between steps, and a client that only
+// changes its own state (a timer fired, a context ended) makes no step; a
+// client that wants Run to notice can call Wake, from any goroutine.
+func (w *World) Wake() { w.signal() }
+
+// signal wakes the scheduler if it is waiting for time to pass.
+func (w *World) signal() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}

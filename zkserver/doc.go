@@ -1,0 +1,45 @@
+// Package zkserver runs a real Apache ZooKeeper for Go tests, the way
+// Curator's TestingServer does for Java.
+//
+// [Start] launches ZooKeeper 3.8 from the Debian `zookeeper` package as a
+// child JVM (org.apache.zookeeper.server.ZooKeeperServerMain) on a free
+// 127.0.0.1 port, with its own temporary data directory and configuration,
+// waits until it answers the `ruok` four-letter word with `imok` and `srvr`
+// reports it serving (`ruok` answers a moment before sessions are accepted),
+// and stops it
+// (SIGKILL to its process group, then wait) when the test ends. Its output goes
+// to a log file whose tail is printed when the test fails.
+//
+// Every server runs with:
+//
+//   - tickTime=100, so the server clamps session timeouts to [200ms, 2s];
+//   - -Dzookeeper.extendedTypesEnabled=true (TTL nodes);
+//   - -Dznode.container.checkIntervalMs=100 (containers and TTL nodes are
+//     reaped within about 100ms of becoming eligible);
+//   - 4lw.commands.whitelist=* and the admin server disabled;
+//   - a small heap.
+//
+// A start costs about 4 seconds, so a package with many tests shares one
+// server with [Shared] (started once per test binary) and gives every test
+// its own root path.
+//
+// # When ZooKeeper is missing
+//
+// If java or the ZooKeeper jar cannot be found, [Start] and [Shared] skip the
+// test with a message saying how to install ZooKeeper
+// (`apt-get install zookeeper`). When the environment variable CI is "true"
+// they fail the test instead: continuous integration must run the real-server
+// tests, never skip them silently. A server that is installed but fails to
+// start always fails the test.
+//
+// The locations can be overridden with ZKSIM_JAVA (the java binary) and
+// ZKSIM_ZOOKEEPER_CLASSPATH (a classpath holding ZooKeeper and its
+// dependencies).
+//
+// # Cutting connections
+//
+// [Proxy] is a loopback TCP proxy to put between a client and the server.
+// [Proxy.Cut] closes the live connections and holds new ones unanswered
+// until [Proxy.Restore]; holding the cut longer than the session timeout
+// makes the real server expire the session.
+package zkserver

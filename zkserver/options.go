@@ -1,0 +1,51 @@
+package zkserver
+
+import (
+	"fmt"
+	"time"
+)
+
+// Option changes how Start launches a server.
+type Option func(*config)
+
+type config struct {
+	startTimeout time.Duration
+	heap         string
+	cfgLines     []string // extra zoo.cfg lines, "key=value"
+	sysProps     []string // extra JVM system properties, "-Dkey=value"
+}
+
+func defaultConfig() config {
+	return config{startTimeout: 60 * time.Second, heap: "256m"}
+}
+
+func buildConfig(opts []Option) config {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	return cfg
+}
+
+// WithStartTimeout bounds the wait for the server to serve requests
+// (default 60s, generous for a loaded CI machine).
+func WithStartTimeout(d time.Duration) Option {
+	return func(c *config) { c.startTimeout = d }
+}
+
+// WithConfig adds a line key=value to the server's zoo.cfg, after the
+// defaults, so it overrides them (for instance "maxSessionTimeout").
+func WithConfig(key, value string) Option {
+	return func(c *config) { c.cfgLines = append(c.cfgLines, fmt.Sprintf("%s=%s", key, value)) }
+}
+
+// WithSystemProperty passes -Dkey=value to the server's JVM, after the
+// defaults, so it overrides them (for instance "zookeeper.forceSync", "no").
+func WithSystemProperty(key, value string) Option {
+	return func(c *config) { c.sysProps = append(c.sysProps, fmt.Sprintf("-D%s=%s", key, value)) }
+}
+
+// WithHeap sets the JVM's maximum heap, as for -Xmx (default "256m").
+func WithHeap(size string) Option {
+	return func(c *config) { c.heap = size }
+}
