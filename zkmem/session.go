@@ -179,8 +179,8 @@ func (s *Server) endSession(sess *session) {
 // ExpireSession makes the server expire the session with the given id now,
 // as if its client had gone silent for the whole timeout: its ephemerals are
 // deleted in one transaction and other sessions' watches fire. A connected
-// client learns at once (StateDisconnected, then StateExpired); a
-// disconnected one when it reconnects. It reports whether the session
+// client learns at once (StateDisconnected, then StateExpired); a paused one
+// when it resumes; a disconnected one when it reconnects. It reports whether the session
 // existed.
 func (s *Server) ExpireSession(id int64) bool {
 	s.mu.Lock()
@@ -189,11 +189,13 @@ func (s *Server) ExpireSession(id int64) bool {
 		s.mu.Unlock()
 		return false
 	}
-	wasConnected := sess.connected
+	// A connected client hears at once; a paused one when it resumes, a
+	// disconnected one when it reconnects.
+	tell := sess.connected && !sess.paused
 	sess.connected = false
 	s.endSession(sess)
 	s.mu.Unlock()
-	if wasConnected {
+	if tell {
 		sess.owner.learnExpired(true)
 	}
 	return true
