@@ -167,11 +167,13 @@ func sessionCases() []testCase {
 			}
 		}},
 		{"ephemerals-stay-while-session-lives", func(e *env) {
-			// With the shortest timeout, the session lives only if the
-			// client keeps it alive while idle.
-			c2 := e.connectTimeout(e.facts().minSessionTimeout())
+			// With a short timeout, the session lives only if the client
+			// keeps it alive while idle. (Not the shortest: 200ms is within
+			// reach of a scheduling stall on a loaded machine.)
+			timeout := min(max(e.facts().minSessionTimeout(), time.Second), e.facts().maxSessionTimeout())
+			c2 := e.connectTimeout(timeout)
 			e.create(c2, e.p("e"), nil, zksim.ModeEphemeral)
-			e.sleep(3 * e.facts().minSessionTimeout())
+			e.sleep(3 * c2.SessionTimeout())
 			require.True(e.t, e.exists(e.c, e.p("e")), "a live session's ephemeral went away")
 			require.Equal(e.t, c2.SessionID(), e.stat(e.c, e.p("e")).EphemeralOwner)
 		}},

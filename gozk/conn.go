@@ -40,7 +40,10 @@ type Conn struct {
 	expired bool
 	closed  bool
 	subs    map[*subscriber]struct{}
-	calls   sync.WaitGroup // calls in progress and their helper goroutines; Add only under mu while !closed
+	// calls counts the calls in progress and the goroutines gozk started;
+	// Close waits for it. Add happens under mu while !closed (enter), or
+	// while a registered call or goroutine holds a count.
+	calls sync.WaitGroup
 
 	closeOnce sync.Once
 }
@@ -155,9 +158,10 @@ func (c *Conn) State() zksim.State {
 // Close closes the session (its ephemeral nodes are deleted) and the
 // connection. Pending watches receive EventNotWatching with
 // zksim.ErrClosing, SessionEvents channels are closed, State reports
-// StateClosed, and later calls return zksim.ErrClosing. Close blocks until go-zookeeper has
-// stopped: at most about a second when the server cannot be reached. It is
-// idempotent and always returns nil.
+// StateClosed, and later calls return zksim.ErrClosing. Close blocks until
+// go-zookeeper has stopped and every call in progress has returned: at most
+// about a second when the server cannot be reached. It is idempotent and
+// always returns nil.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
@@ -165,17 +169,22 @@ func (c *Conn) Close() error {
 		c.finished.Store(true)
 		c.state = zksim.StateClosed
 		close(c.closedCh) // subscribers stop
+		subs := c.subs
+		c.subs = make(map[*subscriber]struct{})
 		c.mu.Unlock()
 
 		c.stopZK()
 		<-c.loopDone   // every go-zookeeper watch has been told
 		c.calls.Wait() // and forwarded; every call has returned
+		for s := range subs {
+			s.closeWith(zksim.Event{Type: zksim.EventSession, State: zksim.StateClosed})
+		}
 	})
 	return nil
 }
 
-// enter registers a call. It reports false, with the error to return, when
-// the Conn is finished.
+// enter registers a call with c.calls, or returns the error a call on a
+// finished Conn gets.
 func (c *Conn) enter() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -198,7 +207,9 @@ func (c *Conn) finishedErrLocked() error {
 
 // call runs f, a blocking go-zookeeper call, and maps its error. When ctx
 // ends first it returns ctx.Err() at once and leaves f running in the
-// background: its request may still be applied by the server.
+// background: its request may still be applied by the server, and the
+// caller must not read what f writes. f's own errors are never context
+// errors.
 func (c *Conn) call(ctx context.Context, f func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -10,13 +10,15 @@ import (
 // SessionEvents returns a new channel that receives every session state
 // change from now on, in order, as events of type EventSession. The
 // channel is buffered without bound, so a slow reader never holds up the
-// connection. It is closed when ctx is done or the Conn is closed (events
-// not yet delivered are then dropped, as with zkmem); on a Conn already
-// closed it is closed at once.
+// connection. It is closed when ctx is done, or when the Conn is closed:
+// then events not yet delivered are dropped, a reader who has taken every
+// earlier event gets a last one with StateClosed, and the channel is closed
+// (as with zkmem). On a Conn already closed it is closed at once.
 func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
 	s := &subscriber{
-		out:     make(chan zksim.Event),
+		out:     make(chan zksim.Event, 1),
 		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 		stop:    ctx.Done(),
 		abandon: c.closedCh,
 	}
@@ -44,35 +46,36 @@ func (c *Conn) publishLocked(st zksim.State) {
 	}
 }
 
-// subscriber is one SessionEvents channel with its unbounded queue.
+// subscriber is one SessionEvents channel with its unbounded queue. Its
+// goroutine moves the queue into out, whose one-event buffer lets Close
+// hand a reader who has kept up a last event without waiting for it.
 type subscriber struct {
 	out     chan zksim.Event
 	wake    chan struct{}   // capacity 1: "the queue changed"
+	done    chan struct{}   // closed when the goroutine has stopped
 	stop    <-chan struct{} // the subscriber's ctx is done
 	abandon <-chan struct{} // the Conn is closed
 
-	mu    sync.Mutex
-	queue []zksim.Event
+	mu        sync.Mutex
+	queue     []zksim.Event
+	outClosed bool
 }
 
 func (s *subscriber) push(ev zksim.Event) {
 	s.mu.Lock()
 	s.queue = append(s.queue, ev)
 	s.mu.Unlock()
-	s.poke()
-}
-
-func (s *subscriber) poke() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// run delivers the queue to out until the subscriber's ctx is done or the
-// Conn is closed; then it closes out and calls leave.
+// run delivers the queue to out until the subscriber's ctx is done (then it
+// closes out) or the Conn is closed (then closeWith does). It calls leave
+// when it stops.
 func (s *subscriber) run(leave func()) {
-	defer close(s.out)
+	defer close(s.done)
 	defer leave()
 	for {
 		s.mu.Lock()
@@ -82,6 +85,7 @@ func (s *subscriber) run(leave func()) {
 			case <-s.wake:
 				continue
 			case <-s.stop:
+				s.closeOut()
 				return
 			case <-s.abandon:
 				return
@@ -94,9 +98,36 @@ func (s *subscriber) run(leave func()) {
 		select {
 		case s.out <- ev:
 		case <-s.stop:
+			s.closeOut()
 			return
 		case <-s.abandon:
 			return
 		}
 	}
+}
+
+func (s *subscriber) closeOut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.outClosed {
+		s.outClosed = true
+		close(s.out)
+	}
+}
+
+// closeWith ends the subscriber of a closed Conn: once its goroutine has
+// stopped, last goes into out if its buffer is free, and out is closed.
+func (s *subscriber) closeWith(last zksim.Event) {
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.outClosed {
+		return
+	}
+	select {
+	case s.out <- last:
+	default:
+	}
+	s.outClosed = true
+	close(s.out)
 }

@@ -2,6 +2,7 @@ package gozk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -38,6 +39,10 @@ func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, er
 		resps, err = c.zk.Multi(reqs...)
 		return err
 	})
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// ctx ended first: the call may still be running and writing resps.
+		return nil, err
+	}
 	if len(resps) != len(ops) {
 		// No per-op results: the call failed as a whole.
 		if err == nil {

@@ -114,8 +114,8 @@ func (c *Conn) stopZK() {
 // sniffConn watches the first bytes the server sends on a connection: the
 // connect response, a length-prefixed record of protocolVersion (int32),
 // timeOut (int32), sessionId (int64) and passwd; an expired session is
-// answered with zeros. go-zookeeper reads it from
-// one goroutine before it starts any other reader, so no locking is needed.
+// answered with zeros. go-zookeeper reads it from one goroutine before it
+// starts any other reader, so no locking is needed.
 type sniffConn struct {
 	net.Conn
 	conn *Conn

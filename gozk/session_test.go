@@ -109,6 +109,9 @@ func TestExpiryFinishesTheConn(t *testing.T) {
 	_, err = client.Create(ctx, root+"/x", nil, zksim.ModePersistent, zksim.OpenACL())
 	wantErr(t, "create after expiry", err, zksim.ErrSessionExpired)
 	must(t, "close", client.Close())
+	if ev := recv(t, events); ev.State != zksim.StateClosed {
+		t.Fatalf("session event after Close: %v, want StateClosed", ev)
+	}
 	recvClosed(t, events)
 }
 
@@ -121,6 +124,10 @@ func TestSessionEventsEnd(t *testing.T) {
 	cancel()
 	recvClosed(t, byCtx)
 	must(t, "close", c.Close())
+	// A reader who has kept up gets StateClosed last.
+	if ev := recv(t, byClose); ev.Type != zksim.EventSession || ev.State != zksim.StateClosed {
+		t.Fatalf("last session event %v, want StateClosed", ev)
+	}
 	recvClosed(t, byClose)
 	recvClosed(t, c.SessionEvents(context.Background()))
 }
@@ -152,6 +159,12 @@ func TestContextEndsTheWait(t *testing.T) {
 		}
 	case <-time.After(waitLimit):
 		t.Fatal("get did not return after its context was cancelled")
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	res, err := client.Multi(short, &zksim.CheckOp{Path: root, Version: -1})
+	if (!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, zksim.ErrConnectionLoss)) || res != nil {
+		t.Fatalf("multi while cut = %v, %v; want no results and context.DeadlineExceeded", res, err)
 	}
 	proxy.Restore()
 	later, cancelLater := context.WithTimeout(context.Background(), waitLimit)

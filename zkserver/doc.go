@@ -5,10 +5,10 @@
 // child JVM (org.apache.zookeeper.server.ZooKeeperServerMain) on a free
 // 127.0.0.1 port, with its own temporary data directory and configuration,
 // waits until it answers the `ruok` four-letter word with `imok` and `srvr`
-// reports it serving (`ruok` answers a moment before sessions are accepted),
-// and stops it
-// (SIGKILL to its process group, then wait) when the test ends. Its output goes
-// to a log file whose tail is printed when the test fails.
+// reports it serving (`ruok` answers a moment before sessions are
+// accepted), and stops it (SIGKILL to its process group, then wait) when the
+// test ends. Its output goes to a log file; when the test fails the log is
+// kept in the system's temporary directory and its tail printed.
 //
 // Every server runs with:
 //
@@ -17,11 +17,17 @@
 //   - -Dznode.container.checkIntervalMs=100 (containers and TTL nodes are
 //     reaped within about 100ms of becoming eligible);
 //   - 4lw.commands.whitelist=* and the admin server disabled;
-//   - a small heap.
+//   - a small heap (-Xmx256m, serial GC).
 //
-// A start costs about 4 seconds, so a package with many tests shares one
-// server with [Shared] (started once per test binary) and gives every test
-// its own root path.
+// Options add zoo.cfg lines ([WithConfig]) and JVM system properties
+// ([WithSystemProperty]) after these, so they can override them.
+//
+// A start costs one to four seconds, so a package with many tests shares
+// one server with [Shared] (started once per test binary) and gives every
+// test its own root path ([Server.Root]). [Server.Connect] opens a gozk
+// session closed at cleanup; [Server.FourLetterWord], [Server.LastZxid],
+// [Server.SessionAlive] and [Server.WaitSessionGone] look at the server
+// from outside.
 //
 // # When ZooKeeper is missing
 //
@@ -41,5 +47,6 @@
 // [Proxy] is a loopback TCP proxy to put between a client and the server.
 // [Proxy.Cut] closes the live connections and holds new ones unanswered
 // until [Proxy.Restore]; holding the cut longer than the session timeout
-// makes the real server expire the session.
+// makes the real server expire the session ([Server.WaitSessionGone] tells
+// when it has); [Proxy.Connect] opens a session through the proxy.
 package zkserver

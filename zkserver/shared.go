@@ -19,7 +19,7 @@ var shared struct {
 }
 
 // Shared returns the server shared by every test of the test binary,
-// starting it on the first call (about 4 seconds; later calls return at
+// starting it on the first call (a few seconds; later calls return at
 // once). It skips or fails the test as Start does when no server can be
 // had; once a start has failed, every later call reports the same error
 // without trying again.
@@ -46,7 +46,8 @@ func Shared(t testing.TB) *Server {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("zkserver: log of the shared server at %s: %s", shared.srv.addr, shared.srv.logPath)
+			kept := keepLog(shared.srv.logPath, t.Name())
+			t.Logf("zkserver: the shared server at %s has logged so far to %s; last lines:\n%s", shared.srv.addr, kept, shared.srv.LogTail(20))
 		}
 	})
 	return shared.srv
