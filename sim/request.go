@@ -127,16 +127,27 @@ var codeNames = map[zksim.Code]string{
 // sorts by name, which for protected names means by a random GUID; the
 // sequence is the same from run to run.
 func sortChildren(names []string) {
-	slices.SortFunc(names, func(a, b string) int {
-		sa, sb := seqOf(a), seqOf(b)
-		if sa != sb {
-			if sa < sb {
+	// Parse each sequence number once, not once per comparison.
+	type keyed struct {
+		seq  int64
+		name string
+	}
+	keys := make([]keyed, len(names))
+	for i, n := range names {
+		keys[i] = keyed{seqOf(n), n}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int {
+		if a.seq != b.seq {
+			if a.seq < b.seq {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.name, b.name)
 	})
+	for i, k := range keys {
+		names[i] = k.name
+	}
 }
 
 // seqOf returns the value of the last ten characters of name if they are
