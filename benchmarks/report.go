@@ -106,12 +106,11 @@ func HerdSVG(out io.Writer, results []HerdResult, subtitle string) error {
 		left, right    = 70, 20
 		top, bottom    = 40, 45
 		cols           = 2
-		legendH        = 110
+		legendRowH     = 22
 		headerH        = 75
 	)
 	rows := (len(metrics) + cols - 1) / cols
 	width := cols * panelW
-	height := headerH + rows*panelH + legendH
 	var variants []string
 	seen := map[string]bool{}
 	for _, r := range results {
@@ -120,6 +119,9 @@ func HerdSVG(out io.Writer, results []HerdResult, subtitle string) error {
 			variants = append(variants, r.Variant)
 		}
 	}
+	// One legend entry per row: the descriptions are too long for two
+	// columns.
+	height := headerH + rows*panelH + 20 + len(variants)*legendRowH
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
@@ -135,8 +137,8 @@ func HerdSVG(out io.Writer, results []HerdResult, subtitle string) error {
 	// Legend.
 	ly := headerH + rows*panelH + 10
 	for i, v := range variants {
-		x := 30 + (i%2)*(width/2)
-		y := ly + (i/2)*22
+		x := 30
+		y := ly + i*legendRowH
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", x, y, x+40, y, colorOf(v), dashOf(v))
 		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", x+50, y+4, escape(legendText(v)))
 	}
