@@ -67,8 +67,13 @@ func runExplore(ctx context.Context, root string, checks int, seed uint64, flawe
 		if i == 1 {
 			fmt.Fprintf(log, "  the broken recipes (each test passes when the exploration catches the flaw and shrinks it):\n")
 		}
-		args := append([]string{"./property_test", "-count=1", "-v", "-timeout=60m",
-			fmt.Sprintf("-rapid.seed=%d", seed), "-rapid.nofailfile"}, run...)
+		args := []string{"./property_test", "-count=1", "-v", "-timeout=60m", "-rapid.nofailfile"}
+		if i == 0 {
+			// The broken recipes run with the property tests' own fixed
+			// seed, with which each flaw is always caught.
+			args = append(args, fmt.Sprintf("-rapid.seed=%d", seed))
+		}
+		args = append(args, run...)
 		other, err := goTest(ctx, root, args, verbose, x.handle)
 		if err != nil && !anyFailed(x.order) {
 			return x.order, fmt.Errorf("the fault exploration did not run: %v\n%s", err, other)
@@ -121,7 +126,11 @@ func (x *exploration) handle(ev testEvent) {
 			r.caught = fmt.Sprintf("%s (found on random run %d)", strings.TrimSpace(m[2]), passed+1)
 		}
 		if m := shrunkLine.FindStringSubmatch(ev.Output); m != nil {
-			r.shrunk = fmt.Sprintf("%s actions: %s", m[1], strings.TrimSpace(m[2]))
+			if actions := strings.TrimSpace(m[2]); actions != "" {
+				r.shrunk = fmt.Sprintf("%s actions: %s", m[1], actions)
+			} else {
+				r.shrunk = "no random actions (the final liveness phase alone fails)"
+			}
 		}
 	case "pass", "fail", "skip":
 		if ev.Test != top {

@@ -1,0 +1,443 @@
+package property_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/election"
+	"github.com/zksim/zksim/recipes/lock"
+)
+
+// The lock machine, which is also the election machine (leading is
+// holding): clients acquire and release a hold (an exclusive lock, either
+// half of a read-write lock, a semaphore lease, a leadership), holders of
+// an exclusive hold write to a fenced resource with their token, and
+// faults strike.
+//
+// Invariants, after every step:
+//   - exclusion: at most one holder whose session is live (a read-write
+//     lock: one writer and no reader, or readers only; a semaphore: at most
+//     max leases); a holder whose session ended still counts while it runs
+//     and hears from the server: it must have learnt (Doubtful, Lost) that
+//     its hold is gone before another holds (the election's "a leader
+//     learns it lost leadership before another leader acts");
+//   - tokens (terms) grow: each exclusive hold's token is larger than every
+//     token granted before;
+//   - fencing: the resource never accepts a token older than one it has
+//     seen;
+//   - no orphan: every contender node belongs to a client that is
+//     acquiring or holding, never to an idle client with a live session.
+//
+// Liveness: once faults stop, every client acquires (and releases) within
+// liveBound of virtual time.
+
+// holdable is one acquisition of a hold: what every lock-like recipe (and
+// the flawed locks of flawed_test.go) offers the machine.
+type holdable interface {
+	Acquire(ctx context.Context) error
+	Release(ctx context.Context) error
+	State() recipes.HoldState
+	Token() int64
+	// Exclusive reports whether the hold excludes every other holder (a
+	// lock, a write lock), which lets its holder write to the resource.
+	Exclusive() bool
+}
+
+// lockKind makes the holdables of one recipe.
+type lockKind struct {
+	name string
+	// dirs are the directories whose children are contender nodes.
+	dirs []string
+	// newHold makes a new acquisition for c (draws allowed).
+	newHold func(t *rapid.T, c *client) holdable
+	// maxShared is how many non-exclusive holds may be held at once (0:
+	// they exclude exclusive ones only, as readers do).
+	maxShared int
+}
+
+type lockClient struct {
+	cancelled atomic.Int64 // when its acquisition was cancelled (virtual UnixNano), 0 if not
+	gaveUp    atomic.Bool  // its cancelled Acquire returned after the recipes' cleanup deadline
+	h         holdable     // the current acquisition, nil when idle
+	holding   atomic.Bool  // Acquire returned nil and Release has not returned
+	liveDone  atomic.Bool  // acquired and released since the liveness phase began
+}
+
+type lockFamily struct {
+	w    *world
+	kind lockKind
+	// checkState makes a holder check that its hold is Held before it
+	// writes (the real holder); the flawed one writes regardless.
+	checkState bool
+	cs         []*lockClient
+	lastToken  int64 // the largest exclusive token granted; guarded by w.mu
+}
+
+func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
+	w.res = &resource{fenced: fenced}
+	f := &lockFamily{w: w, kind: kind, checkState: checkState}
+	for range w.clients {
+		f.cs = append(f.cs, &lockClient{})
+	}
+	return f
+}
+
+func (f *lockFamily) renew(c *client) {
+	if !f.checkState && f.cs[c.idx].holding.Load() {
+		// A holder that does not look at its hold state does not notice
+		// that its session ended: it goes on believing it holds (and
+		// writing), with a new session for anything else.
+		return
+	}
+	lc := &lockClient{}
+	lc.liveDone.Store(f.cs[c.idx].liveDone.Load())
+	f.cs[c.idx] = lc
+}
+
+// idle returns the awake clients that neither acquire nor hold.
+func (f *lockFamily) idle() []*client {
+	var out []*client
+	for _, c := range f.w.awake() {
+		if !c.busy("") && !f.cs[c.idx].holding.Load() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *lockFamily) holders() []*client {
+	var out []*client
+	for _, c := range f.w.awake() {
+		if f.cs[c.idx].holding.Load() && !c.busy("release") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *lockFamily) acquire(t *rapid.T, c *client) {
+	lc := f.cs[c.idx]
+	h := f.kind.newHold(t, c)
+	lc.h = h
+	c.start("acquire", func(ctx context.Context) error {
+		err := h.Acquire(ctx)
+		if err == nil {
+			f.acquired(c, h)
+			lc.holding.Store(true)
+			f.write(c, h) // a holder uses what it holds
+		} else if at := lc.cancelled.Load(); at != 0 && time.Since(time.Unix(0, at)) >= cleanupDeadline {
+			lc.gaveUp.Store(true)
+		}
+		return err
+	})
+}
+
+// cleanupDeadline is how long the recipes try to delete the node of a
+// cancelled call (retry.CleanupContext): one and a half session timeouts.
+const cleanupDeadline = sessionTimeout + sessionTimeout/2
+
+// write is what a holder does with an exclusive hold: it writes to the
+// resource with its token (the real holder first checks that its hold is
+// Held). The write travels through the gate, so a pause or a fault can
+// come between the decision and the write.
+func (f *lockFamily) write(c *client, h holdable) error {
+	if !h.Exclusive() {
+		return nil
+	}
+	if f.checkState && h.State() != recipes.Held {
+		return errNotHeld
+	}
+	token := h.Token()
+	f.w.gate.Await(c.idx, "write resource")
+	f.w.write(c.idx, token)
+	return nil
+}
+
+// acquired checks that an exclusive hold's token (its term, for an
+// election) is larger than every token granted before.
+func (f *lockFamily) acquired(c *client, h holdable) {
+	if !h.Exclusive() {
+		return
+	}
+	f.w.mu.Lock()
+	last := f.lastToken
+	if h.Token() > last {
+		f.lastToken = h.Token()
+	}
+	f.w.mu.Unlock()
+	if h.Token() <= last {
+		f.w.violate("token went back", "client %d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
+	}
+}
+
+func (f *lockFamily) release(c *client) {
+	lc := f.cs[c.idx]
+	h := lc.h
+	c.start("release", func(ctx context.Context) error {
+		err := h.Release(ctx)
+		if err == nil {
+			lc.holding.Store(false)
+			if f.w.isLive() {
+				lc.liveDone.Store(true)
+			}
+		}
+		return err
+	})
+}
+
+func (f *lockFamily) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"Acquire": func(t *rapid.T) { f.acquire(t, drawClient(t, f.idle(), "acquire")) },
+		"Release": func(t *rapid.T) { f.release(drawClient(t, f.holders(), "release")) },
+		"Cancel": func(t *rapid.T) {
+			var acquiring []*client
+			for _, c := range f.w.awake() {
+				if c.busy("acquire") {
+					acquiring = append(acquiring, c)
+				}
+			}
+			c := drawClient(t, acquiring, "cancel")
+			f.cs[c.idx].cancelled.Store(time.Now().UnixNano())
+			c.stop("acquire")
+		},
+		// Write: a holder of an exclusive hold writes to the resource again
+		// (it also writes once as soon as it holds).
+		"Write": func(t *rapid.T) {
+			var writers []*client
+			for _, c := range f.holders() {
+				if f.cs[c.idx].h.Exclusive() && !c.busy("write") {
+					writers = append(writers, c)
+				}
+			}
+			c := drawClient(t, writers, "write")
+			h := f.cs[c.idx].h
+			c.start("write", func(context.Context) error { return f.write(c, h) })
+		},
+	}
+}
+
+func (f *lockFamily) check() {
+	w := f.w
+	var exclusive, shared []string
+	owners := w.owners()
+	for _, c := range w.clients {
+		lc := f.cs[c.idx]
+		if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held {
+			continue
+		}
+		// A holder counts while its session lives, and also after, as
+		// long as it runs and hears from the server: such a holder must
+		// have learnt that its hold is gone (Doubtful, Lost) before
+		// another one holds. Only a paused holder, or one whose request is
+		// still on its way, may still believe it holds (fencing covers
+		// those).
+		if _, live := owners[c.conn.SessionID()]; !live && (c.paused || w.inFlight(c)) {
+			continue
+		}
+		if lc.h.Exclusive() {
+			exclusive = append(exclusive, fmt.Sprint(c.idx))
+		} else {
+			shared = append(shared, fmt.Sprint(c.idx))
+		}
+	}
+	switch {
+	case len(exclusive) > 1:
+		w.violate("two holders", "clients %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
+	case len(exclusive) == 1 && len(shared) > 0:
+		w.violate("two holders", "client %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
+	case f.kind.maxShared > 0 && len(shared) > f.kind.maxShared:
+		w.violate("too many holders", "clients %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
+	}
+	// No orphan: a node of a live session belongs to a client that is
+	// acquiring, releasing or holding.
+	for _, dir := range f.kind.dirs {
+		for _, name := range w.children(dir) {
+			c, ok := owners[w.owner(dir+"/"+name)]
+			if !ok || c.busy("") || f.cs[c.idx].holding.Load() {
+				continue
+			}
+			if f.cs[c.idx].gaveUp.Load() && !*strict {
+				w.knownIssue(c, "orphan %s/%s: client %d's cancelled call gave up deleting it after the cleanup deadline (%v) while its session lived on", dir, name, c.idx, cleanupDeadline)
+				continue
+			}
+			w.violate("orphan", "%s/%s belongs to client %d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
+		}
+	}
+}
+
+// describe tells what the machine knows of c, for a violation message.
+func (f *lockFamily) describe(c *client) string {
+	lc := f.cs[c.idx]
+	state := recipes.NotHeld
+	if lc.h != nil {
+		state = lc.h.State()
+	}
+	return fmt.Sprintf("session %v, paused %v, hold %v, holding %v", c.conn.State(), c.paused, state, lc.holding.Load())
+}
+
+// live: every client acquires once and releases, one after the other.
+func (f *lockFamily) live() bool {
+	done := true
+	for _, c := range f.w.clients {
+		lc := f.cs[c.idx]
+		switch {
+		case c.busy("acquire") || c.busy("release"):
+			done = false
+		case lc.holding.Load():
+			f.release(c)
+			done = false
+		case !lc.liveDone.Load():
+			lc.h = f.kind.newHold(nil, c)
+			h := lc.h
+			c.start("acquire", func(ctx context.Context) error {
+				err := h.Acquire(ctx)
+				if err == nil {
+					f.acquired(c, h)
+					lc.holding.Store(true)
+				}
+				return err
+			})
+			done = false
+		}
+	}
+	return done
+}
+
+func (f *lockFamily) stuck() string {
+	var out []string
+	for _, c := range f.w.clients {
+		lc := f.cs[c.idx]
+		if !lc.liveDone.Load() {
+			state := "idle"
+			switch {
+			case c.busy("acquire"):
+				state = "still acquiring"
+			case c.busy("release"):
+				state = "still releasing"
+			case lc.holding.Load():
+				state = "holding"
+			}
+			out = append(out, fmt.Sprintf("client %d never acquired and released (%s)", c.idx, state))
+		}
+	}
+	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.kind.dirs[0]), " ")
+}
+
+// The real recipes as holdables.
+
+type mutexHold struct{ *lock.Mutex }
+
+func (h mutexHold) Acquire(ctx context.Context) error { return h.Lock(ctx) }
+func (h mutexHold) Release(ctx context.Context) error { return h.Unlock(ctx) }
+func (h mutexHold) Exclusive() bool                   { return true }
+
+type rwHold struct {
+	*lock.Mutex
+	write bool
+}
+
+func (h rwHold) Acquire(ctx context.Context) error { return h.Lock(ctx) }
+func (h rwHold) Release(ctx context.Context) error { return h.Unlock(ctx) }
+func (h rwHold) Exclusive() bool                   { return h.write }
+
+type leaseHold struct {
+	sem   *lock.Semaphore
+	lease *lock.Lease
+}
+
+func (h *leaseHold) Acquire(ctx context.Context) error {
+	l, err := h.sem.Acquire(ctx)
+	if err == nil {
+		h.lease = l
+	}
+	return err
+}
+func (h *leaseHold) Release(ctx context.Context) error { return h.lease.Release(ctx) }
+func (h *leaseHold) Exclusive() bool                   { return false }
+func (h *leaseHold) Token() int64                      { return h.lease.Token() }
+func (h *leaseHold) State() recipes.HoldState {
+	if h.lease == nil {
+		return recipes.NotHeld
+	}
+	return h.lease.State()
+}
+
+const lockDir = "/lock"
+
+// errNotHeld is what a holder's write says when it found its hold not Held
+// and did not write.
+var errNotHeld = errors.New("hold not Held: no write")
+
+var (
+	mutexKind = lockKind{
+		name: "lock",
+		dirs: []string{lockDir},
+		newHold: func(_ *rapid.T, c *client) holdable {
+			return mutexHold{lock.New(c.conn, lockDir)}
+		},
+	}
+	rwKind = lockKind{
+		name: "read-write lock",
+		dirs: []string{lockDir},
+		newHold: func(t *rapid.T, c *client) holdable {
+			write := c.idx%2 == 0 // in the liveness phase: fixed roles
+			if t != nil {
+				write = rapid.Bool().Draw(t, "write")
+			}
+			rw := lock.NewRWMutex(c.conn, lockDir)
+			if write {
+				return rwHold{rw.WriteLock(), true}
+			}
+			return rwHold{rw.ReadLock(), false}
+		},
+	}
+	semaphoreKind = lockKind{
+		name:      "semaphore",
+		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
+		maxShared: 2,
+		newHold: func(_ *rapid.T, c *client) holdable {
+			return &leaseHold{sem: lock.NewSemaphore(c.conn, lockDir, 2)}
+		},
+	}
+)
+
+// Elections as holdables: leading is holding, Campaign acquires, Resign
+// releases, and the leader's token is its term.
+
+type electionHold struct{ *election.Election }
+
+func (h electionHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
+func (h electionHold) Release(ctx context.Context) error { return h.Resign(ctx) }
+func (h electionHold) Exclusive() bool                   { return true }
+
+type singleNodeHold struct{ *election.SingleNode }
+
+func (h singleNodeHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
+func (h singleNodeHold) Release(ctx context.Context) error { return h.Resign(ctx) }
+func (h singleNodeHold) Exclusive() bool                   { return true }
+
+const electionDir = "/election"
+
+var (
+	electionKind = lockKind{
+		name: "leadership",
+		dirs: []string{electionDir},
+		newHold: func(_ *rapid.T, c *client) holdable {
+			return electionHold{election.New(c.conn, electionDir)}
+		},
+	}
+	singleNodeKind = lockKind{
+		name: "single-node leadership",
+		dirs: []string{electionDir},
+		newHold: func(_ *rapid.T, c *client) holdable {
+			return singleNodeHold{election.NewSingleNode(c.conn, electionDir+"/leader")}
+		},
+	}
+)

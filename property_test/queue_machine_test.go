@@ -1,0 +1,432 @@
+package property_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes/queue"
+)
+
+// The queue machine: client 0 produces, the others consume (Take, Poll),
+// and faults strike.
+//
+// Invariants:
+//   - no item is delivered twice (checked as each item is delivered);
+//   - FIFO queue, one producer: items leave in offer order (an item is never
+//     removed while an earlier one is still there);
+//   - priority queue, one consumer: each item delivered comes first, by
+//     (priority, offer order), among the items that were there when the
+//     call began and are still there.
+//
+// Liveness: once faults stop, the consumers drain the queue, and every item
+// whose Offer succeeded has been delivered, except at most one per consumer
+// call that failed (cancelled, or its session expired): the package
+// documents that an item whose remove was applied just as the call gave up
+// is lost with it.
+
+// consumer is what the machine's consumers do.
+type consumer interface {
+	Take(ctx context.Context) ([]byte, error)
+	Poll(ctx context.Context) ([]byte, bool, error)
+}
+
+// queueKind makes the producer and consumer values of one queue recipe.
+type queueKind struct {
+	name     string
+	priority bool   // items carry a priority; one consumer
+	locking  bool   // items are taken by claim and Ack: no FIFO check
+	itemsDir string // where the items are
+	offer    func(c *client, ctx context.Context, data []byte, prio int32) error
+	consumer func(c *client) consumer
+}
+
+const queueDir = "/queue"
+
+var (
+	fifoKind = queueKind{
+		name:     "FIFO queue",
+		itemsDir: queueDir,
+		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
+			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
+		},
+		consumer: func(c *client) consumer { return queue.New(c.conn, queueDir) },
+	}
+	priorityKind = queueKind{
+		name:     "priority queue",
+		priority: true,
+		itemsDir: queueDir,
+		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
+			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
+		},
+		consumer: func(c *client) consumer { return queue.NewPriority(c.conn, queueDir) },
+	}
+)
+
+type queueFamily struct {
+	w    *world
+	kind queueKind
+	cons []consumer // by client; cons[0] is the producer's queue value
+
+	mu        sync.Mutex
+	offered   int            // items whose Offer began
+	added     map[int]bool   // items known to have been added
+	prio      map[int]int32  // item priorities
+	delivered map[int]int    // deliveries per item
+	failed    int            // consumer calls that failed: each may lose an item
+	draining  bool           // the final drain: cancelled calls lose nothing
+	snapshots map[int][]int  // priority queue: items present when a call began, by client
+	order     map[int]string // what each consumer call returned, for messages
+}
+
+func newQueueFamily(w *world, kind queueKind) *queueFamily {
+	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{},
+		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{}}
+	for _, c := range w.clients {
+		f.cons = append(f.cons, kind.consumer(c))
+	}
+	return f
+}
+
+// producer returns client c's queue value (the producer offers through it).
+func (f *queueFamily) producer(c *client) consumer { return f.cons[c.idx] }
+
+func (f *queueFamily) renew(c *client) { f.cons[c.idx] = f.kind.consumer(c) }
+
+func (f *queueFamily) consumers() []*client {
+	var out []*client
+	for _, c := range f.w.awake() {
+		if c.idx > 0 && !c.busy("") && (!f.kind.priority || c.idx == 1) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *queueFamily) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"Offer": func(t *rapid.T) {
+			p := f.w.clients[0]
+			if p.paused || p.busy("") {
+				t.SkipNow()
+			}
+			var prio int32
+			if f.kind.priority {
+				prio = rapid.Int32Range(0, 3).Draw(t, "priority")
+			}
+			f.offer(p, prio)
+		},
+		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true) },
+		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false) },
+		"Cancel": func(t *rapid.T) {
+			var busy []*client
+			for _, c := range f.w.awake() {
+				if c.idx > 0 && c.busy("take") {
+					busy = append(busy, c)
+				}
+			}
+			drawClient(t, busy, "cancel").stop("take")
+		},
+	}
+}
+
+func (f *queueFamily) offer(p *client, prio int32) {
+	f.mu.Lock()
+	k := f.offered
+	f.offered++
+	f.prio[k] = prio
+	f.mu.Unlock()
+	p.start("offer", func(ctx context.Context) error {
+		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
+		if err == nil {
+			f.mu.Lock()
+			f.added[k] = true
+			f.mu.Unlock()
+		}
+		return err
+	})
+}
+
+func (f *queueFamily) take(c *client, wait bool) {
+	q := f.cons[c.idx]
+	if f.kind.priority {
+		present := f.present()
+		f.mu.Lock()
+		f.snapshots[c.idx] = present
+		f.mu.Unlock()
+	}
+	c.start("take", func(ctx context.Context) error {
+		var (
+			data []byte
+			ok   = true
+			err  error
+		)
+		if wait {
+			data, err = q.Take(ctx)
+		} else {
+			data, ok, err = q.Poll(ctx)
+		}
+		if err != nil {
+			f.mu.Lock()
+			if !f.draining {
+				f.failed++
+			}
+			f.mu.Unlock()
+			return err
+		}
+		if ok {
+			f.deliver(c, string(data))
+		}
+		return nil
+	})
+}
+
+// deliver records that c received the item with data.
+func (f *queueFamily) deliver(c *client, data string) {
+	k, err := strconv.Atoi(strings.TrimPrefix(data, "item-"))
+	if err != nil {
+		f.w.violate("garbage delivered", "client %d received %q", c.idx, data)
+		return
+	}
+	f.mu.Lock()
+	f.delivered[k]++
+	n := f.delivered[k]
+	before := f.snapshots[c.idx]
+	f.mu.Unlock()
+	f.w.trace("c%d received item %d", c.idx, k)
+	if n > 1 {
+		f.w.violate("duplicate delivery", "item %d delivered %d times (last to client %d)", k, n, c.idx)
+	}
+	if f.kind.priority {
+		now := f.present()
+		for _, i := range before {
+			if slices.Contains(now, i) && f.precedes(i, k) {
+				f.w.violate("priority order", "client %d received item %d (priority %d) while item %d (priority %d) was waiting", c.idx, k, f.prio[k], i, f.prio[i])
+			}
+		}
+	}
+}
+
+// precedes reports whether item i must come out before item j.
+func (f *queueFamily) precedes(i, j int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.prio[i] != f.prio[j] {
+		return f.prio[i] < f.prio[j]
+	}
+	return i < j
+}
+
+// present returns the items in the queue directory now, read by the
+// observer.
+func (f *queueFamily) present() []int {
+	var out []int
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if !strings.Contains(name, "qn-") {
+			continue // a receipt
+		}
+		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
+		if err != nil {
+			continue
+		}
+		if k, err := strconv.Atoi(strings.TrimPrefix(string(data), "item-")); err == nil {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (f *queueFamily) check() {
+	present := f.present()
+	f.mu.Lock()
+	for _, k := range present {
+		f.added[k] = true
+	}
+	added := make([]int, 0, len(f.added))
+	for k := range f.added {
+		added = append(added, k)
+	}
+	f.mu.Unlock()
+	if f.kind.priority || f.kind.locking || len(present) == 0 {
+		return
+	}
+	// FIFO: with one producer, an item added after the oldest one still
+	// present must still be present.
+	oldest := present[0]
+	for _, j := range added {
+		if j > oldest && !slices.Contains(present, j) {
+			f.w.violate("FIFO order", "item %d was removed while the earlier item %d is still queued", j, oldest)
+		}
+	}
+}
+
+// live drains the queue: the producer stops, consumers take until it is
+// empty, then the waiting ones are cancelled and the books are checked.
+func (f *queueFamily) live() bool {
+	w := f.w
+	if w.clients[0].busy("") {
+		return false
+	}
+	present := f.present()
+	if len(present) > 0 {
+		for _, c := range w.clients[1:] {
+			if !c.busy("") && (!f.kind.priority || c.idx == 1) {
+				f.take(c, true)
+			}
+		}
+		return false
+	}
+	busy := false
+	for _, c := range w.clients[1:] {
+		if c.busy("") {
+			busy = true
+			if w.inFlight(c) {
+				return false // still working
+			}
+		}
+	}
+	if busy {
+		f.mu.Lock()
+		f.draining = true
+		f.mu.Unlock()
+		for _, c := range w.clients[1:] {
+			c.stop("take")
+		}
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var missing []int
+	for k := range f.added {
+		if f.delivered[k] == 0 {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > f.failed {
+		slices.Sort(missing)
+		w.violate("lost items", "items %v were offered but never delivered (only %d consumer calls failed)", missing, f.failed)
+	}
+	return true
+}
+
+func (f *queueFamily) stuck() string {
+	return fmt.Sprintf("items still queued: %v", f.present())
+}
+
+// sloppyConsumer is the queue consumer the literature warns about: it
+// reads the first item and deletes it, and returns the item even when the
+// delete failed because another consumer had taken it first. Two
+// consumers then deliver the same item.
+type sloppyConsumer struct{ c *client }
+
+func (s sloppyConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
+	return s.next(ctx, false)
+}
+
+func (s sloppyConsumer) Take(ctx context.Context) ([]byte, error) {
+	data, _, err := s.next(ctx, true)
+	return data, err
+}
+
+func (s sloppyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error) {
+	conn := s.c.conn
+	for {
+		names, _, w, err := conn.ChildrenW(ctx, queueDir)
+		if errors.Is(err, zksim.ErrNoNode) {
+			_, err = conn.Create(ctx, queueDir, nil, zksim.ModePersistent, zksim.OpenACL())
+			if err == nil || errors.Is(err, zksim.ErrNodeExists) {
+				continue
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, zksim.ErrConnectionLoss) || !wait {
+				return nil, false, err
+			}
+			if err := waitConnected(ctx, conn); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
+		slices.SortFunc(names, func(a, b string) int { return seqOf(a) - seqOf(b) })
+		retry := false
+		for _, n := range names {
+			data, _, err := conn.Get(ctx, queueDir+"/"+n)
+			if errors.Is(err, zksim.ErrNoNode) {
+				continue // taken: the next one
+			}
+			if err != nil {
+				retry = true
+				break
+			}
+			_ = conn.Delete(ctx, queueDir+"/"+n, -1) // the mistake: the result is ignored
+			return data, true, nil
+		}
+		if retry {
+			if err := waitConnected(ctx, conn); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		if !wait {
+			return nil, false, nil
+		}
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+}
+
+// sloppyKind is the FIFO queue with sloppy consumers (the producer is the
+// real queue).
+var sloppyKind = queueKind{
+	name:     "FIFO queue, sloppy consumers",
+	itemsDir: queueDir,
+	offer:    fifoKind.offer,
+	consumer: func(c *client) consumer {
+		if c.idx == 0 {
+			return queue.New(c.conn, queueDir)
+		}
+		return sloppyConsumer{c}
+	},
+}
+
+// lockingConsumer takes an item of a LockingQueue and acknowledges it: the
+// item counts as delivered once Ack succeeds.
+type lockingConsumer struct{ q *queue.LockingQueue }
+
+func (l lockingConsumer) Take(ctx context.Context) ([]byte, error) {
+	it, err := l.q.Take(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return it.Data(), it.Ack(ctx)
+}
+
+func (l lockingConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
+	it, ok, err := l.q.Poll(ctx)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return it.Data(), true, it.Ack(ctx)
+}
+
+var lockingKind = queueKind{
+	name:     "locking queue",
+	locking:  true,
+	itemsDir: queueDir + "/items",
+	offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
+		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
+	},
+	consumer: func(c *client) consumer { return lockingConsumer{queue.NewLocking(c.conn, queueDir)} },
+}

@@ -1,0 +1,98 @@
+package property_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"pgregory.net/rapid"
+)
+
+// How a machine records what its invariants find, and the protected
+// resource that lock holders and leaders write to.
+
+// knownIssue records a known recipe issue (see KNOWN ISSUES in doc.go)
+// instead of a violation, unless -property.strict is set, and ends the
+// owning client's session so that the run can go on (as an operator who
+// restarts the stuck client would).
+func (w *world) knownIssue(c *client, format string, args ...any) {
+	w.trace("KNOWN ISSUE: "+format, args...)
+	c.conn.Expire()
+	w.mu.Lock()
+	w.known++
+	w.mu.Unlock()
+}
+
+// violate records a violation of an invariant: its kind (a short, stable
+// name such as "two holders") and what exactly happened.
+func (w *world) violate(kind, format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.violations = append(w.violations, violation{kind, fmt.Sprintf(format, args...)})
+}
+
+type violation struct{ kind, detail string }
+
+// failOnViolations fails the check if a violation was found: it logs the
+// details and the trace of the run, and fails with the kinds only. rapid
+// tells two failures apart by their message, so the message must not
+// carry what differs between runs of the same schedule (random GUIDs in
+// paths, say).
+func (w *world) failOnViolations(t *rapid.T) {
+	w.mu.Lock()
+	v := slices.Clone(w.violations)
+	w.mu.Unlock()
+	if len(v) == 0 {
+		return
+	}
+	var kinds []string
+	for _, x := range v {
+		t.Logf("VIOLATION: %s: %s", x.kind, x.detail)
+		kinds = append(kinds, x.kind)
+	}
+	w.fail(t, kinds...)
+}
+
+// fail logs the trace of the run and fails with the given violation kinds.
+func (w *world) fail(t *rapid.T, kinds ...string) {
+	w.mu.Lock()
+	trace := strings.Join(w.events, "\n  ")
+	w.mu.Unlock()
+	t.Logf("trace of the run (virtual time):\n  %s", trace)
+	slices.Sort(kinds)
+	t.Fatalf("VIOLATION: %s", strings.Join(slices.Compact(kinds), ", "))
+}
+
+// resource is a protected resource written by lock holders and leaders.
+// A fenced resource refuses a write whose token is lower than the highest
+// it has accepted; an unfenced one accepts everything. Either way an
+// accepted stale write is a violation: two holders wrote.
+type resource struct {
+	fenced   bool
+	max      int64
+	maxBy    int
+	accepted int
+	refused  int
+}
+
+// write is the write of client with token, as the resource receives it.
+func (w *world) write(client int, token int64) {
+	w.mu.Lock()
+	r := w.res
+	stale := token < r.max
+	if stale && r.fenced {
+		r.refused++
+		w.mu.Unlock()
+		return
+	}
+	by := r.maxBy
+	old := r.max
+	r.accepted++
+	if token > r.max {
+		r.max, r.maxBy = token, client
+	}
+	w.mu.Unlock()
+	if stale {
+		w.violate("two writers", "the resource accepted client %d's write with token %#x after client %d's with token %#x", client, token, by, old)
+	}
+}
