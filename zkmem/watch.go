@@ -86,6 +86,9 @@ func (t *watchTable) has(path string, s *session) (watchMode, bool) {
 // session watching a deleted node in both tables hears of it once. Recursive watches on path and its ancestors
 // fire for every event type but NodeChildrenChanged.
 func (t *watchTable) trigger(path string, typ zksim.EventType, epoch uint64, fired []*session) []*session {
+	if len(t.paths) == 0 {
+		return fired // nothing watched anywhere: no lookups
+	}
 	if entries, ok := t.paths[path]; ok {
 		kept := entries[:0]
 		for _, e := range entries {
