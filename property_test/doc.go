@@ -16,12 +16,11 @@
 //     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart.
 //     Actions are client operations (acquire, release, write to a fenced
 //     resource, cancel, offer, take, enter, leave, ...), the faults of the
-//     catalogue (a lost reply and a dropped request on any request, a
-//     partition and its end, session expiry, a process pause and its end)
-//     and the passing of virtual time. The invariants of the design are
-//     checked after every step; a liveness phase ends every run (faults
-//     stop, time passes, every client must progress within 20s of virtual
-//     time). See the comment at the top of each *_machine_test.go file.
+//     catalogue and the passing of virtual time. The invariants of the
+//     design are checked after every action; a liveness phase ends every
+//     run (faults stop, time passes, every client must progress within 20s
+//     of virtual time). See the comment at the top of each
+//     *_machine_test.go file.
 //   - The flawed recipes of the ZooKeeper literature (flawed_test.go,
 //     flawed_lock_test.go, the sloppy consumer in queue_machine_test.go):
 //     each test passes only when rapid catches the flaw, and it logs the
@@ -29,21 +28,49 @@
 //
 // # How a machine runs
 //
-// A machine runs on zkmem inside a testing/synctest bubble (one per check,
-// rapid.SyncTest), so time is virtual. Every client request waits at a
-// gate (internal/sched) until the machine lets it through, with a fault or
-// without: only one client runs at a time, and the whole schedule is made
-// of rapid's draws. Actions: Step (one waiting request goes through,
-// perhaps with a lost reply or a dropped request), Settle (all go through,
-// no faults), Advance (virtual time passes; running clients' requests are
-// answered within 50ms meanwhile), Partition (drop a connection, or bring
-// it back), Expire, Pause (freeze a process, or thaw it), and the family's
-// operations. Each check starts crypto/rand from the same seed
-// (testing/cryptotest), so the recipes' GUIDs, hence the traces, are the
-// same every time a schedule is replayed.
+// A machine runs on the simulator (package sim), one sim.World per check,
+// inside the synctest bubble rapid.SyncTest gives each check, so time is
+// virtual. Every client of the machine is a sim client: each request it
+// sends, each reply, watch event and change of connection state it gets,
+// is a step of the World's scheduler, and nothing reaches the server or a
+// client until the scheduler takes that step. The machine hands the
+// scheduler's decisions to rapid (sim.Config.Choose and the World's
+// fault policy), so the whole schedule is made of rapid's draws, which
+// rapid can replay and shrink. The actions every machine has:
 //
-// The recipe machines do not use package sim: it was being written at the
-// same time. The gate plays its scheduler's part for these tests.
+//   - Step: one scheduler step; rapid picks which enabled event comes next
+//     (a request reaching the server, or the head of one client's queue of
+//     replies and events reaching it; clients' queues interleave in any
+//     order) and the fate of a request: none, a lost reply, a dropped
+//     request, or children listed in a shuffled order;
+//   - Settle: steps without faults until nothing is enabled;
+//   - Advance: virtual time passes (50ms, 400ms or 1.2s, the session
+//     timeout being 1s) while the server stays prompt;
+//   - Partition: a client's connection breaks, or a broken one heals;
+//   - Expire: the server expires a client's session;
+//   - Pause: a client process stops (no requests, no heartbeats, nothing
+//     delivered: its session expires after the timeout), or resumes;
+//   - Delay: what the server sends one client is held back for 100ms or
+//     500ms, in order, while the others go on (delayed and reordered
+//     delivery across sessions);
+//   - Slow: the server takes 20ms or 300ms more over every request for
+//     0.5s or 3s.
+//
+// A lock holder's or leader's write to the protected resource is a call
+// outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
+// pause or a delay can come between the holder's decision and the write.
+// Settle, Advance and the liveness phase leave the scheduler's choices to
+// the World's seed, itself the first draw of every check. A client whose
+// session ended gets a new one (a new sim client), as an application
+// would. Each check starts crypto/rand from the same seed
+// (testing/cryptotest), so the recipes' GUIDs are the same every time a
+// schedule is replayed. A failure prints the simulator's trace of the run:
+// every step, with its virtual time, and the machine's actions and the
+// clients' calls and returns as notes.
+//
+// Each test logs what its checks did, for example
+//
+//	recipes_test.go:13: 1001 checks: 45624 actions, 123747 simulator steps, 1h16m58s of virtual time
 //
 // # Budget and flags
 //

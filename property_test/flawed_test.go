@@ -18,6 +18,11 @@ import (
 // it. The shrunk schedule is printed in the test log. The same machines run
 // the real recipes in recipes_test.go with no violation.
 
+// The lock without GUIDs cannot find a node whose create's outcome it does
+// not know: a create whose reply was lost (it sends another: two nodes of
+// its own, the first one orphaned), or whose call was cancelled after the
+// request left (the server still applies it). rapid finds whichever road
+// to the orphan is shorter; the client then waits behind its own node.
 func TestFlawedLockRetriesCreateWithoutGUID(t *testing.T) {
 	expectCaught(t, "liveness|orphan", machine(t, worldConfig{clients: 2, faults: true}, func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, naiveKind(false, false), true, true)

@@ -1,26 +1,30 @@
 package property_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/cryptotest"
-	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
 
-	"github.com/zksim/zksim/property_test/internal/sched"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
-// The recipe machines run on zkmem inside a testing/synctest bubble (so time
-// is virtual), with every client request held at a sched.Gate: only the
-// machine lets a request reach the server, one at a time, with a fault or
-// without. The schedule is therefore made of rapid draws only, which is what
-// makes a failure replayable from its seed and its shrunk form meaningful.
+// The recipe machines run on the simulator (package sim): every client
+// is a sim client, so each request, each reply, each watch event and each
+// change of connection state is a step of the simulator's scheduler, and
+// virtual time passes only when the scheduler lets it. The machine takes
+// the scheduler's choices and the faults from rapid's draws (see
+// schedule_test.go), so a schedule is made of rapid draws only: that is
+// what makes a failure replayable from its seed, and its shrunk form
+// meaningful.
 
 // family is one recipe family's part of a machine: its client operations,
 // its invariants and its liveness goal. The world (below) adds the faults,
@@ -44,7 +48,7 @@ type family interface {
 // worldConfig sets a machine's size and fault catalogue.
 type worldConfig struct {
 	clients int
-	faults  bool // lost replies, dropped requests, disconnects, expiry, pauses
+	faults  bool // the whole catalogue; false: scheduling and time only
 }
 
 const (
@@ -52,48 +56,46 @@ const (
 	// liveBound is the virtual time the clients have, once faults stop,
 	// to make the progress their family promises.
 	liveBound = 20 * time.Second
-	// liveTick is how far virtual time moves when nothing can run.
+	// liveTick is how much virtual time the liveness phase lets pass
+	// between two looks at the family's progress.
 	liveTick = 250 * time.Millisecond
-	// advanceTick is the longest a running client's request waits while
-	// virtual time passes.
-	advanceTick = 50 * time.Millisecond
-	// settleLimit bounds the steps one Settle action releases.
-	settleLimit = 200
-	// liveStepLimit bounds the steps released in the liveness phase.
-	liveStepLimit = 5000
+	// settleLimit bounds the steps one Settle action takes.
+	settleLimit = 400
+	// liveStepLimit bounds the steps taken in the liveness phase.
+	liveStepLimit = 20000
 )
 
-// world is one run of a machine: a zkmem server, the clients, the gate
-// their requests wait at, and what the invariants found.
+// world is one run of a machine: a simulated world of clients over one
+// zkmem server, what the clients run, and what the invariants found.
 type world struct {
 	cfg      worldConfig
-	srv      *zkmem.Server
-	gate     sched.Gate
+	sw       *sim.World
 	ctx      context.Context
 	cancel   context.CancelFunc
-	observer *zkmem.Conn // not gated: the machine's own eyes on the tree
+	observer *zkmem.Conn // not scheduled: the machine's own eyes on the tree
 	clients  []*client
 	wg       sync.WaitGroup
 	fam      family
 	res      *resource
-	start    time.Time // virtual
-	// lastServed is the client whose step went through last.
-	lastServed int
+	sched    scheduler // who takes the scheduler's decisions (schedule_test.go)
 
 	mu         sync.Mutex
 	violations []violation
-	known      int      // known issues met (see knownIssue)
-	events     []string // the trace of the run, printed with a violation
-	live       bool     // in the liveness phase
+	known      int     // known issues met (see knownIssue)
+	notes      []*note // what client goroutines did, not yet in the trace
+	noteSeq    int
+	live       bool // in the liveness phase
 }
 
-// client is one client process: a session and the recipe operations it
-// runs, each in its own goroutine.
+// client is one client process of the machine. Its session is a sim
+// client; when the session ends, the process gets a new one (a new sim
+// client), as an application would.
 type client struct {
-	w      *world
-	idx    int
-	conn   *zkmem.Conn
-	paused bool
+	w           *world
+	idx         int
+	conn        *sim.Conn
+	paused      bool // touched by the machine goroutine only
+	partitioned bool // disconnected by a Partition action
 	// acquisitions counts the holds the test-code recipes made for this
 	// client (their GUIDs use it); touched by the machine goroutine only.
 	acquisitions int
@@ -102,41 +104,50 @@ type client struct {
 	running map[string]context.CancelFunc // operations in flight, by name
 }
 
+// note is a line for the trace from a client goroutine: the machine puts
+// it in the simulator's trace at its next look, ordered by virtual time,
+// then client, so that the trace does not depend on goroutine timing.
+type note struct {
+	at     time.Duration
+	client int
+	seq    int
+	text   string
+}
+
 func newWorld(t *rapid.T, cfg worldConfig) *world {
-	w := &world{cfg: cfg, srv: zkmem.NewServer(zkmem.Options{TickTime: 100 * time.Millisecond}), start: time.Now()}
+	w := &world{cfg: cfg}
+	w.sched.w = w
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	var err error
-	if w.observer, err = w.srv.Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
+	sw, err := sim.New(sim.Config{
+		// The calm stretches (Settle, Advance, liveness) interleave
+		// clients from this seed; it is a draw like every other.
+		Seed:           rapid.Uint64Range(0, 1<<20).Draw(t, "seed"),
+		Clients:        cfg.clients,
+		Server:         zkmem.Options{TickTime: 100 * time.Millisecond},
+		SessionTimeout: sessionTimeout,
+		Policy:         &w.sched,
+		Choose:         w.sched.choose,
+		IdleTimeout:    liveBound,
+	})
+	if err != nil {
+		t.Fatalf("sim.New: %v", err)
+	}
+	w.sw = sw
+	if w.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
 		t.Fatalf("connect observer: %v", err)
 	}
 	for i := range cfg.clients {
-		c := &client{w: w, idx: i, running: map[string]context.CancelFunc{}}
-		c.conn = w.connect(t, i)
-		w.clients = append(w.clients, c)
+		w.clients = append(w.clients, &client{w: w, idx: i, conn: sw.Conn(i), running: map[string]context.CancelFunc{}})
 	}
 	return w
 }
 
-func (w *world) connect(t *rapid.T, idx int) *zkmem.Conn {
-	c, err := w.srv.Connect(zkmem.WithSessionTimeout(sessionTimeout))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	c.SetFaultHook(w.gate.Hook(idx))
-	return c
-}
-
-// shutdown ends the run: the gate opens, every operation is cancelled,
-// every session closed, and it waits for every goroutine it started.
+// shutdown ends the run: every operation is cancelled, the World closed
+// (pending calls fail), and it waits for every goroutine it started.
 func (w *world) shutdown() {
-	w.gate.Open()
 	w.cancel()
-	for _, c := range w.clients {
-		_ = c.conn.Resume()
-		_ = c.conn.Close()
-	}
+	w.sw.Close()
 	_ = w.observer.Close()
-	w.srv.Close()
 	w.wg.Wait()
 }
 
@@ -147,11 +158,35 @@ func (w *world) isLive() bool {
 	return w.live
 }
 
-// trace records an event of the run.
+// trace records a line of the machine's own in the simulator's trace. Call
+// it from the machine goroutine; client goroutines use client.note.
 func (w *world) trace(format string, args ...any) {
+	w.flushNotes()
+	w.sw.Note(format, args...)
+}
+
+// note records a line from c's goroutine, for the trace.
+func (c *client) note(format string, args ...any) {
+	w := c.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.events = append(w.events, fmt.Sprintf("[%8v] ", time.Since(w.start).Round(time.Millisecond))+fmt.Sprintf(format, args...))
+	w.noteSeq++
+	w.notes = append(w.notes, &note{at: w.sw.Now(), client: c.idx, seq: w.noteSeq, text: fmt.Sprintf(format, args...)})
+}
+
+// flushNotes puts the client goroutines' notes in the trace, by virtual
+// time, then client, then the order each client wrote them in.
+func (w *world) flushNotes() {
+	w.mu.Lock()
+	notes := w.notes
+	w.notes = nil
+	w.mu.Unlock()
+	slices.SortFunc(notes, func(a, b *note) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), cmp.Compare(a.seq, b.seq))
+	})
+	for _, n := range notes {
+		w.sw.Note("[%v] c%d %s", n.at, n.client, n.text)
+	}
 }
 
 // start runs op for c in a goroutine under name, unless an operation of
@@ -165,12 +200,12 @@ func (c *client) start(name string, op func(ctx context.Context) error) bool {
 	ctx, cancel := context.WithCancel(c.w.ctx)
 	c.running[name] = cancel
 	c.w.wg.Add(1)
-	c.w.trace("c%d %s", c.idx, name)
+	c.w.trace("c%d %s (session c%d)", c.idx, name, c.conn.Index())
 	go func() {
 		defer c.w.wg.Done()
 		defer cancel()
 		err := op(ctx)
-		c.w.trace("c%d %s returned %v", c.idx, name, err)
+		c.note("%s returned %v", name, err)
 		c.mu.Lock()
 		delete(c.running, name)
 		c.mu.Unlock()
@@ -201,12 +236,12 @@ func (c *client) stop(name string) {
 
 // sessionLive reports whether the server still has c's session.
 func (w *world) sessionLive(c *client) bool {
-	return slices.Contains(w.srv.SessionIDs(), c.conn.SessionID())
+	return slices.Contains(w.sw.Server().SessionIDs(), c.conn.SessionID())
 }
 
 // owners maps the session ids of live sessions to their clients.
 func (w *world) owners() map[int64]*client {
-	live := w.srv.SessionIDs()
+	live := w.sw.Server().SessionIDs()
 	out := map[int64]*client{}
 	for _, c := range w.clients {
 		if slices.Contains(live, c.conn.SessionID()) {
@@ -247,15 +282,10 @@ func (w *world) awake() []*client {
 	return out
 }
 
-// inFlight reports whether a request of c waits at the gate.
-func (w *world) inFlight(c *client) bool {
-	for _, s := range w.gate.Waiting() {
-		if s.Client == c.idx {
-			return true
-		}
-	}
-	return false
-}
+// inFlight reports whether c has something on its way: a request the
+// server has not applied, or news from the server not yet delivered. A
+// client with nothing in flight has heard all the server has to say.
+func (w *world) inFlight(c *client) bool { return w.sw.InFlight(c.conn.Index()) }
 
 // run is a whole machine run: random actions with the invariants checked
 // after each, then the liveness phase.
@@ -265,52 +295,63 @@ func (w *world) run(t *rapid.T, fam family) {
 	for name, a := range fam.actions() {
 		actions[name] = a
 	}
+	n := 0
+	for name, a := range actions {
+		actions[name] = func(t *rapid.T) {
+			w.sched.t = t
+			n++
+			a(t)
+		}
+	}
 	actions[""] = func(t *rapid.T) {
-		w.settle(t)
+		w.look(t)
 		w.fam.check()
 		w.failOnViolations(t)
 	}
 	t.Repeat(actions)
 	w.liveness(t)
+	w.count(n)
 }
 
-// liveness stops the faults (paused clients resume, disconnected ones
-// reconnect), lets every request through and time pass, and fails unless
-// the family's clients all progress within liveBound of virtual time.
+// liveness stops the faults (paused clients resume, partitions heal, the
+// server is fast again), lets the clients run and time pass, and fails
+// unless they all progress within liveBound of virtual time.
 func (w *world) liveness(t *rapid.T) {
 	w.mu.Lock()
 	w.live = true
 	w.mu.Unlock()
+	w.sched.t = nil
+	w.sw.SlowServer(0, 0)
 	for _, c := range w.clients {
 		if c.paused {
 			c.paused = false
-			_ = c.conn.Resume()
+			_ = w.sw.Resume(c.conn.Index())
 		}
-		_ = c.conn.Reconnect()
+		if c.partitioned {
+			c.partitioned = false
+			_ = w.sw.Reconnect(c.conn.Index())
+		}
 	}
 	w.trace("faults stop")
-	begin := time.Now()
-	for released := 0; ; {
-		w.settle(t)
+	begin, steps := w.sw.Now(), w.sw.Steps()
+	for {
+		w.look(t)
 		w.fam.check()
 		w.failOnViolations(t)
 		if w.fam.live() {
 			return
 		}
-		synctest.Wait()
-		if s := w.nextFair(); s != nil {
-			w.release(s, zkmem.NoFault)
-			if released++; released > liveStepLimit {
-				t.Logf("VIOLATION: liveness: no end after %d requests once faults stopped: %s", released, w.fam.stuck())
-				w.fail(t, "liveness")
-			}
-			continue
+		if n := w.sw.Steps() - steps; n > liveStepLimit {
+			t.Logf("VIOLATION: liveness: no end after %d steps once faults stopped: %s", n, w.fam.stuck())
+			w.fail(t, "liveness")
 		}
-		if time.Since(begin) > liveBound {
+		if w.sw.Now()-begin > liveBound {
 			t.Logf("VIOLATION: liveness: no progress within %v of virtual time once faults stopped: %s", liveBound, w.fam.stuck())
 			w.fail(t, "liveness")
 		}
-		time.Sleep(liveTick)
+		if err := w.sw.RunFor(liveTick); err != nil {
+			t.Fatalf("sim: %v", err)
+		}
 	}
 }
 
@@ -320,8 +361,7 @@ func (w *world) liveness(t *rapid.T) {
 // rapid.SyncTest, expectCaught with inBubble.
 //
 // Each check starts with the same crypto/rand stream (the recipes draw
-// their GUIDs from it), so that a schedule replays with the same names,
-// hence the same order of requests at the gate.
+// their GUIDs from it), so that a schedule replays with the same names.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
 		cryptotest.SetGlobalRandom(parent, 1)
@@ -335,7 +375,44 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 // bubble.
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
+	statsMu.Lock()
+	runStats = stats{}
+	statsMu.Unlock()
 	rapid.Check(parent, func(t *rapid.T) {
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
 	})
+	statsMu.Lock()
+	total := runStats
+	statsMu.Unlock()
+	parent.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+}
+
+// stats counts what the checks of one property did.
+type stats struct {
+	checks, actions, steps int
+	virtual                time.Duration
+}
+
+var (
+	statsMu  sync.Mutex
+	runStats stats
+)
+
+// count adds a finished run to the counts.
+func (w *world) count(actions int) {
+	statsMu.Lock()
+	defer statsMu.Unlock()
+	runStats.checks++
+	runStats.actions += actions
+	runStats.steps += w.sw.Steps()
+	runStats.virtual += w.sw.Now()
+}
+
+// describeClients tells, for a failure, where each client is.
+func (w *world) describeClients() string {
+	var out []string
+	for _, c := range w.clients {
+		out = append(out, fmt.Sprintf("c%d: session c%d %v live=%v paused=%v in flight=%v", c.idx, c.conn.Index(), c.conn.State(), w.sessionLive(c), c.paused, w.inFlight(c)))
+	}
+	return strings.Join(out, "; ")
 }

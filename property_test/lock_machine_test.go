@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
@@ -66,6 +69,7 @@ type lockClient struct {
 	cancelled atomic.Int64 // when its acquisition was cancelled (virtual UnixNano), 0 if not
 	gaveUp    atomic.Bool  // its cancelled Acquire returned after the recipes' cleanup deadline
 	h         holdable     // the current acquisition, nil when idle
+	conn      *sim.Conn    // the session the acquisition runs on
 	holding   atomic.Bool  // Acquire returned nil and Release has not returned
 	liveDone  atomic.Bool  // acquired and released since the liveness phase began
 }
@@ -124,14 +128,14 @@ func (f *lockFamily) holders() []*client {
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	lc := f.cs[c.idx]
-	h := f.kind.newHold(t, c)
-	lc.h = h
+	h, conn := f.kind.newHold(t, c), c.conn
+	lc.h, lc.conn = h, conn
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
 		if err == nil {
-			f.acquired(c, h)
+			f.acquired(c, conn, h)
 			lc.holding.Store(true)
-			f.write(c, h) // a holder uses what it holds
+			_ = f.write(ctx, c, conn, h) // a holder uses what it holds
 		} else if at := lc.cancelled.Load(); at != 0 && time.Since(time.Unix(0, at)) >= cleanupDeadline {
 			lc.gaveUp.Store(true)
 		}
@@ -145,9 +149,11 @@ const cleanupDeadline = sessionTimeout + sessionTimeout/2
 
 // write is what a holder does with an exclusive hold: it writes to the
 // resource with its token (the real holder first checks that its hold is
-// Held). The write travels through the gate, so a pause or a fault can
-// come between the decision and the write.
-func (f *lockFamily) write(c *client, h holdable) error {
+// Held). The write is a call to a service outside ZooKeeper, made on the
+// session the hold was acquired on and scheduled like a request, so a
+// pause, a delay or other clients' steps can come between the decision
+// and the moment the resource takes the write.
+func (f *lockFamily) write(ctx context.Context, c *client, conn *sim.Conn, h holdable) error {
 	if !h.Exclusive() {
 		return nil
 	}
@@ -155,15 +161,25 @@ func (f *lockFamily) write(c *client, h holdable) error {
 		return errNotHeld
 	}
 	token := h.Token()
-	f.w.gate.Await(c.idx, "write resource")
-	f.w.write(c.idx, token)
-	return nil
+	return conn.External(ctx, fmt.Sprintf("write resource token %#x", token), func() error {
+		f.w.write(c.idx, token)
+		return nil
+	})
 }
 
 // acquired checks that an exclusive hold's token (its term, for an
-// election) is larger than every token granted before.
-func (f *lockFamily) acquired(c *client, h holdable) {
+// election) is larger than every token granted before, when it is granted
+// to a session that is live. A grant to a session the server has already
+// expired is stale from the start: the client acts on a reply the server
+// sent before the expiry (it was paused, or the reply was slow to come),
+// which no recipe can prevent; it learns of the expiry next, and fencing
+// keeps its writes out meanwhile.
+func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 	if !h.Exclusive() {
+		return
+	}
+	if !slices.Contains(f.w.sw.Server().SessionIDs(), conn.SessionID()) {
+		c.note("stale grant: token %#x to an expired session", h.Token())
 		return
 	}
 	f.w.mu.Lock()
@@ -199,7 +215,7 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 		"Cancel": func(t *rapid.T) {
 			var acquiring []*client
 			for _, c := range f.w.awake() {
-				if c.busy("acquire") {
+				if c.busy("acquire") && f.cs[c.idx].cancelled.Load() == 0 {
 					acquiring = append(acquiring, c)
 				}
 			}
@@ -217,8 +233,8 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 				}
 			}
 			c := drawClient(t, writers, "write")
-			h := f.cs[c.idx].h
-			c.start("write", func(context.Context) error { return f.write(c, h) })
+			h, conn := f.cs[c.idx].h, f.cs[c.idx].conn
+			c.start("write", func(ctx context.Context) error { return f.write(ctx, c, conn, h) })
 		},
 	}
 }
@@ -294,12 +310,12 @@ func (f *lockFamily) live() bool {
 			f.release(c)
 			done = false
 		case !lc.liveDone.Load():
-			lc.h = f.kind.newHold(nil, c)
-			h := lc.h
+			h, conn := f.kind.newHold(nil, c), c.conn
+			lc.h, lc.conn = h, conn
 			c.start("acquire", func(ctx context.Context) error {
 				err := h.Acquire(ctx)
 				if err == nil {
-					f.acquired(c, h)
+					f.acquired(c, conn, h)
 					lc.holding.Store(true)
 				}
 				return err

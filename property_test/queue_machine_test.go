@@ -200,7 +200,7 @@ func (f *queueFamily) deliver(c *client, data string) {
 	n := f.delivered[k]
 	before := f.snapshots[c.idx]
 	f.mu.Unlock()
-	f.w.trace("c%d received item %d", c.idx, k)
+	c.note("received item %d", k)
 	if n > 1 {
 		f.w.violate("duplicate delivery", "item %d delivered %d times (last to client %d)", k, n, c.idx)
 	}

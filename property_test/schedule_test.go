@@ -1,86 +1,106 @@
 package property_test
 
 import (
-	"testing/synctest"
+	"math/rand/v2"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/property_test/internal/sched"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
-// The scheduling, fault and time actions every machine has, and how
-// waiting requests are let through.
+// The scheduling, fault and time actions every machine has. The simulator
+// takes every decision of a Step action from rapid: which enabled event
+// (a request reaching the server, a reply, a watch event or a change of
+// state reaching a client) comes next, and the fate of a request (a lost
+// reply, a dropped request, children listed in a shuffled order). The
+// other faults of the catalogue are actions of their own. The calm
+// stretches (Settle, Advance, the liveness phase) leave the choices to the
+// World's seed, itself a draw, and inject no fault.
 
-// release lets s through with fault f, and traces it.
-func (w *world) release(s *sched.Step, f zkmem.Fault) {
-	if f == zkmem.NoFault {
-		w.trace("%v", s)
-	} else {
-		w.trace("%v: %v", s, f)
-	}
-	w.lastServed = s.Client
-	w.gate.Release(s, f)
+// scheduler is the machine's sim.Policy and sim.Config.Choose: while a
+// Step action runs (t set and drawing), decisions are rapid draws.
+type scheduler struct {
+	w       *world
+	t       *rapid.T // the running action's; nil in the liveness phase
+	drawing bool     // in a Step action: rapid decides
 }
 
-// eligible returns the steps waiting at the gate whose client is not
-// paused, in the gate's canonical order.
-func (w *world) eligible() []*sched.Step {
-	var out []*sched.Step
-	for _, s := range w.gate.Waiting() {
-		if !w.clients[s.Client].paused {
-			out = append(out, s)
-		}
+var _ sim.Policy = (*scheduler)(nil)
+
+func (s *scheduler) String() string { return "rapid" }
+
+// Step injects nothing by itself: faults are actions.
+func (s *scheduler) Step(*sim.World, *rand.Rand) sim.Fault { return nil }
+
+// choose picks the event of a Step action; elsewhere the seed does.
+func (s *scheduler) choose(n int) int {
+	if !s.drawing {
+		return -1
 	}
-	return out
+	return rapid.IntRange(0, n-1).Draw(s.t, "event")
 }
 
-// settle waits until every goroutine of the bubble is blocked, then gives
-// clients whose session ended a new one.
-func (w *world) settle(t *rapid.T) {
-	synctest.Wait()
+// requestFates are the fates a Step draws for a request, most often none.
+var requestFates = []string{"", "", "", "LoseReply", "DropRequest", "Shuffle"}
+
+// Request draws the fate of a request admitted by a Step action.
+func (s *scheduler) Request(r sim.RequestInfo, _ *rand.Rand) sim.Fate {
+	if !s.drawing || !s.w.cfg.faults {
+		return sim.Fate{}
+	}
+	switch rapid.SampledFrom(requestFates).Draw(s.t, "fate") {
+	case "LoseReply":
+		return sim.Fate{Fault: zkmem.LoseReply}
+	case "DropRequest":
+		return sim.Fate{Fault: zkmem.DropRequest}
+	case "Shuffle":
+		return sim.Fate{Shuffle: r.Op == zkmem.OpGetChildren}
+	}
+	return sim.Fate{}
+}
+
+// look waits until every client is blocked and puts what they did in the
+// trace, then gives a client whose session ended (and which has heard
+// so, runs nothing and is not paused) a new session.
+func (w *world) look(t *rapid.T) {
+	w.sw.Enabled()
+	w.flushNotes()
 	for _, c := range w.clients {
 		st := c.conn.State()
 		if (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused {
-			_ = c.conn.Close()
-			c.conn = w.connect(t, c.idx)
-			w.trace("c%d new session", c.idx)
+			conn, err := w.sw.Connect()
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			c.conn, c.partitioned = conn, false
+			w.trace("c%d new session c%d", c.idx, conn.Index())
 			w.fam.renew(c)
 		}
 	}
-	synctest.Wait()
 }
 
-// settleSteps lets every eligible request through, without faults, until
-// nothing waits (or settleLimit requests went through).
-func (w *world) settleSteps() {
+// step takes one step of the simulator.
+func (w *world) step(t *rapid.T) {
+	if err := w.sw.Step(); err != nil {
+		t.Fatalf("sim: %v", err)
+	}
+	w.flushNotes()
+}
+
+// settleSteps takes steps, with no fault and the seed's choices, until
+// nothing is enabled (or settleLimit steps were taken): a stretch of calm
+// in which no time passes.
+func (w *world) settleSteps(t *rapid.T) {
 	for range settleLimit {
-		synctest.Wait()
-		s := w.nextFair()
-		if s == nil {
+		if w.sw.Enabled() == 0 {
 			return
 		}
-		w.release(s, zkmem.NoFault)
+		w.step(t)
 	}
-}
-
-// nextFair returns the eligible step to let through when the machine does
-// not choose: the first one of the client after the last client served
-// (round robin), so that clients interleave as they would on a real
-// server, and no client runs alone to the end of its operation.
-func (w *world) nextFair() *sched.Step {
-	steps := w.eligible()
-	if len(steps) == 0 {
-		return nil
-	}
-	for _, s := range steps {
-		if s.Client > w.lastServed {
-			return s
-		}
-	}
-	return steps[0]
 }
 
 // drawClient draws one of cs, skipping the action when cs is empty.
@@ -91,89 +111,99 @@ func drawClient(t *rapid.T, cs []*client, what string) *client {
 	return cs[rapid.IntRange(0, len(cs)-1).Draw(t, "client")]
 }
 
-// faultNames are the fault draws of a Step, most often none.
-var stepFaults = []zkmem.Fault{zkmem.NoFault, zkmem.NoFault, zkmem.NoFault, zkmem.LoseReply, zkmem.DropRequest}
-
 // worldActions are the scheduling, fault and time actions every machine
 // has.
 func (w *world) worldActions() map[string]func(*rapid.T) {
 	a := map[string]func(*rapid.T){
-		// Step lets one waiting request through, perhaps with a fault.
+		// Step takes one step of the scheduler, rapid choosing the event
+		// and the fate of a request.
 		"Step": func(t *rapid.T) {
-			steps := w.eligible()
-			if len(steps) == 0 {
-				t.SkipNow() // nothing waits
+			if w.sw.Enabled() == 0 {
+				t.SkipNow() // nothing can happen without time passing
 			}
-			s := steps[rapid.IntRange(0, len(steps)-1).Draw(t, "step")]
-			f := zkmem.NoFault
-			if w.cfg.faults {
-				f = rapid.SampledFrom(stepFaults).Draw(t, "fault")
-			}
-			w.release(s, f)
+			w.sched.drawing = true
+			defer func() { w.sched.drawing = false }()
+			w.step(t)
 		},
-		// Settle lets every waiting request through, in order, without
-		// faults, until nothing waits: a stretch of calm.
+		// Settle takes every enabled event, with no fault, until nothing
+		// is enabled: a stretch of calm.
 		"Settle": func(t *rapid.T) {
-			if len(w.eligible()) == 0 {
-				t.SkipNow() // nothing waits
+			if w.sw.Enabled() == 0 {
+				t.SkipNow()
 			}
-			w.settleSteps()
+			w.settleSteps(t)
 		},
 		// Advance lets virtual time pass: timers fire (session expiry,
-		// reconnects, backoffs). The server stays prompt meanwhile: every
-		// request of a running client is answered within advanceTick (only
-		// a paused client's requests stay where they are). A request held
-		// across a whole session timeout while its connection stays up is
-		// not in this catalogue: a real client would time out and see a
-		// connection loss long before.
+		// reconnects, backoffs), and the server stays prompt meanwhile.
 		"Advance": func(t *rapid.T) {
 			d := rapid.SampledFrom([]time.Duration{50 * time.Millisecond, 400 * time.Millisecond, sessionTimeout + 200*time.Millisecond}).Draw(t, "duration")
 			w.trace("advance %v", d)
-			for d > 0 {
-				w.settleSteps()
-				tick := min(d, advanceTick)
-				time.Sleep(tick)
-				d -= tick
+			if err := w.sw.RunFor(d); err != nil {
+				t.Fatalf("sim: %v", err)
 			}
 		},
 	}
 	if !w.cfg.faults {
 		return a
 	}
-	// Partition drops a client's connection, or brings a dropped one back
-	// (the session lives on server-side until its timeout). A paused
-	// process cannot reconnect.
+	// Partition breaks a client's connection until a later Partition of
+	// the same client heals it (the session lives on at the server until
+	// its timeout).
 	a["Partition"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "partition")
-		if c.conn.State() == zksim.StateDisconnected {
+		if c.partitioned {
 			if c.paused {
-				t.SkipNow()
+				t.SkipNow() // a paused process cannot reconnect
 			}
-			w.trace("c%d reconnect: %v", c.idx, c.conn.Reconnect())
+			c.partitioned = false
+			w.inject(t, faults.Reconnect{Client: c.conn.Index()})
 			return
 		}
-		w.trace("c%d disconnect", c.idx)
-		c.conn.Disconnect()
+		c.partitioned = true
+		w.inject(t, faults.Disconnect{Client: c.conn.Index(), For: -1})
 	}
 	// Expire makes the server expire a client's session now.
 	a["Expire"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "expire")
-		w.trace("c%d expire", c.idx)
-		c.conn.Expire()
+		w.inject(t, faults.Expire{Client: c.conn.Index()})
 	}
-	// Pause stops a client process (it sends nothing, not even
-	// heartbeats, and none of its requests go through), or resumes a
+	// Pause stops a client process (it sends nothing, hears nothing, and
+	// its session expires at the server after the timeout), or resumes a
 	// paused one.
 	a["Pause"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "pause")
+		c.paused = !c.paused
 		if c.paused {
-			c.paused = false
-			w.trace("c%d resume: %v", c.idx, c.conn.Resume())
-			return
+			w.inject(t, faults.Pause{Client: c.conn.Index(), For: -1})
+		} else {
+			w.inject(t, faults.Resume{Client: c.conn.Index()})
 		}
-		w.trace("c%d pause", c.idx)
-		c.conn.Pause()
-		c.paused = true
+	}
+	// Delay holds back what the server sends a client for a while (its
+	// replies and events keep their order; other clients go on): delayed
+	// and reordered delivery across sessions. The delays stay under the
+	// read timeout of a ZooKeeper client (two thirds of the session
+	// timeout), past which a real client gives up on the connection: that
+	// longer silence is the Partition fault.
+	a["Delay"] = func(t *rapid.T) {
+		c := drawClient(t, w.clients, "delay")
+		d := rapid.SampledFrom([]time.Duration{100 * time.Millisecond, 500 * time.Millisecond}).Draw(t, "for")
+		w.inject(t, faults.Delay{Client: c.conn.Index(), For: d})
+	}
+	// Slow makes the server take time over every request for a while: a
+	// GC pause on the leader, a disk that stalls.
+	a["Slow"] = func(t *rapid.T) {
+		extra := rapid.SampledFrom([]time.Duration{20 * time.Millisecond, 300 * time.Millisecond}).Draw(t, "extra")
+		d := rapid.SampledFrom([]time.Duration{500 * time.Millisecond, 3 * time.Second}).Draw(t, "for")
+		w.inject(t, faults.SlowServer{Extra: extra, For: d})
 	}
 	return a
+}
+
+// inject injects f as a step of the simulator.
+func (w *world) inject(t *rapid.T, f sim.Fault) {
+	w.flushNotes()
+	if err := w.sw.Inject(f); err != nil && err != sim.ErrGone {
+		t.Fatalf("inject %v: %v", f, err)
+	}
 }

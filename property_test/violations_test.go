@@ -17,7 +17,7 @@ import (
 // restarts the stuck client would).
 func (w *world) knownIssue(c *client, format string, args ...any) {
 	w.trace("KNOWN ISSUE: "+format, args...)
-	c.conn.Expire()
+	_ = w.sw.Expire(c.conn.Index())
 	w.mu.Lock()
 	w.known++
 	w.mu.Unlock()
@@ -55,10 +55,9 @@ func (w *world) failOnViolations(t *rapid.T) {
 
 // fail logs the trace of the run and fails with the given violation kinds.
 func (w *world) fail(t *rapid.T, kinds ...string) {
-	w.mu.Lock()
-	trace := strings.Join(w.events, "\n  ")
-	w.mu.Unlock()
-	t.Logf("trace of the run (virtual time):\n  %s", trace)
+	w.flushNotes()
+	t.Logf("clients: %s", w.describeClients())
+	t.Logf("trace of the run (simulator steps, virtual time):\n  %s", strings.Join(w.sw.Trace(), "\n  "))
 	slices.Sort(kinds)
 	t.Fatalf("VIOLATION: %s", strings.Join(slices.Compact(kinds), ", "))
 }

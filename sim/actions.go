@@ -35,7 +35,7 @@ func (w *World) admit(s *session) {
 // connection fails at once, so no fault is spent on it.
 func (w *World) fate(s *session, req *request) Fate {
 	var f Fate
-	if s.zc.State() != zksim.StateConnected {
+	if req.op == opExternal || s.zc.State() != zksim.StateConnected {
 		return f
 	}
 	for i, a := range s.armed {
@@ -109,6 +109,12 @@ func (w *World) deliverHead(s *session) {
 		w.stepf("%s deliver state %v", s.name, it.state)
 		s.conn.publish(it.state)
 	case itemReconnect:
+		if s.stayDown {
+			// Cut off again (Disconnect with no end) after the reconnection
+			// was asked for: the client stays down until Reconnect.
+			w.stepf("%s stays disconnected", s.name)
+			break
+		}
 		before := s.zc.State()
 		at := s.fifoLen()
 		err := s.zc.Reconnect()

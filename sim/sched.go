@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"testing/synctest"
 	"time"
@@ -181,7 +182,15 @@ func (w *World) stepSettled(horizon time.Duration) error {
 	if n == 0 {
 		return w.advance(horizon)
 	}
-	k := w.rng.IntN(n)
+	k := -1
+	if w.cfg.Choose != nil {
+		if k = w.cfg.Choose(n); k >= n {
+			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, n))
+		}
+	}
+	if k < 0 {
+		k = w.rng.IntN(n)
+	}
 	if k < applies {
 		w.admit(w.sessions[w.applyOK.nth(k)])
 	} else {

@@ -34,6 +34,14 @@ type Config struct {
 	Cost CostModel
 	// Policy injects faults; nil injects none.
 	Policy Policy
+	// Choose, if set, picks the event a step takes among the n enabled
+	// ones, given in the canonical order (apply the head request of a
+	// session, by session; then deliver the head of a session's FIFO, by
+	// session): it returns their index, or a negative number to leave the
+	// choice to the seeded generator. A property-based test hands the
+	// choice to its own generator this way, so that it can shrink the
+	// schedule. It is called on the World's goroutine.
+	Choose func(n int) int
 	// MaxSteps bounds Run and RunFor (default 10,000,000).
 	MaxSteps int
 	// IdleTimeout is how much virtual time Run lets pass with nothing

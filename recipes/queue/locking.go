@@ -155,14 +155,35 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
 	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID())}
 	claim := q.claims + "/" + name
+	// mayExist: a create of ours may have made the claim, although we do
+	// not hold it yet: its reply was lost, or ctx ended while it was on
+	// its way (it may still be applied). A claim we give up on is deleted
+	// if it is ours (release checks the owner and the token), or it would
+	// keep the item from every consumer for as long as our session lives.
+	mayExist := false
+	defer func() {
+		if mayExist && (err != nil || !ok) {
+			cctx, cancel := retry.CleanupContext(ctx, q.conn)
+			defer cancel()
+			_ = it.release(cctx)
+		}
+	}()
 	for losses := 0; ; {
 		_, err := q.conn.Create(ctx, claim, it.token, zksim.ModeEphemeral, q.acl)
+		if err == nil {
+			mayExist = true
+			break
+		}
+		if ctx.Err() != nil || errors.Is(err, zksim.ErrConnectionLoss) {
+			mayExist = true
+		}
 		if errors.Is(err, zksim.ErrNodeExists) {
 			// Ours if a create of ours whose reply was lost made it.
 			mine, err := it.claimIsMine(ctx)
 			if err != nil || !mine {
 				return nil, false, err
 			}
+			break
 		} else if errors.Is(err, zksim.ErrConnectionLoss) {
 			if err := retry.Pause(ctx, q.conn, losses); err != nil {
 				return nil, false, err
@@ -174,18 +195,9 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 				return nil, false, err
 			}
 			continue
-		} else if err != nil {
-			return nil, false, err
 		}
-		break
+		return nil, false, err
 	}
-	defer func() {
-		if err != nil || !ok {
-			cctx, cancel := retry.CleanupContext(ctx, q.conn)
-			defer cancel()
-			_ = it.release(cctx)
-		}
-	}()
 	err = retry.Do(ctx, q.conn, func() error {
 		var err error
 		it.data, _, err = q.conn.Get(ctx, q.items+"/"+name)
