@@ -21,6 +21,7 @@ var recipeTests = []struct{ test, what string }{
 	{"TestElectionSingleNode", "election, single-node variant"},
 	{"TestQueueFIFO", "FIFO queue"},
 	{"TestQueuePriority", "priority queue"},
+	{"TestQueueLocking", "locking queue"},
 	{"TestBarrier", "barrier"},
 	{"TestBarrierDouble", "double barrier"},
 	{"TestBarrierStart", "start barrier"},
