@@ -22,7 +22,12 @@
 // Blocking calls take a context first and block until they succeed, fail, or
 // the context is done. A call that gives up (context done, session expired)
 // deletes the znodes it created, so an abandoned attempt leaves no orphan
-// behind. Errors are sentinels matched with [errors.Is]; ZooKeeper errors
+// behind. That cleanup outlives the context: it waits out connection
+// losses for as long as the session may be alive, and stops only when the
+// nodes are gone, the session has ended, or the connection has been down
+// for one and a half session timeouts without a break (the server has then
+// expired the session, which deletes ephemeral nodes). So a call can return
+// some time after its context is done. Errors are sentinels matched with [errors.Is]; ZooKeeper errors
 // come through wrapped, so errors.Is(err, zksim.ErrSessionExpired) works.
 //
 // Contender nodes (locks, leases, election candidates) are sequential and

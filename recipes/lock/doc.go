@@ -47,8 +47,13 @@
 // # Cancellation
 //
 // Lock, TryLock and Acquire delete the node they created on every error
-// return, including a done ctx and a create whose reply was lost. When the
-// connection is down the cleanup waits for it, at most one and a half
-// session timeouts: by then the server has expired the session, which
-// deletes the node anyway.
+// return, including a done ctx and a create whose reply was lost. The
+// cleanup ignores ctx and goes on for as long as the session may be alive:
+// a node left behind by a live session would block every later contender
+// until the session ends. So after ctx is done these calls return once the
+// node is deleted, or the session is known to have ended (expired, Conn
+// closed), or the connection has been down for one and a half session
+// timeouts without a break (by then the server has expired the session,
+// which deletes the node anyway). A connection that flaps, or a process
+// pause, can keep a cancelled call waiting longer than that.
 package lock

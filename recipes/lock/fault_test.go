@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
@@ -24,6 +25,7 @@ var faultCases = bt.Cases{
 	"FaultWaiterReconnects":        testWaiterReconnects,
 	"FaultWaiterExpires":           testWaiterExpires,
 	"FaultCancelWhileDisconnected": testCancelWhileDisconnected,
+	"FaultCancelWhileFlapping":     testCancelWhileFlapping,
 	"FaultLostUnlockReply":         testLostUnlockReply,
 	"FaultChaos":                   testLockChaos,
 	"FaultLeaseHolderExpires":      testLeaseHolderExpires,
@@ -232,6 +234,46 @@ func testCancelWhileDisconnected(t *testing.T, env *bt.Env) {
 	bt.WaitChildren(t, ctx, observer, dir, 2)
 	bConn.Disconnect()
 	cancel()
+	if err := bt.Recv(t, ctx, bDone).Err; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Lock: %v, want context.Canceled", err)
+	}
+	if children := bt.Children(t, ctx, observer, dir); len(children) != 1 {
+		t.Fatalf("children %v, want only a's", children)
+	}
+	must(t, "a.Unlock", a.Unlock(ctx))
+}
+
+// testCancelWhileFlapping: a waiter gives up while its connection flaps:
+// down for most of the session timeout, up for an instant, down again, for
+// longer in total than one and a half session timeouts. Its session lives
+// all along, so its node must not be given up: Lock returns only once the
+// connection is back and the node deleted.
+func testCancelWhileFlapping(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lock")
+	observer := env.Conn(t)
+	bConn := env.MemConn(t)
+	a, b := lock.New(env.Conn(t), dir), lock.New(bConn, dir)
+	must(t, "a.Lock", a.Lock(ctx))
+	bctx, cancel := context.WithCancel(ctx)
+	bDone := bt.GoErr(func() error { return b.Lock(bctx) })
+	bt.WaitChildren(t, ctx, observer, dir, 2)
+	bConn.Disconnect()
+	cancel()
+	down := bConn.SessionTimeout() * 9 / 10
+	for range 4 {
+		time.Sleep(down)
+		if err := bConn.Reconnect(); err != nil {
+			t.Fatalf("reconnect: %v", err)
+		}
+		bConn.Disconnect()
+	}
+	env.Settle()
+	bt.Pending(t, bDone, "cancelled Lock with its connection down")
+	if children := bt.Children(t, ctx, observer, dir); len(children) != 2 {
+		t.Fatalf("children %v, want a's and b's", children)
+	}
+	must(t, "b reconnects", bConn.Reconnect())
 	if err := bt.Recv(t, ctx, bDone).Err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Lock: %v, want context.Canceled", err)
 	}

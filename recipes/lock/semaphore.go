@@ -70,8 +70,9 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 		return nil, err
 	}
 	defer func() {
-		// Runs after the lease cleanup below. If this unlock fails, the
-		// internal lock node stays until the session ends; the lease (or
+		// Runs after the lease cleanup below, even when ctx is done: it
+		// goes on until the node is deleted or the session has ended (or
+		// is presumed expired, see retry.CleanupContext). The lease (or
 		// the error) is still the answer.
 		cctx, cancel := retry.CleanupContext(ctx, s.conn)
 		defer cancel()

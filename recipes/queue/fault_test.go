@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,14 +18,15 @@ import (
 
 // faultCases put the queues under zkmem's faults.
 var faultCases = bt.Cases{
-	"FaultLostOfferReply":      testLostOfferReply,
-	"FaultLostRemoveReply":     testLostRemoveReply,
-	"FaultQueueChaos":          testQueueChaos,
-	"FaultConsumerDiesMidItem": testConsumerDiesMidItem,
-	"FaultConsumerReconnects":  testConsumerReconnects,
-	"FaultLostClaimReply":      testLostClaimReply,
-	"FaultLostAckReply":        testLostAckReply,
-	"FaultLockingConsumersDie": testLockingConsumersDie,
+	"FaultLostOfferReply":            testLostOfferReply,
+	"FaultLostRemoveReply":           testLostRemoveReply,
+	"FaultQueueChaos":                testQueueChaos,
+	"FaultConsumerDiesMidItem":       testConsumerDiesMidItem,
+	"FaultConsumerReconnects":        testConsumerReconnects,
+	"FaultLostClaimReply":            testLostClaimReply,
+	"FaultCancelAfterLostClaimReply": testCancelAfterLostClaimReply,
+	"FaultLostAckReply":              testLostAckReply,
+	"FaultLockingConsumersDie":       testLockingConsumersDie,
 }
 
 // testLostOfferReply: an Offer whose create reply is lost, or whose
@@ -275,6 +277,46 @@ func testLostClaimReply(t *testing.T, env *bt.Env) {
 		t.Fatalf("Poll with every item claimed: %v %v", ok, err)
 	}
 	must(t, "a.Ack", got.Ack(ctx))
+	must(t, "b.Ack", it.Ack(ctx))
+	if claims := bt.Children(t, ctx, env.Conn(t), dir+"/claims"); len(claims) != 0 {
+		t.Fatalf("claims left: %v", claims)
+	}
+}
+
+// testCancelAfterLostClaimReply: the claim's create is applied but its
+// reply is lost, and the Take is cancelled while the consumer waits for its
+// connection to come back. Take deletes the claim before it returns: left
+// behind, a claim of a live session would keep the item from every other
+// consumer until that session ends.
+func testCancelAfterLostClaimReply(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	aConn := env.MemConn(t, zkmem.WithReconnectDelay(5*time.Second))
+	a, b := queue.NewLocking(aConn, dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", b.Offer(ctx, []byte("job")))
+	must(t, "Offer", b.Offer(ctx, []byte("job2")))
+	it, err := b.Take(ctx) // b claims job, so the claims directory exists
+	must(t, "b.Take", err)
+	aConn.LoseNextReply(zkmem.OpCreate)
+	actx, cancel := context.WithCancel(ctx)
+	done := bt.Go(func() (*queue.Item, error) { return a.Take(actx) })
+	env.Settle() // a's claim of job2 is made, a waits for its connection
+	if claims := bt.Children(t, ctx, env.Conn(t), dir+"/claims"); len(claims) != 2 {
+		t.Fatalf("claims %v, want b's and a's", claims)
+	}
+	cancel()
+	if r := bt.Recv(t, ctx, done); !errors.Is(r.Err, context.Canceled) {
+		t.Fatalf("cancelled Take: %v, %v; want context.Canceled", r.Val, r.Err)
+	}
+	c := queue.NewLocking(env.Conn(t), dir)
+	got, ok, err := c.Poll(ctx)
+	if err != nil || !ok || string(got.Data()) != "job2" {
+		t.Fatalf("Poll after the cancelled Take: %v %v; want job2", ok, err)
+	}
+	if st := aConn.State(); st != zksim.StateConnected {
+		t.Fatalf("a's state %v, want connected (its session lives)", st)
+	}
+	must(t, "c.Ack", got.Ack(ctx))
 	must(t, "b.Ack", it.Ack(ctx))
 	if claims := bt.Children(t, ctx, env.Conn(t), dir+"/claims"); len(claims) != 0 {
 		t.Fatalf("claims left: %v", claims)

@@ -155,35 +155,33 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
 	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID())}
 	claim := q.claims + "/" + name
-	// mayExist: a create of ours may have made the claim, although we do
-	// not hold it yet: its reply was lost, or ctx ended while it was on
-	// its way (it may still be applied). A claim we give up on is deleted
-	// if it is ours (release checks the owner and the token), or it would
-	// keep the item from every consumer for as long as our session lives.
-	mayExist := false
+	// mayBeOurs: a create of ours may have made the claim. On failure such
+	// a claim must be deleted, whatever ended the call: a claim of our live
+	// session left behind would keep the item from every consumer until
+	// the session ends. A create cancelled in flight, or whose reply was
+	// lost, may still have been applied. release checks our token first.
+	mayBeOurs := false
 	defer func() {
-		if mayExist && (err != nil || !ok) {
+		if (err != nil || !ok) && mayBeOurs {
 			cctx, cancel := retry.CleanupContext(ctx, q.conn)
 			defer cancel()
 			_ = it.release(cctx)
 		}
 	}()
 	for losses := 0; ; {
+		before := mayBeOurs
+		mayBeOurs = true
 		_, err := q.conn.Create(ctx, claim, it.token, zksim.ModeEphemeral, q.acl)
-		if err == nil {
-			mayExist = true
-			break
-		}
-		if ctx.Err() != nil || errors.Is(err, zksim.ErrConnectionLoss) {
-			mayExist = true
-		}
 		if errors.Is(err, zksim.ErrNodeExists) {
 			// Ours if a create of ours whose reply was lost made it.
 			mine, err := it.claimIsMine(ctx)
-			if err != nil || !mine {
+			if err != nil {
 				return nil, false, err
 			}
-			break
+			if !mine {
+				mayBeOurs = false // the claim is another's: ours never was
+				return nil, false, nil
+			}
 		} else if errors.Is(err, zksim.ErrConnectionLoss) {
 			if err := retry.Pause(ctx, q.conn, losses); err != nil {
 				return nil, false, err
@@ -191,12 +189,18 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 			losses++
 			continue
 		} else if errors.Is(err, zksim.ErrNoNode) {
+			mayBeOurs = false // no claims directory, no claim
 			if err := seqnode.EnsurePath(ctx, q.conn, q.claims, q.acl); err != nil {
 				return nil, false, err
 			}
 			continue
+		} else if err != nil {
+			if ctx.Err() == nil {
+				mayBeOurs = before // refused: this create made nothing
+			}
+			return nil, false, err
 		}
-		return nil, false, err
+		break
 	}
 	err = retry.Do(ctx, q.conn, func() error {
 		var err error

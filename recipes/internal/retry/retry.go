@@ -12,6 +12,11 @@ import (
 // zksim.ErrSessionExpired once the session has expired, zksim.ErrClosing
 // once the Conn is closed, zksim.ErrAuthFailed after an authentication
 // failure, and ctx.Err() when ctx is done first.
+//
+// Under a context made by CleanupContext it also gives up, with
+// ErrPresumedExpired, once the connection has been down for one and a half
+// session timeouts without a break: a connected spell, however short,
+// starts the count again.
 func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 	if conn.State() == zksim.StateConnected {
 		return nil
@@ -20,6 +25,16 @@ func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 	defer cancel()
 	// Subscribe before reading the state, so no change is missed between.
 	events := conn.SessionEvents(sctx)
+	// The downtime clock starts now, when we find the connection down:
+	// later than the server's, which stopped hearing from us no later.
+	var expired <-chan time.Time
+	limit, bounded := ctx.Value(downtimeKey{}).(time.Duration)
+	var clock *time.Timer
+	if bounded {
+		clock = time.NewTimer(limit)
+		defer clock.Stop()
+		expired = clock.C
+	}
 	for {
 		switch conn.State() {
 		case zksim.StateConnected:
@@ -32,13 +47,21 @@ func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 			return zksim.ErrAuthFailed
 		}
 		select {
-		case _, ok := <-events:
+		case ev, ok := <-events:
 			if !ok {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				return zksim.ErrClosing
 			}
+			if bounded && ev.State == zksim.StateConnected {
+				// Connected again, if only briefly (the state we read
+				// next may already be down again): the session was
+				// renewed, the downtime starts over.
+				clock.Reset(limit)
+			}
+		case <-expired:
+			return ErrPresumedExpired
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -93,23 +116,48 @@ func Pause(ctx context.Context, conn zksim.Conn, losses int) error {
 	}
 }
 
+// ErrPresumedExpired is what the retries under a CleanupContext return
+// once the connection has been down, without a break, for one and a half
+// session timeouts: the server has expired the session by then (its clock
+// started no later than ours), and with it every ephemeral node, although
+// the client has not been told yet.
+var ErrPresumedExpired = errors.New("recipes: connection down for 1.5 session timeouts: session presumed expired")
+
+// downtimeKey is the key of the value a CleanupContext carries: how long
+// the connection may stay down, without a break, before WaitConnected
+// gives up.
+type downtimeKey struct{}
+
 // CleanupContext returns the context for deleting what a call created after
-// the call's own ctx is done: it keeps ctx's values, drops its
-// cancellation, and ends after one and a half session timeouts. If the
-// connection stays down that long the server has expired the session (its
-// clock started no later than ours), which deletes the ephemeral nodes
-// anyway.
+// the call's own ctx is done: it keeps ctx's values and drops its
+// cancellation. It has no deadline: a cleanup goes on for as long as the
+// session may be alive, since a node left behind by a live session is an
+// orphan that blocks every later contender until the session ends. The
+// retries under it (Do, Pause, WaitConnected) end when the session is known
+// to have ended (expired, Conn closed: see Final), or with
+// ErrPresumedExpired when the connection has been down, without a break,
+// for one and a half session timeouts. A connection that flaps, or a
+// process pause, can take longer than that in total while the session
+// lives on; only continuous downtime proves it expired.
+//
+// It starts no goroutine and sends nothing. The cleanup must wait for the
+// connection only through this package (Do, Pause, WaitConnected) and
+// must not wait on anything else. The cancel function releases the context;
+// it also ends the cleanup, for a caller that must stop early.
 func CleanupContext(ctx context.Context, conn zksim.Conn) (context.Context, context.CancelFunc) {
 	d := conn.SessionTimeout()
 	if d <= 0 {
 		d = 10 * time.Second
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), d+d/2)
+	ctx = context.WithValue(context.WithoutCancel(ctx), downtimeKey{}, d+d/2)
+	return context.WithCancel(ctx)
 }
 
 // Final reports whether err means the session can no longer act: it
-// expired or its Conn was closed. Ephemeral nodes of such a session are gone
-// (or about to be).
+// expired (or, under a CleanupContext, is presumed expired: see
+// ErrPresumedExpired) or its Conn was closed. Ephemeral nodes of such a
+// session are gone (or about to be).
 func Final(err error) bool {
-	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing)
+	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) ||
+		errors.Is(err, ErrPresumedExpired)
 }
