@@ -107,17 +107,4 @@
 // shrinking again), so -rapid.checks must be at least the number of checks
 // the failure needed. The flawed-recipe tests write no fail file; their
 // log has the seed.
-//
-// # Known recipe issue (not a violation unless -property.strict)
-//
-// The recipes give a cancelled call one and a half session timeouts
-// (retry.CleanupContext) to delete the node it created, on the grounds that
-// a connection down that long means an expired session. A connection that
-// flaps (or a process that pauses) for that long in total keeps its session
-// alive, the cleanup gives up, and the node stays: an orphan that blocks
-// every later contender until the session ends. The machines report it as
-// "KNOWN ISSUE" in the trace and expire the owner's session so the run goes
-// on; -property.strict makes it an "orphan" violation again:
-//
-//	go test ./property_test/ -run 'TestElection$' -property.strict -rapid.checks=20000
 package property

@@ -81,7 +81,6 @@ type world struct {
 
 	mu         sync.Mutex
 	violations []violation
-	known      int     // known issues met (see knownIssue)
 	notes      []*note // what client goroutines did, not yet in the trace
 	noteSeq    int
 	live       bool // in the liveness phase

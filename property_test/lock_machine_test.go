@@ -67,7 +67,6 @@ type lockKind struct {
 
 type lockClient struct {
 	cancelled atomic.Int64 // when its acquisition was cancelled (virtual UnixNano), 0 if not
-	gaveUp    atomic.Bool  // its cancelled Acquire returned after the recipes' cleanup deadline
 	h         holdable     // the current acquisition, nil when idle
 	conn      *sim.Conn    // the session the acquisition runs on
 	holding   atomic.Bool  // Acquire returned nil and Release has not returned
@@ -136,16 +135,10 @@ func (f *lockFamily) acquire(t *rapid.T, c *client) {
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
 			_ = f.write(ctx, c, conn, h) // a holder uses what it holds
-		} else if at := lc.cancelled.Load(); at != 0 && time.Since(time.Unix(0, at)) >= cleanupDeadline {
-			lc.gaveUp.Store(true)
 		}
 		return err
 	})
 }
-
-// cleanupDeadline is how long the recipes try to delete the node of a
-// cancelled call (retry.CleanupContext): one and a half session timeouts.
-const cleanupDeadline = sessionTimeout + sessionTimeout/2
 
 // write is what a holder does with an exclusive hold: it writes to the
 // resource with its token (the real holder first checks that its hold is
@@ -277,10 +270,6 @@ func (f *lockFamily) check() {
 		for _, name := range w.children(dir) {
 			c, ok := owners[w.owner(dir+"/"+name)]
 			if !ok || c.busy("") || f.cs[c.idx].holding.Load() {
-				continue
-			}
-			if f.cs[c.idx].gaveUp.Load() && !*strict {
-				w.knownIssue(c, "orphan %s/%s: client %d's cancelled call gave up deleting it after the cleanup deadline (%v) while its session lived on", dir, name, c.idx, cleanupDeadline)
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to client %d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))

@@ -13,9 +13,6 @@ import (
 // recipe family. rapid's own default is 100.
 const ciChecks = "1000"
 
-// strict makes the known recipe issues (see doc.go) violations.
-var strict = flag.Bool("property.strict", false, "property: treat the known recipe issues as violations")
-
 // TestMain raises rapid's default number of checks to the CI budget and
 // makes sure no test leaves a goroutine behind.
 func TestMain(m *testing.M) {

@@ -11,18 +11,6 @@ import (
 // How a machine records what its invariants find, and the protected
 // resource that lock holders and leaders write to.
 
-// knownIssue records a known recipe issue (see KNOWN ISSUES in doc.go)
-// instead of a violation, unless -property.strict is set, and ends the
-// owning client's session so that the run can go on (as an operator who
-// restarts the stuck client would).
-func (w *world) knownIssue(c *client, format string, args ...any) {
-	w.trace("KNOWN ISSUE: "+format, args...)
-	_ = w.sw.Expire(c.conn.Index())
-	w.mu.Lock()
-	w.known++
-	w.mu.Unlock()
-}
-
 // violate records a violation of an invariant: its kind (a short, stable
 // name such as "two holders") and what exactly happened.
 func (w *world) violate(kind, format string, args ...any) {

@@ -166,3 +166,50 @@ func TestDisconnectAfterReconnectStaysDown(t *testing.T) {
 		}
 	})
 }
+
+// leftAtOnce is a context that is live when a call checks it first, and
+// done right after: the call sends its request and gives up on it at once.
+type leftAtOnce struct {
+	context.Context
+	checked bool
+	done    chan struct{}
+}
+
+func (c *leftAtOnce) Err() error {
+	if !c.checked {
+		c.checked = true
+		return nil
+	}
+	return context.Canceled
+}
+
+func (c *leftAtOnce) Done() <-chan struct{} { return c.done }
+
+// A request whose caller gave up on it was sent before whatever that
+// caller sends next, and is applied first, although the scheduler orders
+// the other requests that arrive together by content.
+func TestAbandonedRequestKeepsItsPlace(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		var done box[error]
+		w.Go(func(ctx context.Context) {
+			left := &leftAtOnce{Context: ctx, done: make(chan struct{})}
+			close(left.done)
+			if _, err := c.Create(left, "/z", nil, zksim.ModePersistent, open); !errors.Is(err, context.Canceled) {
+				done.put(fmt.Errorf("create /z: %v, want context.Canceled", err))
+				return
+			}
+			_, err := c.Create(ctx, "/a", nil, zksim.ModePersistent, open)
+			done.put(err)
+		})
+		run(t, w, done.ok)
+		if err := done.get(); err != nil {
+			t.Fatal(err)
+		}
+		trace := w.TraceString()
+		z, a := strings.Index(trace, "apply create /z"), strings.Index(trace, "apply create /a")
+		if z < 0 || a < 0 || z > a {
+			t.Errorf("want /z (sent first, then abandoned) applied before /a:\n%s", trace)
+		}
+	})
+}

@@ -69,6 +69,11 @@ func (c *Conn) call(ctx context.Context, req *request) result {
 	case <-req.done:
 		return req.res
 	case <-ctx.Done():
+		w.mu.Lock()
+		// Sent, and left: whatever this goroutine sends next was sent
+		// after it (see collect).
+		req.abandoned = true
+		w.mu.Unlock()
 		return result{err: ctx.Err()}
 	case <-w.done:
 		return result{err: zksim.ErrClosing}

@@ -22,6 +22,8 @@ type request struct {
 	do    func(ctx context.Context, zc *zkmem.Conn) result
 	res   result
 	note  string // a fault that struck it, for the trace
+	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
+	abandoned bool
 	done  chan struct{}
 }
 

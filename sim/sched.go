@@ -113,7 +113,10 @@ func (w *World) collect() {
 	if len(arrived) > 0 {
 		inboxes = make([][]*request, len(arrived))
 		// Arrivals are ordered by session, then by content: two goroutines
-		// of one client racing is the only source of disorder left.
+		// of one client racing is the only source of disorder left. A
+		// request whose caller has already given up on it goes first: it
+		// was sent before anything that goroutine sent next (a cleanup,
+		// say), and is unordered with what other goroutines sent.
 		slices.SortFunc(arrived, func(a, b *session) int { return cmp.Compare(a.idx, b.idx) })
 		for i, s := range arrived {
 			inboxes[i], s.inbox = s.inbox, nil
@@ -127,7 +130,7 @@ func (w *World) collect() {
 		in := inboxes[i]
 		if len(in) > 1 {
 			slices.SortStableFunc(in, func(a, b *request) int {
-				return cmp.Or(cmp.Compare(a.op, b.op), cmp.Compare(a.path, b.path), cmp.Compare(a.size, b.size))
+				return cmp.Or(-compareBool(a.abandoned, b.abandoned), cmp.Compare(a.op, b.op), cmp.Compare(a.path, b.path), cmp.Compare(a.size, b.size))
 			})
 		}
 		for _, r := range in {
@@ -247,4 +250,15 @@ func (w *World) advance(horizon time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
