@@ -97,7 +97,7 @@ func (f *barrierFamily) wait(c *client) {
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
 		if err == nil && before != 0 && f.czxid() == before {
-			f.w.violate("passed a set barrier", "client %d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
+			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
 		}
 		return err
 	})
@@ -127,7 +127,7 @@ func (f *barrierFamily) stuck() string {
 	var out []string
 	for _, c := range f.w.clients {
 		if c.busy("") {
-			out = append(out, fmt.Sprintf("client %d still waits", c.idx))
+			out = append(out, fmt.Sprintf("p%d still waits", c.idx))
 		}
 	}
 	return strings.Join(out, "; ")
@@ -205,7 +205,7 @@ func (f *groupFamily) enter(c *client) {
 		arrived := f.arrived
 		f.mu.Unlock()
 		if arrived < f.size {
-			f.w.violate("passed early", "client %d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
+			f.w.violate("passed early", "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
 		}
 		return nil
 	})
@@ -225,12 +225,12 @@ func (f *groupFamily) leaveGroup(c *client) {
 		var early []string
 		for i, o := range f.ms {
 			if o.entered && !o.dead && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
-				early = append(early, fmt.Sprint(i))
+				early = append(early, fmt.Sprintf("p%d", i))
 			}
 		}
 		f.mu.Unlock()
 		if len(early) > 0 {
-			f.w.violate("left early", "client %d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
+			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
 		}
 		return nil
 	})
@@ -319,7 +319,7 @@ func (f *groupFamily) stuck() string {
 	defer f.mu.Unlock()
 	var out []string
 	for i, m := range f.ms {
-		out = append(out, fmt.Sprintf("client %d: entered %v, leaving %v, left %v, dead %v", i, m.entered, m.leaving, m.left, m.dead))
+		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v, dead %v", i, m.entered, m.leaving, m.left, m.dead))
 	}
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
 }

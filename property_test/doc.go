@@ -66,7 +66,10 @@
 // (testing/cryptotest), so the recipes' GUIDs are the same every time a
 // schedule is replayed. A failure prints the simulator's trace of the run:
 // every step, with its virtual time, and the machine's actions and the
-// clients' calls and returns as notes.
+// clients' calls and returns as notes. The trace calls the machine's
+// client processes p0, p1, ... and the simulator's sessions c0, c1, ...:
+// process p1 starts on session c1, and runs on a new session (c3, say)
+// once that one has expired.
 //
 // Each test logs what its checks did, for example
 //

@@ -88,7 +88,8 @@ type world struct {
 
 // client is one client process of the machine. Its session is a sim
 // client; when the session ends, the process gets a new one (a new sim
-// client), as an application would.
+// client), as an application would. The trace calls the processes p0,
+// p1, ... and the simulator's sessions c0, c1, ...
 type client struct {
 	w           *world
 	idx         int
@@ -184,7 +185,7 @@ func (w *world) flushNotes() {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), cmp.Compare(a.seq, b.seq))
 	})
 	for _, n := range notes {
-		w.sw.Note("[%v] c%d %s", n.at, n.client, n.text)
+		w.sw.Note("[%v] p%d %s", n.at, n.client, n.text)
 	}
 }
 
@@ -199,7 +200,7 @@ func (c *client) start(name string, op func(ctx context.Context) error) bool {
 	ctx, cancel := context.WithCancel(c.w.ctx)
 	c.running[name] = cancel
 	c.w.wg.Add(1)
-	c.w.trace("c%d %s (session c%d)", c.idx, name, c.conn.Index())
+	c.w.trace("p%d %s (session c%d)", c.idx, name, c.conn.Index())
 	go func() {
 		defer c.w.wg.Done()
 		defer cancel()
@@ -225,7 +226,7 @@ func (c *client) busy(name string) bool {
 
 // stop cancels c's operation called name.
 func (c *client) stop(name string) {
-	c.w.trace("c%d cancel %s", c.idx, name)
+	c.w.trace("p%d cancel %s", c.idx, name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cancel, ok := c.running[name]; ok {
@@ -411,7 +412,7 @@ func (w *world) count(actions int) {
 func (w *world) describeClients() string {
 	var out []string
 	for _, c := range w.clients {
-		out = append(out, fmt.Sprintf("c%d: session c%d %v live=%v paused=%v in flight=%v", c.idx, c.conn.Index(), c.conn.State(), w.sessionLive(c), c.paused, w.inFlight(c)))
+		out = append(out, fmt.Sprintf("p%d: session c%d %v live=%v paused=%v in flight=%v", c.idx, c.conn.Index(), c.conn.State(), w.sessionLive(c), c.paused, w.inFlight(c)))
 	}
 	return strings.Join(out, "; ")
 }

@@ -182,7 +182,7 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 	}
 	f.w.mu.Unlock()
 	if h.Token() <= last {
-		f.w.violate("token went back", "client %d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
+		f.w.violate("token went back", "p%d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
 	}
 }
 
@@ -251,18 +251,18 @@ func (f *lockFamily) check() {
 			continue
 		}
 		if lc.h.Exclusive() {
-			exclusive = append(exclusive, fmt.Sprint(c.idx))
+			exclusive = append(exclusive, fmt.Sprintf("p%d", c.idx))
 		} else {
-			shared = append(shared, fmt.Sprint(c.idx))
+			shared = append(shared, fmt.Sprintf("p%d", c.idx))
 		}
 	}
 	switch {
 	case len(exclusive) > 1:
-		w.violate("two holders", "clients %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
+		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
 	case len(exclusive) == 1 && len(shared) > 0:
-		w.violate("two holders", "client %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
+		w.violate("two holders", "process %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
 	case f.kind.maxShared > 0 && len(shared) > f.kind.maxShared:
-		w.violate("too many holders", "clients %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
+		w.violate("too many holders", "processes %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
 	}
 	// No orphan: a node of a live session belongs to a client that is
 	// acquiring, releasing or holding.
@@ -272,7 +272,7 @@ func (f *lockFamily) check() {
 			if !ok || c.busy("") || f.cs[c.idx].holding.Load() {
 				continue
 			}
-			w.violate("orphan", "%s/%s belongs to client %d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
+			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
 		}
 	}
 }
@@ -329,7 +329,7 @@ func (f *lockFamily) stuck() string {
 			case lc.holding.Load():
 				state = "holding"
 			}
-			out = append(out, fmt.Sprintf("client %d never acquired and released (%s)", c.idx, state))
+			out = append(out, fmt.Sprintf("p%d never acquired and released (%s)", c.idx, state))
 		}
 	}
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.kind.dirs[0]), " ")

@@ -192,7 +192,7 @@ func (f *queueFamily) take(c *client, wait bool) {
 func (f *queueFamily) deliver(c *client, data string) {
 	k, err := strconv.Atoi(strings.TrimPrefix(data, "item-"))
 	if err != nil {
-		f.w.violate("garbage delivered", "client %d received %q", c.idx, data)
+		f.w.violate("garbage delivered", "p%d received %q", c.idx, data)
 		return
 	}
 	f.mu.Lock()
@@ -202,13 +202,13 @@ func (f *queueFamily) deliver(c *client, data string) {
 	f.mu.Unlock()
 	c.note("received item %d", k)
 	if n > 1 {
-		f.w.violate("duplicate delivery", "item %d delivered %d times (last to client %d)", k, n, c.idx)
+		f.w.violate("duplicate delivery", "item %d delivered %d times (last to p%d)", k, n, c.idx)
 	}
 	if f.kind.priority {
 		now := f.present()
 		for _, i := range before {
 			if slices.Contains(now, i) && f.precedes(i, k) {
-				f.w.violate("priority order", "client %d received item %d (priority %d) while item %d (priority %d) was waiting", c.idx, k, f.prio[k], i, f.prio[i])
+				f.w.violate("priority order", "p%d received item %d (priority %d) while item %d (priority %d) was waiting", c.idx, k, f.prio[k], i, f.prio[i])
 			}
 		}
 	}

@@ -77,7 +77,7 @@ func (w *world) look(t *rapid.T) {
 				t.Fatalf("connect: %v", err)
 			}
 			c.conn, c.partitioned = conn, false
-			w.trace("c%d new session c%d", c.idx, conn.Index())
+			w.trace("p%d new session c%d", c.idx, conn.Index())
 			w.fam.renew(c)
 		}
 	}

@@ -80,6 +80,6 @@ func (w *world) write(client int, token int64) {
 	}
 	w.mu.Unlock()
 	if stale {
-		w.violate("two writers", "the resource accepted client %d's write with token %#x after client %d's with token %#x", client, token, by, old)
+		w.violate("two writers", "the resource accepted p%d's write with token %#x after p%d's with token %#x", client, token, by, old)
 	}
 }
