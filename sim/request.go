@@ -24,7 +24,7 @@ type request struct {
 	note  string // a fault that struck it, for the trace
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
-	done  chan struct{}
+	done      chan struct{}
 }
 
 // result is everything a call can return.
