@@ -1,10 +1,16 @@
 package sim_test
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes/lock"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -84,4 +90,72 @@ func TestReplayManyClients(t *testing.T) {
 			t.Errorf("seed %d: %d refused writes", 1000+seed, work.resource.refusals)
 		}
 	}
+}
+
+// TestReplayCancelledLocks: contenders whose Lock times out (a cancelled
+// call cleans up its node, waiting through the faults for as long as its
+// session may live) replay byte for byte too.
+func TestReplayCancelledLocks(t *testing.T) {
+	seeds := 100
+	if testing.Short() {
+		seeds = 10
+	}
+	cancelled := 0
+	for seed := range uint64(seeds) {
+		first, n := runCancelWorld(t, 5000+seed, 5)
+		second, _ := runCancelWorld(t, 5000+seed, 5)
+		if first != second {
+			t.Fatalf("seed %d: traces differ:\n%s", 5000+seed, firstDifference(first, second))
+		}
+		cancelled += n
+	}
+	if cancelled < seeds {
+		t.Errorf("only %d Locks timed out in %d runs: the test hardly cancels", cancelled, seeds)
+	}
+	t.Logf("%d seeds x 2 runs: identical traces; %d Locks timed out and cleaned up", seeds, cancelled)
+}
+
+// runCancelWorld runs clients that try six times each to take a lock with
+// a short timeout under the fault mix, holding it a while when they get it.
+// It returns the trace and how many Locks timed out.
+func runCancelWorld(t *testing.T, seed uint64, clients int) (trace string, timedOut int) {
+	t.Helper()
+	cfg := sim.Config{
+		Seed: seed, Clients: clients, SessionTimeout: 4 * time.Second,
+		ReconnectDelay: 50 * time.Millisecond, Server: zkmemOptions(),
+		Cost:   sim.CostModel{PerRequest: time.Millisecond},
+		Policy: faults.Mix(0.05, 4*time.Second), MaxSteps: 20000,
+	}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		var finished, timeouts atomic.Int64
+		for i := range clients {
+			conn := w.Conn(i)
+			w.Go(func(ctx context.Context) {
+				defer finished.Add(1)
+				for r := range 6 {
+					m := lock.New(conn, "/lock")
+					lctx, cancel := context.WithTimeout(ctx, time.Duration(200+100*((i+r)%5))*time.Millisecond)
+					err := m.Lock(lctx)
+					cancel()
+					switch {
+					case errors.Is(err, context.DeadlineExceeded):
+						timeouts.Add(1)
+						continue
+					case err != nil:
+						return // the session ended, or the World closed
+					}
+					time.Sleep(150 * time.Millisecond)
+					if m.Unlock(ctx) != nil {
+						return
+					}
+				}
+			})
+		}
+		err := w.Run(func() bool { return finished.Load() == int64(clients) })
+		if err != nil && !errors.Is(err, sim.ErrIdle) && !errors.Is(err, sim.ErrMaxSteps) {
+			t.Errorf("run: %v", err)
+		}
+		trace, timedOut = w.TraceString(), int(timeouts.Load())
+	})
+	return trace, timedOut
 }
