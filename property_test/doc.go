@@ -17,10 +17,10 @@
 //     Actions are client operations (acquire, release, write to a fenced
 //     resource, cancel, offer, take, enter, leave, ...), the faults of the
 //     catalogue and the passing of virtual time. The invariants of the
-//     design are checked after every action; a liveness phase ends every
-//     run (faults stop, time passes, every client must progress within 20s
-//     of virtual time). See the comment at the top of each
-//     *_machine_test.go file.
+//     design are checked after every step of the simulator; a liveness
+//     phase ends every run (faults stop, time passes, every client must
+//     progress within 20s of virtual time). See the comment at the top of
+//     each *_machine_test.go file.
 //   - The flawed recipes of the ZooKeeper literature (flawed_test.go,
 //     flawed_lock_test.go, the sloppy consumer in queue_machine_test.go):
 //     each test passes only when rapid catches the flaw, and it logs the

@@ -287,8 +287,9 @@ func (w *world) awake() []*client {
 // client with nothing in flight has heard all the server has to say.
 func (w *world) inFlight(c *client) bool { return w.sw.InFlight(c.conn.Index()) }
 
-// run is a whole machine run: random actions with the invariants checked
-// after each, then the liveness phase.
+// run is a whole machine run: random actions, with the invariants checked
+// after every simulator step and after every action, then the liveness
+// phase.
 func (w *world) run(t *rapid.T, fam family) {
 	w.fam = fam
 	actions := w.worldActions()
@@ -349,9 +350,7 @@ func (w *world) liveness(t *rapid.T) {
 			t.Logf("VIOLATION: liveness: no progress within %v of virtual time once faults stopped: %s", liveBound, w.fam.stuck())
 			w.fail(t, "liveness")
 		}
-		if err := w.sw.RunFor(liveTick); err != nil {
-			t.Fatalf("sim: %v", err)
-		}
+		w.runFor(t, liveTick)
 	}
 }
 

@@ -83,24 +83,50 @@ func (w *world) look(t *rapid.T) {
 	}
 }
 
-// step takes one step of the simulator.
+// step takes one step of the simulator, and checks the invariants once
+// every client has taken in what the step told it.
 func (w *world) step(t *rapid.T) {
 	if err := w.sw.Step(); err != nil {
 		t.Fatalf("sim: %v", err)
 	}
+	w.sw.Enabled()
+	w.fam.check()
 	w.flushNotes()
 }
 
 // settleSteps takes steps, with no fault and the seed's choices, until
-// nothing is enabled (or settleLimit steps were taken): a stretch of calm
-// in which no time passes.
+// nothing is enabled (or settleLimit steps were taken, or a violation
+// found): a stretch of calm in which no time passes.
 func (w *world) settleSteps(t *rapid.T) {
 	for range settleLimit {
-		if w.sw.Enabled() == 0 {
+		if w.violated() || w.sw.Enabled() == 0 {
 			return
 		}
 		w.step(t)
 	}
+}
+
+// runFor lets d of virtual time pass, the World taking steps with the
+// seed's choices and no fault, and checks the invariants after every step
+// (it stops early when one is violated).
+func (w *world) runFor(t *rapid.T, d time.Duration) {
+	deadline := w.sw.Now() + d
+	// The scheduler lets time run to its next timer; this one ends the
+	// stretch on time.
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		time.Sleep(d)
+		w.sw.Wake()
+	}()
+	err := w.sw.Run(func() bool {
+		w.fam.check()
+		return w.violated() || w.sw.Now() >= deadline
+	})
+	if err != nil {
+		t.Fatalf("sim: %v", err)
+	}
+	w.flushNotes()
 }
 
 // drawClient draws one of cs, skipping the action when cs is empty.
@@ -138,9 +164,7 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 		"Advance": func(t *rapid.T) {
 			d := rapid.SampledFrom([]time.Duration{50 * time.Millisecond, 400 * time.Millisecond, sessionTimeout + 200*time.Millisecond}).Draw(t, "duration")
 			w.trace("advance %v", d)
-			if err := w.sw.RunFor(d); err != nil {
-				t.Fatalf("sim: %v", err)
-			}
+			w.runFor(t, d)
 		},
 	}
 	if !w.cfg.faults {

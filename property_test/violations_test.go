@@ -16,10 +16,20 @@ import (
 func (w *world) violate(kind, format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.violations = append(w.violations, violation{kind, fmt.Sprintf(format, args...)})
+	v := violation{kind, fmt.Sprintf(format, args...)}
+	if !slices.Contains(w.violations, v) { // the invariants are checked after every step
+		w.violations = append(w.violations, v)
+	}
 }
 
 type violation struct{ kind, detail string }
+
+// violated reports whether a violation has been recorded.
+func (w *world) violated() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.violations) > 0
+}
 
 // failOnViolations fails the check if a violation was found: it logs the
 // details and the trace of the run, and fails with the kinds only. rapid
