@@ -121,6 +121,9 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 		e := newCleanupEnv(t)
 		e.owner.Disconnect()
 		c := e.startCleanup(t)
+		// A request sent in an instant of connection is lost, so that the
+		// cleanup cannot end early by luck.
+		e.owner.SetFaultHook(func(zkmem.Request) zkmem.Fault { return zkmem.DropRequest })
 		for range 7 {
 			time.Sleep(timeout * 9 / 10)
 			if !c.running() {
@@ -140,6 +143,7 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 		if !c.running() {
 			t.Fatalf("cleanup ended after %v: %v", c.took, c.err)
 		}
+		e.owner.SetFaultHook(nil)
 		if err := e.owner.Reconnect(); err != nil {
 			t.Fatalf("reconnect: %v", err)
 		}
