@@ -45,8 +45,29 @@ type Conn struct {
 	// while a registered call or goroutine holds a count.
 	calls sync.WaitGroup
 
+	// The calls abandoned while their go-zookeeper call was still running
+	// (see call). nAbandoned is len(abandoned), read without omu so that a
+	// call pays one atomic load when there are none.
+	nAbandoned atomic.Int32
+	omu        sync.Mutex            // guards abandoned and pending.done; never held with another lock
+	abandoned  map[*pending]struct{} // guarded by omu
+
 	closeOnce sync.Once
 }
+
+// pending is one call whose go-zookeeper call runs in a goroutine because
+// its ctx can end first.
+type pending struct {
+	state  atomic.Uint32 // pendingRunning, then pendingAnswered or pendingAbandoned
+	result chan error    // capacity 1: f's mapped error
+	done   chan struct{} // set under omu when abandoned; closed when f has returned
+}
+
+const (
+	pendingRunning uint32 = iota
+	pendingAnswered
+	pendingAbandoned
+)
 
 var _ zksim.Conn = (*Conn)(nil)
 
@@ -205,11 +226,23 @@ func (c *Conn) finishedErrLocked() error {
 	return nil
 }
 
-// call runs f, a blocking go-zookeeper call, and maps its error. When ctx
-// ends first it returns ctx.Err() at once and leaves f running in the
-// background: its request may still be applied by the server, and the
-// caller must not read what f writes. f's own errors are never context
-// errors.
+// call runs f, a blocking go-zookeeper call, and maps its error. f's own
+// errors are never context errors.
+//
+// A call whose ctx ends returns ctx.Err() at once (or f's answer, if f has
+// returned by then) and leaves f running in the background: its request
+// may still be applied by the server, and the caller must not read what f
+// writes. Calls made after it on the same Conn are sent only after it has
+// been answered, so ZooKeeper's order of a session holds: a cleanup made
+// after an abandoned create finds the node if the create was applied at
+// all. Precisely: a call that starts after an earlier call was abandoned
+// (its ctx ended while its f was still running) does not run its f until
+// every such f has returned. The wait ends early, without sending anything,
+// when the new call's own ctx ends (ctx.Err()) or the Conn is finished
+// (zksim.ErrClosing or zksim.ErrSessionExpired). It is bounded in any case:
+// go-zookeeper fails an outstanding request when its connection breaks, and
+// breaks the connection when the server stops answering. A call that starts
+// while no abandoned f is running pays one atomic load for this.
 func (c *Conn) call(ctx context.Context, f func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -217,21 +250,94 @@ func (c *Conn) call(ctx context.Context, f func() error) error {
 	if err := c.enter(); err != nil {
 		return err
 	}
+	if c.nAbandoned.Load() != 0 {
+		if err := c.waitAbandoned(ctx); err != nil {
+			c.calls.Done()
+			return err
+		}
+	}
 	if ctx.Done() == nil {
 		defer c.calls.Done()
 		return c.mapErr(f())
 	}
-	result := make(chan error, 1)
+	p := &pending{result: make(chan error, 1)}
 	go func() {
 		defer c.calls.Done()
-		result <- c.mapErr(f())
+		err := c.mapErr(f())
+		if !p.state.CompareAndSwap(pendingRunning, pendingAnswered) {
+			c.release(p)
+		}
+		p.result <- err
 	}()
 	select {
-	case err := <-result:
+	case err := <-p.result:
 		return err
 	case <-ctx.Done():
+		if !c.abandon(p) {
+			// f returned first: its answer is the call's.
+			return <-p.result
+		}
 		return ctx.Err()
 	}
+}
+
+// abandon marks p abandoned, unless its f has already returned (then it
+// reports false). Later calls wait for it in waitAbandoned.
+func (c *Conn) abandon(p *pending) bool {
+	c.omu.Lock()
+	defer c.omu.Unlock()
+	// The state changes under omu, so release (which takes omu after it
+	// sees pendingAbandoned) finds p registered.
+	if !p.state.CompareAndSwap(pendingRunning, pendingAbandoned) {
+		return false
+	}
+	p.done = make(chan struct{})
+	if c.abandoned == nil {
+		c.abandoned = make(map[*pending]struct{})
+	}
+	c.abandoned[p] = struct{}{}
+	c.nAbandoned.Add(1)
+	return true
+}
+
+// release unregisters the abandoned call p, whose f has returned, and
+// wakes the calls waiting for it.
+func (c *Conn) release(p *pending) {
+	c.omu.Lock()
+	defer c.omu.Unlock()
+	delete(c.abandoned, p)
+	c.nAbandoned.Add(-1)
+	close(p.done)
+}
+
+// waitAbandoned waits until the f of every call abandoned so far has
+// returned. It returns ctx.Err() if ctx ends first, and the Conn's finished
+// error if the Conn is closed or its session expires first.
+func (c *Conn) waitAbandoned(ctx context.Context) error {
+	c.omu.Lock()
+	waits := make([]chan struct{}, 0, len(c.abandoned))
+	for p := range c.abandoned {
+		waits = append(waits, p.done)
+	}
+	c.omu.Unlock()
+	for _, done := range waits {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.closedCh:
+			return c.finishedErr()
+		case <-c.expiredCh:
+			return c.finishedErr()
+		}
+	}
+	return nil
+}
+
+func (c *Conn) finishedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.finishedErrLocked()
 }
 
 // mapErr maps err with mapError, and turns a connection failure caused by

@@ -13,6 +13,20 @@
 // exactly as if its reply had been lost. A ctx that is already done sends
 // nothing.
 //
+// A call whose ctx ends returns at once; its request may still be applied;
+// calls made after it on the same Conn are sent only after it has been
+// answered, so ZooKeeper's order of a session holds. A recipe that gives up
+// on a create and then cleans up (lists the children, deletes its own
+// node) therefore finds the node if the create was applied at all, and no
+// orphan is left behind. (A create answered with a lost connection is
+// ambiguous, as [zksim.ErrConnectionLoss] always is.) While an abandoned
+// call is unanswered, a new call waits for it; the wait ends early when the
+// new call's ctx ends (ctx.Err(), nothing sent) or when the Conn is closed
+// or its session expires. It is bounded in any case: go-zookeeper fails an
+// outstanding request when the connection breaks, and breaks it when the
+// server stops answering. Calls made while nothing is abandoned are not
+// slowed.
+//
 // # Errors
 //
 // One table maps every error go-zookeeper returns to the zksim sentinel for
