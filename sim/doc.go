@@ -101,6 +101,20 @@
 // its service time has passed, so virtual time measures how long a lock
 // handoff or a failover takes.
 //
+// # Driving the scheduler from a property test
+//
+// A property-based test can take the scheduler's decisions itself, so that
+// its generator can shrink a failing schedule: [Config.Choose] picks the
+// event of each step among the enabled ones (in the canonical order
+// above), and a [Policy] whose Request draws from the test's generator
+// decides the fate of each request. [World.Enabled] says how many events
+// a step could take without time passing, [World.InFlight] whether a client
+// has requests or news still on their way. A call a client makes to a
+// service outside ZooKeeper (a protected resource that checks fencing
+// tokens, say) can go through [Conn.External], scheduled like a request.
+// Package zksim/property_test drives every recipe this way with
+// pgregory.net/rapid.
+//
 // # Replay
 //
 // [Test] runs a body in a synctest bubble with a World built from a Config;
