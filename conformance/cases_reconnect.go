@@ -43,10 +43,7 @@ func reconnectCases() []testCase {
 		e.expectEvent(ch, want, path)
 	}
 	set := func(e *env, p string) func() {
-		return func() {
-			_, err := e.c.Set(e.ctx, p, []byte("x"), -1)
-			require.NoError(e.t, err, "set %s", p)
-		}
+		return func() { e.set(e.c, p, []byte("x")) }
 	}
 	create := func(e *env, p string) func() {
 		return func() { e.create(e.c, p, nil, zksim.ModePersistent) }
@@ -78,8 +75,7 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, set(e, e.p("a")))
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 		}},
@@ -87,8 +83,7 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, func() {
 				for i := 0; i < 3; i++ {
 					set(e, e.p("a"))()
@@ -100,19 +95,17 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			cut(e, w, func() { require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1)) })
+			ch := e.getW(w, e.p("a"))
+			cut(e, w, func() { e.delete(e.c, e.p("a")) })
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 		{"data-watch-recreated-fires-data-changed", func(e *env) {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, func() {
-				require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+				e.delete(e.c, e.p("a"))
 				e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			})
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
@@ -121,8 +114,7 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, create(e, e.p("elsewhere")))
 			rearmed(e, w, ch, set(e, e.p("a")), zksim.EventNodeDataChanged, e.p("a"))
 		}},
@@ -130,16 +122,14 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, create(e, e.p("a", "child")))
 			rearmed(e, w, ch, set(e, e.p("a")), zksim.EventNodeDataChanged, e.p("a"))
 		}},
 		{"exists-watch-created", func(e *env) {
 			e.needDisconnect()
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("a"))
 			cut(e, w, create(e, e.p("a")))
 			e.expectEvent(ch, zksim.EventNodeCreated, e.p("a"))
 		}},
@@ -148,19 +138,17 @@ func reconnectCases() []testCase {
 			// exists watch is simply re-armed.
 			e.needDisconnect()
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("a"))
 			cut(e, w, func() {
 				create(e, e.p("a"))()
-				require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+				e.delete(e.c, e.p("a"))
 			})
 			rearmed(e, w, ch, create(e, e.p("a")), zksim.EventNodeCreated, e.p("a"))
 		}},
 		{"exists-watch-still-missing-rearmed", func(e *env) {
 			e.needDisconnect()
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("a"))
 			cut(e, w, create(e, e.p("b")))
 			rearmed(e, w, ch, create(e, e.p("a")), zksim.EventNodeCreated, e.p("a"))
 		}},
@@ -168,25 +156,22 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			cut(e, w, func() { require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1)) })
+			ch := e.existsW(w, e.p("a"))
+			cut(e, w, func() { e.delete(e.c, e.p("a")) })
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 		{"exists-watch-on-present-node-changed", func(e *env) {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("a"))
 			cut(e, w, set(e, e.p("a")))
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 		}},
 		{"child-watch-child-added", func(e *env) {
 			e.needDisconnect()
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
+			ch := e.childrenW(w, e.p())
 			cut(e, w, create(e, e.p("a")))
 			e.expectEvent(ch, zksim.EventNodeChildrenChanged, e.p())
 		}},
@@ -194,18 +179,16 @@ func reconnectCases() []testCase {
 			e.needDisconnect()
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
-			cut(e, w, func() { require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1)) })
+			ch := e.childrenW(w, e.p())
+			cut(e, w, func() { e.delete(e.c, e.p("a")) })
 			e.expectEvent(ch, zksim.EventNodeChildrenChanged, e.p())
 		}},
 		{"child-watch-node-deleted", func(e *env) {
 			e.needDisconnect()
 			e.create(e.c, e.p("d"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p("d"))
-			require.NoError(e.t, err)
-			cut(e, w, func() { require.NoError(e.t, e.c.Delete(e.ctx, e.p("d"), -1)) })
+			ch := e.childrenW(w, e.p("d"))
+			cut(e, w, func() { e.delete(e.c, e.p("d")) })
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("d"))
 		}},
 		{"child-watch-ignores-data-changes", func(e *env) {
@@ -213,8 +196,7 @@ func reconnectCases() []testCase {
 			e.create(e.c, e.p("d"), nil, zksim.ModePersistent)
 			e.create(e.c, e.p("d", "c"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p("d"))
-			require.NoError(e.t, err)
+			ch := e.childrenW(w, e.p("d"))
 			cut(e, w, func() {
 				set(e, e.p("d"))()
 				set(e, e.p("d", "c"))()
@@ -228,17 +210,13 @@ func reconnectCases() []testCase {
 			e.create(e.c, e.p("deleted"), nil, zksim.ModePersistent)
 			e.create(e.c, e.p("parent"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, changedCh, err := w.GetW(e.ctx, e.p("changed"))
-			require.NoError(e.t, err)
-			_, _, deletedCh, err := w.ExistsW(e.ctx, e.p("deleted"))
-			require.NoError(e.t, err)
-			_, _, createdCh, err := w.ExistsW(e.ctx, e.p("created"))
-			require.NoError(e.t, err)
-			_, _, childCh, err := w.ChildrenW(e.ctx, e.p("parent"))
-			require.NoError(e.t, err)
+			changedCh := e.getW(w, e.p("changed"))
+			deletedCh := e.existsW(w, e.p("deleted"))
+			createdCh := e.existsW(w, e.p("created"))
+			childCh := e.childrenW(w, e.p("parent"))
 			cut(e, w, func() {
 				set(e, e.p("changed"))()
-				require.NoError(e.t, e.c.Delete(e.ctx, e.p("deleted"), -1))
+				e.delete(e.c, e.p("deleted"))
 				create(e, e.p("created"))()
 				create(e, e.p("parent", "c"))()
 			})
@@ -254,8 +232,7 @@ func reconnectCases() []testCase {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			set(e, e.p("a"))()
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
 			cut(e, w, func() {})
 			rearmed(e, w, ch, set(e, e.p("a")), zksim.EventNodeDataChanged, e.p("a"))
 		}},

@@ -31,16 +31,14 @@ func watchCases() []testCase {
 			require.NoError(e.t, err)
 			require.True(e.t, ok)
 			require.Equal(e.t, e.stat(e.c, e.p("a")), *st)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("x"))
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 		}},
 		{"exists-fires-deleted", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			ch := e.existsW(w, e.p("a"))
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 		{"get-fires-data-changed", func(e *env) {
@@ -50,16 +48,14 @@ func watchCases() []testCase {
 			require.NoError(e.t, err)
 			require.Equal(e.t, []byte("1"), data)
 			require.Zero(e.t, st.Version)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("2"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("2"))
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 		}},
 		{"get-fires-deleted", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			ch := e.getW(w, e.p("a"))
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 		{"children-fires-on-child-create", func(e *env) {
@@ -77,62 +73,53 @@ func watchCases() []testCase {
 			names, _, ch, err := w.ChildrenW(e.ctx, e.p())
 			require.NoError(e.t, err)
 			require.Equal(e.t, []string{"a"}, sorted(names))
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(ch, zksim.EventNodeChildrenChanged, e.p())
 		}},
 		{"children-fires-deleted-on-node-delete", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			ch := e.childrenW(w, e.p("a"))
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 		{"children-fires-on-ephemeral-sequential-create", func(e *env) {
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
+			ch := e.childrenW(w, e.p())
 			e.create(e.c, e.p("s-"), nil, zksim.ModeEphemeralSequential)
 			e.expectEvent(ch, zksim.EventNodeChildrenChanged, e.p())
 		}},
 		{"children-not-fired-by-set", func(e *env) {
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p(), []byte("x"), -1)
-			require.NoError(e.t, err)
-			_, err = e.c.SetACL(e.ctx, e.p(), zksim.OpenACL(), -1)
+			ch := e.childrenW(w, e.p())
+			e.set(e.c, e.p(), []byte("x"))
+			_, err := e.c.SetACL(e.ctx, e.p(), zksim.OpenACL(), -1)
 			require.NoError(e.t, err)
 			e.noEvent(w, ch, "child watch after a set and a setACL on the node")
 		}},
 		{"children-not-fired-by-grandchild", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
+			ch := e.childrenW(w, e.p())
 			e.create(e.c, e.p("a", "b"), nil, zksim.ModePersistent)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("x"))
 			e.noEvent(w, ch, "child watch after a grandchild create and a child set")
 		}},
 		{"get-not-fired-by-child-change", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, dataCh, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, existCh, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			dataCh := e.getW(w, e.p("a"))
+			existCh := e.existsW(w, e.p("a"))
 			e.create(e.c, e.p("a", "b"), nil, zksim.ModePersistent)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a", "b"), -1))
+			e.delete(e.c, e.p("a", "b"))
 			e.noEvent(w, dataCh, "data watch after a child create and delete")
 			e.noEvent(w, existCh, "exists watch after a child create and delete")
 		}},
 		{"set-acl-fires-nothing", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.SetACL(e.ctx, e.p("a"), zksim.OpenACL(), -1)
+			ch := e.getW(w, e.p("a"))
+			_, err := e.c.SetACL(e.ctx, e.p("a"), zksim.OpenACL(), -1)
 			require.NoError(e.t, err)
 			e.noEvent(w, ch, "data watch after a setACL")
 		}},
@@ -151,13 +138,10 @@ func watchCases() []testCase {
 		{"one-shot", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("1"), -1)
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
+			e.set(e.c, e.p("a"), []byte("1"))
 			e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("2"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("2"))
 			e.roundTrip(w)
 			_, ok := <-ch
 			require.False(e.t, ok, "a fired watch stays closed")
@@ -166,10 +150,8 @@ func watchCases() []testCase {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
 			for i := 0; i < 3; i++ {
-				_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-				require.NoError(e.t, err)
-				_, err = e.c.Set(e.ctx, e.p("a"), []byte{byte(i)}, -1)
-				require.NoError(e.t, err)
+				ch := e.getW(w, e.p("a"))
+				e.set(e.c, e.p("a"), []byte{byte(i)})
 				e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 			}
 		}},
@@ -180,12 +162,10 @@ func watchCases() []testCase {
 			w := e.connect()
 			var chans []<-chan zksim.Event
 			for i := 0; i < 3; i++ {
-				_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-				require.NoError(e.t, err)
+				ch := e.getW(w, e.p("a"))
 				chans = append(chans, ch)
 			}
-			_, err := e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("x"))
 			for _, ch := range chans {
 				e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 			}
@@ -193,27 +173,20 @@ func watchCases() []testCase {
 		{"exists-and-get-fire-together", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, existCh, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, dataCh, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			existCh := e.existsW(w, e.p("a"))
+			dataCh := e.getW(w, e.p("a"))
+			e.set(e.c, e.p("a"), []byte("x"))
 			e.expectEvent(existCh, zksim.EventNodeDataChanged, e.p("a"))
 			e.expectEvent(dataCh, zksim.EventNodeDataChanged, e.p("a"))
 		}},
 		{"delete-fires-every-kind", func(e *env) {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, existCh, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, dataCh, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, childCh, err := w.ChildrenW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, parentCh, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			existCh := e.existsW(w, e.p("a"))
+			dataCh := e.getW(w, e.p("a"))
+			childCh := e.childrenW(w, e.p("a"))
+			parentCh := e.childrenW(w, e.p())
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(existCh, zksim.EventNodeDeleted, e.p("a"))
 			e.expectEvent(dataCh, zksim.EventNodeDeleted, e.p("a"))
 			e.expectEvent(childCh, zksim.EventNodeDeleted, e.p("a"))
@@ -221,10 +194,8 @@ func watchCases() []testCase {
 		}},
 		{"create-fires-exists-and-parent", func(e *env) {
 			w := e.connect()
-			_, _, existCh, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, parentCh, err := w.ChildrenW(e.ctx, e.p())
-			require.NoError(e.t, err)
+			existCh := e.existsW(w, e.p("a"))
+			parentCh := e.childrenW(w, e.p())
 			e.create(e.c, e.p("a"), nil, zksim.ModeEphemeral)
 			e.expectEvent(existCh, zksim.EventNodeCreated, e.p("a"))
 			e.expectEvent(parentCh, zksim.EventNodeChildrenChanged, e.p())
@@ -234,10 +205,8 @@ func watchCases() []testCase {
 			// be read.
 			e.create(e.c, e.p("a"), []byte("old"), zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("new"), -1)
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
+			e.set(e.c, e.p("a"), []byte("new"))
 			ev := e.nextEvent(ch, "data watch")
 			require.Equal(e.t, zksim.Event{Type: zksim.EventNodeDataChanged, State: zksim.StateConnected, Path: e.p("a")}, ev)
 			require.Equal(e.t, []byte("new"), e.data(w, e.p("a")))
@@ -247,10 +216,8 @@ func watchCases() []testCase {
 			// already been delivered: no wait is allowed here.
 			e.create(e.c, e.p("a"), []byte("1"), zksim.ModePersistent)
 			w := e.connect()
-			_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("2"), -1)
-			require.NoError(e.t, err)
+			ch := e.getW(w, e.p("a"))
+			e.set(e.c, e.p("a"), []byte("2"))
 			require.Equal(e.t, []byte("2"), e.data(w, e.p("a")))
 			select {
 			case ev := <-ch:
@@ -263,8 +230,7 @@ func watchCases() []testCase {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			_, _, ch, err := e.c.GetW(e.ctx, e.p("a"))
 			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("x"))
 			select {
 			case ev := <-ch:
 				require.Equal(e.t, zksim.EventNodeDataChanged, ev.Type, "%v", ev)
@@ -276,13 +242,9 @@ func watchCases() []testCase {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			var chans []<-chan zksim.Event
 			for i := 0; i < 3; i++ {
-				w := e.connect()
-				_, _, ch, err := w.GetW(e.ctx, e.p("a"))
-				require.NoError(e.t, err)
-				chans = append(chans, ch)
+				chans = append(chans, e.getW(e.connect(), e.p("a")))
 			}
-			_, err := e.c.Set(e.ctx, e.p("a"), []byte("x"), -1)
-			require.NoError(e.t, err)
+			e.set(e.c, e.p("a"), []byte("x"))
 			for _, ch := range chans {
 				e.expectEvent(ch, zksim.EventNodeDataChanged, e.p("a"))
 			}
@@ -291,11 +253,9 @@ func watchCases() []testCase {
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			e.create(e.c, e.p("a", "b"), nil, zksim.ModePersistent)
 			w := e.connect()
-			_, _, dataCh, err := w.GetW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, _, childCh, err := w.ChildrenW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			_, err = e.c.Set(e.ctx, e.p("a"), nil, 5)
+			dataCh := e.getW(w, e.p("a"))
+			childCh := e.childrenW(w, e.p("a"))
+			_, err := e.c.Set(e.ctx, e.p("a"), nil, 5)
 			e.is(err, zksim.ErrBadVersion, "set with version 5")
 			e.is(e.c.Delete(e.ctx, e.p("a"), -1), zksim.ErrNotEmpty, "delete a non-empty node")
 			_, err = e.c.Create(e.ctx, e.p("a", "b"), nil, zksim.ModePersistent, zksim.OpenACL())
@@ -305,8 +265,7 @@ func watchCases() []testCase {
 		}},
 		{"sequential-create-fires-exists-on-its-name", func(e *env) {
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("s-0000000000"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("s-0000000000"))
 			e.create(e.c, e.p("s-"), nil, zksim.ModePersistentSequential)
 			e.expectEvent(ch, zksim.EventNodeCreated, e.p("s-0000000000"))
 		}},
@@ -314,13 +273,11 @@ func watchCases() []testCase {
 			// An exists watch set on a missing node fires once on create; a
 			// new one on the now-present node fires on its delete.
 			w := e.connect()
-			_, _, ch, err := w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
+			ch := e.existsW(w, e.p("a"))
 			e.create(e.c, e.p("a"), nil, zksim.ModePersistent)
 			e.expectEvent(ch, zksim.EventNodeCreated, e.p("a"))
-			_, _, ch, err = w.ExistsW(e.ctx, e.p("a"))
-			require.NoError(e.t, err)
-			require.NoError(e.t, e.c.Delete(e.ctx, e.p("a"), -1))
+			ch = e.existsW(w, e.p("a"))
+			e.delete(e.c, e.p("a"))
 			e.expectEvent(ch, zksim.EventNodeDeleted, e.p("a"))
 		}},
 	}

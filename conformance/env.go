@@ -81,6 +81,19 @@ func (e *env) createACL(c zksim.Conn, p string, data []byte, mode zksim.CreateMo
 	return got
 }
 
+// set replaces the data of path (any version).
+func (e *env) set(c zksim.Conn, p string, data []byte) {
+	e.t.Helper()
+	_, err := c.Set(e.ctx, p, data, -1)
+	require.NoError(e.t, err, "set %s", p)
+}
+
+// delete deletes path (any version).
+func (e *env) delete(c zksim.Conn, p string) {
+	e.t.Helper()
+	require.NoError(e.t, c.Delete(e.ctx, p, -1), "delete %s", p)
+}
+
 // stat returns the Stat of path, which must exist.
 func (e *env) stat(c zksim.Conn, p string) zksim.Stat {
 	e.t.Helper()

@@ -73,6 +73,32 @@ func (e *env) expectClosed(ch <-chan zksim.Event, what string) {
 	}
 }
 
+// getW sets a data watch on path, which must exist, through c, and
+// returns its channel.
+func (e *env) getW(c zksim.Conn, p string) <-chan zksim.Event {
+	e.t.Helper()
+	_, _, ch, err := c.GetW(e.ctx, p)
+	require.NoError(e.t, err, "getW %s", p)
+	return ch
+}
+
+// existsW sets an exists watch on path through c and returns its channel.
+func (e *env) existsW(c zksim.Conn, p string) <-chan zksim.Event {
+	e.t.Helper()
+	_, _, ch, err := c.ExistsW(e.ctx, p)
+	require.NoError(e.t, err, "existsW %s", p)
+	return ch
+}
+
+// childrenW sets a child watch on path, which must exist, through c, and
+// returns its channel.
+func (e *env) childrenW(c zksim.Conn, p string) <-chan zksim.Event {
+	e.t.Helper()
+	_, _, ch, err := c.ChildrenW(e.ctx, p)
+	require.NoError(e.t, err, "childrenW %s", p)
+	return ch
+}
+
 // roundTrip makes c answer one request. Events and replies reach a session
 // in the order the server produced them, so once it returns, every event
 // caused by a write that completed before the call has been delivered.

@@ -18,9 +18,13 @@ func clientName(c int) string {
 	return fmt.Sprintf("c%d", c)
 }
 
-// pick draws a live client, or returns -1 when there is none. With
-// unpaused, paused clients are not drawn either.
-func pick(w *sim.World, unpaused bool) int {
+// resolveClient returns c, or when c is AnyClient a live client drawn from
+// w's fault generator (with unpaused, not a paused one); ok is false when
+// there is none to draw.
+func resolveClient(w *sim.World, c int, unpaused bool) (client int, ok bool) {
+	if c != AnyClient {
+		return c, true
+	}
 	var live []int
 	for i := range w.NumClients() {
 		if w.Live(i) && !(unpaused && w.Paused(i)) {
@@ -28,9 +32,9 @@ func pick(w *sim.World, unpaused bool) int {
 		}
 	}
 	if len(live) == 0 {
-		return -1
+		return -1, false
 	}
-	return live[w.Rand().IntN(len(live))]
+	return live[w.Rand().IntN(len(live))], true
 }
 
 // Disconnect drops the client's connection; the session lives on. With For
@@ -53,10 +57,9 @@ func (f Disconnect) Inject(w *sim.World) error { return w.Disconnect(f.Client, f
 
 // Resolve implements sim.Resolver.
 func (f Disconnect) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, false); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, false); !ok {
+		return nil
 	}
 	return f
 }
@@ -79,10 +82,9 @@ func (f Expire) Inject(w *sim.World) error { return w.Expire(f.Client) }
 
 // Resolve implements sim.Resolver.
 func (f Expire) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, false); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, false); !ok {
+		return nil
 	}
 	return f
 }
@@ -106,10 +108,9 @@ func (f Pause) Inject(w *sim.World) error { return w.Pause(f.Client, f.For) }
 
 // Resolve implements sim.Resolver.
 func (f Pause) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, true); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, true); !ok {
+		return nil
 	}
 	return f
 }
@@ -135,10 +136,9 @@ func (f Delay) Inject(w *sim.World) error { return w.Delay(f.Client, f.For) }
 
 // Resolve implements sim.Resolver.
 func (f Delay) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, false); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, false); !ok {
+		return nil
 	}
 	return f
 }
@@ -162,10 +162,9 @@ func (f LoseNextReply) Inject(w *sim.World) error {
 
 // Resolve implements sim.Resolver.
 func (f LoseNextReply) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, false); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, false); !ok {
+		return nil
 	}
 	return f
 }
@@ -189,10 +188,9 @@ func (f DropNextRequest) Inject(w *sim.World) error {
 
 // Resolve implements sim.Resolver.
 func (f DropNextRequest) Resolve(w *sim.World) sim.Fault {
-	if f.Client == AnyClient {
-		if f.Client = pick(w, false); f.Client < 0 {
-			return nil
-		}
+	var ok bool
+	if f.Client, ok = resolveClient(w, f.Client, false); !ok {
+		return nil
 	}
 	return f
 }

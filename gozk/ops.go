@@ -73,25 +73,18 @@ func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
 // Exists reports whether the znode exists, with its Stat if it does (nil
 // if it does not).
 func (c *Conn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
-	if err := zksim.ValidatePath(path, false); err != nil {
-		return false, nil, err
-	}
-	var (
-		found bool
-		st    *zk.Stat
-	)
-	err := c.call(ctx, func() (err error) {
-		found, st, err = c.zk.Exists(path)
-		return err
-	})
-	if err != nil || !found {
-		return false, nil, err
-	}
-	return true, fromZKStat(st), nil
+	found, st, _, err := c.exists(ctx, path, false)
+	return found, st, err
 }
 
 // ExistsW is Exists that also sets a watch, whether or not the node exists.
 func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	return c.exists(ctx, path, true)
+}
+
+// exists is Exists, and ExistsW when watch is set: a data watch when the
+// node exists, an exist watch when it does not.
+func (c *Conn) exists(ctx context.Context, path string, watch bool) (bool, *zksim.Stat, <-chan zksim.Event, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return false, nil, nil, err
 	}
@@ -100,11 +93,12 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-c
 		st    *zk.Stat
 		ch    <-chan zksim.Event
 	)
-	err := c.call(ctx, func() error {
-		var (
-			zch <-chan zk.Event
-			err error
-		)
+	err := c.call(ctx, func() (err error) {
+		if !watch {
+			found, st, err = c.zk.Exists(path)
+			return err
+		}
+		var zch <-chan zk.Event
 		found, st, zch, err = c.zk.ExistsW(path)
 		if err == nil {
 			kind := watchExist
@@ -126,26 +120,18 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-c
 
 // Get returns the data and Stat of the znode at path.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
-	if err := zksim.ValidatePath(path, false); err != nil {
-		return nil, nil, err
-	}
-	var (
-		data []byte
-		st   *zk.Stat
-	)
-	err := c.call(ctx, func() (err error) {
-		data, st, err = c.zk.Get(path)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return data, fromZKStat(st), nil
+	data, st, _, err := c.get(ctx, path, false)
+	return data, st, err
 }
 
 // GetW is Get that also sets a data watch. No watch is set when the node
 // does not exist.
 func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
+	return c.get(ctx, path, true)
+}
+
+// get is Get, and GetW when watch is set.
+func (c *Conn) get(ctx context.Context, path string, watch bool) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
@@ -154,11 +140,12 @@ func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-ch
 		st   *zk.Stat
 		ch   <-chan zksim.Event
 	)
-	err := c.call(ctx, func() error {
-		var (
-			zch <-chan zk.Event
-			err error
-		)
+	err := c.call(ctx, func() (err error) {
+		if !watch {
+			data, st, err = c.zk.Get(path)
+			return err
+		}
+		var zch <-chan zk.Event
 		data, st, zch, err = c.zk.GetW(path)
 		if err == nil {
 			ch = c.forward(zch, path, watchData)
@@ -191,26 +178,18 @@ func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32)
 // Children returns the names of the children of path, in the server's
 // order (none defined), and the Stat of path.
 func (c *Conn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
-	if err := zksim.ValidatePath(path, false); err != nil {
-		return nil, nil, err
-	}
-	var (
-		names []string
-		st    *zk.Stat
-	)
-	err := c.call(ctx, func() (err error) {
-		names, st, err = c.zk.Children(path)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return names, fromZKStat(st), nil
+	names, st, _, err := c.children(ctx, path, false)
+	return names, st, err
 }
 
 // ChildrenW is Children that also sets a child watch. No watch is set when
 // the node does not exist.
 func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	return c.children(ctx, path, true)
+}
+
+// children is Children, and ChildrenW when watch is set.
+func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
@@ -219,11 +198,12 @@ func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Sta
 		st    *zk.Stat
 		ch    <-chan zksim.Event
 	)
-	err := c.call(ctx, func() error {
-		var (
-			zch <-chan zk.Event
-			err error
-		)
+	err := c.call(ctx, func() (err error) {
+		if !watch {
+			names, st, err = c.zk.Children(path)
+			return err
+		}
+		var zch <-chan zk.Event
 		names, st, zch, err = c.zk.ChildrenW(path)
 		if err == nil {
 			ch = c.forward(zch, path, watchChild)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/pump"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -25,7 +26,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	state    zksim.State
-	subs     []*pump
+	subs     []*pump.Pump
 	finished bool
 }
 
@@ -312,15 +313,15 @@ func (c *Conn) State() zksim.State {
 // SessionEvents implements zksim.Conn. Events arrive when the scheduler
 // delivers them from the session's FIFO.
 func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
-	p := newPump(ctx.Done())
+	p := pump.New(0, ctx.Done(), nil) // closed at finish or when ctx is done
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finished {
-		p.finish()
+		p.Finish(nil)
 	} else {
 		c.subs = append(c.subs, p)
 	}
-	return p.out
+	return p.Out()
 }
 
 // publish tells the client of a state change.
@@ -334,7 +335,7 @@ func (c *Conn) publish(st zksim.State) {
 	ev := zksim.Event{Type: zksim.EventSession, State: st}
 	live := c.subs[:0]
 	for _, p := range c.subs {
-		if p.push(ev) {
+		if p.Push(ev) {
 			live = append(live, p)
 		}
 	}
@@ -352,7 +353,7 @@ func (c *Conn) finish() {
 	c.finished = true
 	c.state = zksim.StateClosed
 	for _, p := range c.subs {
-		p.finish()
+		p.Finish(nil)
 	}
 	c.subs = nil
 }

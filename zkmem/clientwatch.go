@@ -5,16 +5,23 @@ import (
 	"sort"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/pump"
 )
 
 // The client side of watches: like ZooKeeper's ZKWatchManager, the Conn
 // keeps the channels each watch was set for and fans one server event out
 // to all of them.
 
+// pumpBuffer is the buffer of the channels of session-event subscribers and
+// persistent watches, which their pumps fill from the queue. That slot lets
+// the Conn's close hand a reader who has kept up a last event without
+// waiting for it (see pump.Pump.CloseWith).
+const pumpBuffer = 1
+
 // persistentSub is one channel returned by AddWatch.
 type persistentSub struct {
 	mode zksim.AddWatchMode
-	p    *pump
+	p    *pump.Pump
 }
 
 // register adds a one-shot channel for path to m. Called with srv.mu held.
@@ -60,7 +67,7 @@ func (c *Conn) receive(ev zksim.Event) {
 	}
 	for _, sub := range c.persistent[p] {
 		if sub.mode == zksim.WatchPersistent || ev.Type != zksim.EventNodeChildrenChanged {
-			sub.p.push(ev)
+			sub.p.Push(ev)
 		}
 	}
 	if ev.Type == zksim.EventNodeChildrenChanged {
@@ -70,7 +77,7 @@ func (c *Conn) receive(ev zksim.Event) {
 		a = parentPath(a)
 		for _, sub := range c.persistent[a] {
 			if sub.mode == zksim.WatchPersistentRecursive {
-				sub.p.push(ev)
+				sub.p.Push(ev)
 			}
 		}
 	}
@@ -78,15 +85,15 @@ func (c *Conn) receive(ev zksim.Event) {
 
 // SessionEvents implements zksim.Conn.
 func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
-	p := newPump(ctx.Done(), c.closed)
+	p := pump.New(pumpBuffer, ctx.Done(), c.closed)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.state == zksim.StateClosed {
-		p.finish(nil)
+		p.Finish(nil)
 	} else {
 		c.subs = append(c.subs, p)
 	}
-	return p.out
+	return p.Out()
 }
 
 // publish tells every session-event subscriber of a state change. Called
@@ -96,13 +103,9 @@ func (c *Conn) publish(st zksim.State) {
 	ev := zksim.Event{Type: zksim.EventSession, State: st}
 	live := c.subs[:0]
 	for _, p := range c.subs {
-		select {
-		case <-p.stop:
-			continue // the subscriber went away
-		default:
+		if p.Push(ev) { // else the subscriber went away
+			live = append(live, p)
 		}
-		p.push(ev)
-		live = append(live, p)
 	}
 	clear(c.subs[len(live):])
 	c.subs = live
@@ -122,7 +125,7 @@ func (c *Conn) endWatches(st zksim.State, err error) {
 		ev.Path = path
 		for _, sub := range c.persistent[path] {
 			e := ev
-			sub.p.finish(&e)
+			sub.p.Finish(&e)
 		}
 		delete(c.persistent, path)
 	}
@@ -162,11 +165,11 @@ func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMod
 	}
 	var out <-chan zksim.Event
 	if fault != LoseReply {
-		sub := &persistentSub{mode: mode, p: newPump(nil, c.closed)}
+		sub := &persistentSub{mode: mode, p: pump.New(pumpBuffer, nil, c.closed)}
 		c.mu.Lock()
 		c.persistent[path] = append(c.persistent[path], sub)
 		c.mu.Unlock()
-		out = sub.p.out
+		out = sub.p.Out()
 	}
 	if err := c.leave(fault, nil); err != nil {
 		return nil, err
@@ -212,7 +215,7 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.Watche
 			r.ch <- ev
 			close(r.ch)
 		} else {
-			r.sub.p.finish(&ev)
+			r.sub.p.Finish(&ev)
 		}
 	}
 	return c.leave(fault, nil)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/pump"
 )
 
 // Conn is an in-process client connection to a Server, owning one session.
@@ -28,7 +29,7 @@ type Conn struct {
 	existW     map[string][]chan zksim.Event
 	childW     map[string][]chan zksim.Event
 	persistent map[string][]*persistentSub
-	subs       []*pump
+	subs       []*pump.Pump
 	hook       func(Request) Fault
 	armed      []armedFault
 	redial     *time.Timer

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/pump"
 )
 
 // The connection and session lifecycle of a Conn, and its test controls.
@@ -167,7 +168,7 @@ func (c *Conn) finish(st zksim.State, err error) {
 	}
 	c.state = st
 	type ending struct {
-		p    *pump
+		p    *pump.Pump
 		last zksim.Event
 	}
 	var endings []ending
@@ -185,7 +186,7 @@ func (c *Conn) finish(st zksim.State, err error) {
 	close(c.closed)
 	c.mu.Unlock()
 	for _, e := range endings {
-		e.p.closeWith(&e.last)
+		e.p.CloseWith(&e.last)
 	}
 }
 

@@ -3,12 +3,10 @@ package election
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/contend"
-	"github.com/zksim/zksim/recipes/internal/hold"
 	"github.com/zksim/zksim/recipes/internal/retry"
 	"github.com/zksim/zksim/recipes/internal/seqnode"
 )
@@ -19,14 +17,9 @@ const candidateName = "n_"
 // Resign and Proclaim must not be called concurrently on one Election;
 // Leader, Observe and the accessors are safe at any time.
 type Election struct {
-	conn zksim.Conn
-	dir  string
-	c    contend.Contender
-
-	mu          sync.Mutex
-	campaigning bool
-	h           *contend.Hold // the current or last leadership
-	leading     bool          // h's node has not been deleted by Resign
+	conn   zksim.Conn
+	dir    string
+	holder *contend.Holder // holds our leadership
 }
 
 // New returns a participant in the election on the directory dir, with
@@ -46,10 +39,10 @@ func NewHerd(conn zksim.Conn, dir string, opts ...Option) *Election {
 }
 
 func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
-	return &Election{conn: conn, dir: dir, c: contend.Contender{
+	return &Election{conn: conn, dir: dir, holder: contend.NewHolder(contend.Contender{
 		Conn: conn, Dir: dir, Name: candidateName, Markers: []string{candidateName},
 		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd,
-	}}
+	})}
 }
 
 // Campaign enters the election with value and blocks until we lead, ctx is
@@ -61,31 +54,11 @@ func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
 // After a Lost leadership, Campaign may be called again (on a new Conn if
 // the session expired); it first deletes what is left of the old node.
 func (e *Election) Campaign(ctx context.Context, value []byte) error {
-	e.mu.Lock()
-	if e.campaigning || (e.h != nil && !e.h.State().Final()) {
-		e.mu.Unlock()
+	err := e.holder.Acquire(ctx, value, false)
+	if errors.Is(err, contend.ErrBusy) {
 		return ErrCampaigning
 	}
-	e.campaigning = true
-	old := e.h
-	if !e.leading {
-		old = nil
-	}
-	e.mu.Unlock()
-	if old != nil {
-		_ = e.c.Release(ctx, old) // what is left of a Lost leadership
-	}
-	c := e.c
-	c.Data = value
-	h, err := c.Acquire(ctx, false)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.campaigning = false
-	if err != nil {
-		return err
-	}
-	e.h, e.leading = h, true
-	return nil
+	return err
 }
 
 // Resign gives up leadership: the state becomes Released and our node is
@@ -93,32 +66,18 @@ func (e *Election) Campaign(ctx context.Context, value []byte) error {
 // done, waiting out connection losses, or until ctx is done (then it may be
 // called again). It returns ErrNotLeader if we do not lead.
 func (e *Election) Resign(ctx context.Context) error {
-	e.mu.Lock()
-	h := e.h
-	if h == nil || e.campaigning || !e.leading {
-		e.mu.Unlock()
+	err := e.holder.Release(ctx)
+	if errors.Is(err, contend.ErrNothingHeld) {
 		return ErrNotLeader
 	}
-	e.mu.Unlock()
-	if err := e.c.Release(ctx, h); err != nil {
-		return err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.h == h {
-		e.leading = false
-	}
-	return nil
+	return err
 }
 
 // Proclaim replaces the value of our node without a new election; Observe
 // reports it. It returns ErrNotLeader if we do not lead or our node is gone.
 func (e *Election) Proclaim(ctx context.Context, value []byte) error {
-	e.mu.Lock()
-	h := e.h
-	leading := e.leading && h != nil && !h.State().Final()
-	e.mu.Unlock()
-	if !leading {
+	h := e.holder.Current()
+	if h == nil {
 		return ErrNotLeader
 	}
 	err := retry.Do(ctx, e.conn, func() error {
@@ -233,43 +192,20 @@ func (e *Election) Observe(ctx context.Context) <-chan Leader {
 
 // Key returns the path of our node for the current or last leadership, ""
 // if we never led.
-func (e *Election) Key() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.h == nil {
-		return ""
-	}
-	return e.h.Path
-}
+func (e *Election) Key() string { return e.holder.Key() }
 
 // Token returns the czxid of our node for the current or last leadership
 // (0 if we never led): a term number and fencing token.
-func (e *Election) Token() int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.h == nil {
-		return 0
-	}
-	return e.h.Token
-}
+func (e *Election) Token() int64 { return e.holder.Token() }
 
 // State returns what we know of our leadership: NotHeld before we first
 // lead, then Held, Doubtful, Lost or Released (see the package doc).
-func (e *Election) State() recipes.HoldState { return e.tracker().State() }
+func (e *Election) State() recipes.HoldState { return e.holder.State() }
 
 // Watch returns the current state and a channel closed at its next change
 // (already closed once the leadership ended, or before we first lead).
-func (e *Election) Watch() (recipes.HoldState, <-chan struct{}) { return e.tracker().Watch() }
+func (e *Election) Watch() (recipes.HoldState, <-chan struct{}) { return e.holder.Watch() }
 
 // Done returns a channel closed when the current leadership ends (Lost or
 // Released); already closed when we do not lead.
-func (e *Election) Done() <-chan struct{} { return e.tracker().Done() }
-
-func (e *Election) tracker() *hold.Tracker {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.h == nil {
-		return nil
-	}
-	return e.h.Tracker
-}
+func (e *Election) Done() <-chan struct{} { return e.holder.Done() }

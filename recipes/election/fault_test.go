@@ -86,13 +86,7 @@ func testLostCampaignReply(t *testing.T, env *bt.Env) {
 	for n := 1; n <= 3; n++ {
 		dir := env.Path("election") + string(rune('0'+n))
 		conn := env.MemConn(t)
-		var seen atomic.Int32
-		conn.SetFaultHook(func(r zkmem.Request) zkmem.Fault {
-			if r.Op == zkmem.OpCreate && seen.Add(1) == int32(n) {
-				return zkmem.LoseReply
-			}
-			return zkmem.NoFault
-		})
+		conn.SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, zkmem.LoseReply))
 		e := election.New(conn, dir)
 		must(t, "Campaign", e.Campaign(ctx, nil))
 		if children := bt.Children(t, ctx, observer, dir); len(children) != 1 {
@@ -198,46 +192,29 @@ func testElectionChaos(t *testing.T, env *bt.Env) {
 	var (
 		leaders atomic.Int32
 		wg      sync.WaitGroup
-		errs    = make(chan error, candidates*terms)
 	)
 	for i := 0; i < candidates; i++ {
 		conn := env.MemConn(t)
-		var n atomic.Int32
-		every := int32(3 + i)
-		conn.SetFaultHook(func(zkmem.Request) zkmem.Fault {
-			switch k := n.Add(1); {
-			case k%every == 0:
-				return zkmem.LoseReply
-			case k%(2*every+1) == 0:
-				return zkmem.DropRequest
-			}
-			return zkmem.NoFault
-		})
+		conn.SetFaultHook(bt.Flaky(3 + i))
 		e := election.New(conn, dir)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for term := 0; term < terms; term++ {
 				if err := e.Campaign(ctx, fmt.Appendf(nil, "%d-%d", i, term)); err != nil {
-					errs <- fmt.Errorf("Campaign: %w", err)
+					t.Errorf("Campaign: %v", err)
 					return
 				}
 				if leaders.Add(1) != 1 {
-					errs <- errors.New("two leaders at once")
+					t.Error("two leaders at once")
 				}
 				leaders.Add(-1)
 				if err := e.Resign(ctx); err != nil {
-					errs <- fmt.Errorf("Resign: %w", err)
+					t.Errorf("Resign: %v", err)
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	if children := bt.Children(t, ctx, env.Conn(t), dir); len(children) != 0 {
 		t.Fatalf("orphans: %v", children)
 	}

@@ -32,18 +32,6 @@ var faultCases = bt.Cases{
 	"FaultSemaphoreChaos":          testSemaphoreChaos,
 }
 
-// nthRequest returns a fault hook that applies fault to the n-th request
-// with op (counting from 1), once.
-func nthRequest(op string, n int, fault zkmem.Fault) func(zkmem.Request) zkmem.Fault {
-	var seen atomic.Int32
-	return func(r zkmem.Request) zkmem.Fault {
-		if r.Op == op && int(seen.Add(1)) == n {
-			return fault
-		}
-		return zkmem.NoFault
-	}
-}
-
 // testLostCreateReply loses (or drops) each create of a first Lock in
 // turn: the failed lock node create, the two missing directories, the lock
 // node itself (the fifth). The lock is taken, exactly one lock node
@@ -58,7 +46,7 @@ func testLostCreateReply(t *testing.T, env *bt.Env) {
 		for n := 1; n <= 5; n++ {
 			dir := env.Path(fmt.Sprintf("%v-%d/lock", fault, n))
 			conn := env.MemConn(t)
-			conn.SetFaultHook(nthRequest(zkmem.OpCreate, n, fault))
+			conn.SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, fault))
 			m := lock.New(conn, dir)
 			must(t, fmt.Sprintf("Lock with create %d %v", n, fault), m.Lock(ctx))
 			if children := bt.Children(t, ctx, observer, dir); len(children) != 1 || dir+"/"+children[0] != m.Key() {
@@ -314,47 +302,29 @@ func testLockChaos(t *testing.T, env *bt.Env) {
 	var (
 		holders atomic.Int32
 		wg      sync.WaitGroup
-		errs    = make(chan error, clients*rounds)
 	)
 	for i := 0; i < clients; i++ {
 		conn := env.MemConn(t)
-		var n atomic.Int32
-		every := int32(3 + i) // every 3rd, 4th, 5th request is faulty
-		conn.SetFaultHook(func(zkmem.Request) zkmem.Fault {
-			k := n.Add(1)
-			switch {
-			case k%every == 0:
-				return zkmem.LoseReply
-			case k%(2*every+1) == 0:
-				return zkmem.DropRequest
-			}
-			return zkmem.NoFault
-		})
+		conn.SetFaultHook(bt.Flaky(3 + i)) // every 3rd, 4th, 5th request is faulty
 		m := lock.New(conn, dir)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for r := 0; r < rounds; r++ {
 				if err := m.Lock(ctx); err != nil {
-					errs <- fmt.Errorf("Lock: %w", err)
+					t.Errorf("Lock: %v", err)
 					return
 				}
 				if holders.Add(1) != 1 {
-					errs <- errors.New("two holders at once")
+					t.Error("two holders at once")
 				}
 				holders.Add(-1)
 				if err := m.Unlock(ctx); err != nil {
-					errs <- fmt.Errorf("Unlock: %w", err)
+					t.Errorf("Unlock: %v", err)
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	if children := bt.Children(t, ctx, env.Conn(t), dir); len(children) != 0 {
 		t.Fatalf("orphans: %v", children)
 	}
@@ -392,7 +362,6 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 	var (
 		holders atomic.Int32
 		wg      sync.WaitGroup
-		errs    = make(chan error, clients*rounds)
 	)
 	for i := 0; i < clients; i++ {
 		conn := env.MemConn(t)
@@ -405,31 +374,25 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 			return zkmem.NoFault
 		})
 		sem := lock.NewSemaphore(conn, dir, max)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for r := 0; r < rounds; r++ {
 				l, err := sem.Acquire(ctx)
 				if err != nil {
-					errs <- fmt.Errorf("Acquire: %w", err)
+					t.Errorf("Acquire: %v", err)
 					return
 				}
 				if holders.Add(1) > max {
-					errs <- errors.New("more leases than the maximum")
+					t.Error("more leases than the maximum")
 				}
 				holders.Add(-1)
 				if err := l.Release(ctx); err != nil {
-					errs <- fmt.Errorf("Release: %w", err)
+					t.Errorf("Release: %v", err)
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	observer := env.Conn(t)
 	for _, sub := range []string{"/leases", "/locks"} {
 		if children := bt.Children(t, ctx, observer, dir+sub); len(children) != 0 {

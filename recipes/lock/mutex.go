@@ -3,12 +3,10 @@ package lock
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/contend"
-	"github.com/zksim/zksim/recipes/internal/hold"
 )
 
 // Marker names of the contender nodes (the part before the sequence).
@@ -23,12 +21,8 @@ const (
 // called concurrently on one Mutex (make one Mutex per goroutine that
 // contends); Key, Token, State, Watch and Done are safe at any time.
 type Mutex struct {
-	c contend.Contender
-
-	mu        sync.Mutex
-	acquiring bool
-	h         *contend.Hold // the current or last hold
-	undeleted bool          // h's node has not been deleted by Unlock
+	holder *contend.Holder
+	data   []byte // our lock node's data (WithData)
 }
 
 // New returns an exclusive lock on the directory dir. Every client that
@@ -40,10 +34,10 @@ func New(conn zksim.Conn, dir string, opts ...Option) *Mutex {
 }
 
 func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.Rule, cfg config) *Mutex {
-	return &Mutex{c: contend.Contender{
+	return &Mutex{holder: contend.NewHolder(contend.Contender{
 		Conn: conn, Dir: dir, Name: name, Markers: markers,
-		Data: cfg.data, ACL: cfg.acl, Rule: rule,
-	}}
+		ACL: cfg.acl, Rule: rule,
+	}), data: cfg.data}
 }
 
 // Lock blocks until this Mutex holds the lock, ctx is done, or the session
@@ -63,42 +57,14 @@ func (m *Mutex) Lock(ctx context.Context) error { return m.lock(ctx, false) }
 func (m *Mutex) TryLock(ctx context.Context) error { return m.lock(ctx, true) }
 
 func (m *Mutex) lock(ctx context.Context, try bool) error {
-	if err := m.begin(ctx); err != nil {
-		return err
-	}
-	h, err := m.c.Acquire(ctx, try)
-	if errors.Is(err, contend.ErrWouldBlock) {
-		err = ErrLocked
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.acquiring = false
-	if err != nil {
-		return err
-	}
-	m.h, m.undeleted = h, true
-	return nil
-}
-
-// begin marks the Mutex as acquiring, after cleaning up a lost hold.
-func (m *Mutex) begin(ctx context.Context) error {
-	m.mu.Lock()
-	if m.acquiring || (m.h != nil && !m.h.State().Final()) {
-		m.mu.Unlock()
+	err := m.holder.Acquire(ctx, m.data, try)
+	switch {
+	case errors.Is(err, contend.ErrBusy):
 		return ErrAlreadyHeld
+	case errors.Is(err, contend.ErrWouldBlock):
+		return ErrLocked
 	}
-	m.acquiring = true
-	old := m.h
-	if !m.undeleted {
-		old = nil
-	}
-	m.mu.Unlock()
-	if old != nil {
-		// The node may outlive the hold (a suspension that lasted the
-		// session timeout but not an expiry): delete it, best effort.
-		_ = m.c.Release(ctx, old)
-	}
-	return nil
+	return err
 }
 
 // Unlock releases the lock: its state becomes Released and its node is
@@ -108,67 +74,33 @@ func (m *Mutex) begin(ctx context.Context) error {
 // (the hold was Lost) counts as released. It returns ErrNotHeld when this
 // Mutex holds nothing.
 func (m *Mutex) Unlock(ctx context.Context) error {
-	m.mu.Lock()
-	h := m.h
-	if h == nil || m.acquiring || !m.undeleted {
-		m.mu.Unlock()
+	err := m.holder.Release(ctx)
+	if errors.Is(err, contend.ErrNothingHeld) {
 		return ErrNotHeld
 	}
-	m.mu.Unlock()
-	if err := m.c.Release(ctx, h); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.h == h {
-		m.undeleted = false
-	}
-	return nil
+	return err
 }
 
 // Key returns the path of the lock node of the current or last hold, ""
 // if there is none.
-func (m *Mutex) Key() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.h == nil {
-		return ""
-	}
-	return m.h.Path
-}
+func (m *Mutex) Key() string { return m.holder.Key() }
 
 // Token returns the fencing token of the current or last hold: the czxid
 // of its lock node, which is larger for every later hold of any lock of the
 // ensemble. A resource that must not be written by two holders refuses
 // tokens lower than the highest it has seen. 0 before the first hold.
-func (m *Mutex) Token() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.h == nil {
-		return 0
-	}
-	return m.h.Token
-}
+func (m *Mutex) Token() int64 { return m.holder.Token() }
 
 // State returns what this Mutex knows of its hold: NotHeld before the
 // first Lock, then Held, Doubtful, Lost or Released (see the package doc).
-func (m *Mutex) State() recipes.HoldState { return m.tracker().State() }
+func (m *Mutex) State() recipes.HoldState { return m.holder.State() }
 
 // Watch returns the current state and a channel closed at its next change
 // (already closed once the hold has ended, or before the first hold).
 // Changes can be missed between two calls (a short Doubtful spell, say),
 // never a final state.
-func (m *Mutex) Watch() (recipes.HoldState, <-chan struct{}) { return m.tracker().Watch() }
+func (m *Mutex) Watch() (recipes.HoldState, <-chan struct{}) { return m.holder.Watch() }
 
 // Done returns a channel closed when the current hold ends: Lost or
 // Released. It is already closed when there is no hold.
-func (m *Mutex) Done() <-chan struct{} { return m.tracker().Done() }
-
-func (m *Mutex) tracker() *hold.Tracker {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.h == nil {
-		return nil
-	}
-	return m.h.Tracker
-}
+func (m *Mutex) Done() <-chan struct{} { return m.holder.Done() }

@@ -95,41 +95,34 @@ func testMutexExclusion(t *testing.T, env *bt.Env) {
 		holders   atomic.Int32
 		mu        sync.Mutex
 		lastToken int64
-		errs      = make(chan error, clients)
 		wg        sync.WaitGroup
 	)
 	for i := 0; i < clients; i++ {
 		m := lock.New(env.Conn(t), dir)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for r := 0; r < rounds; r++ {
 				if err := m.Lock(ctx); err != nil {
-					errs <- err
+					t.Errorf("Lock: %v", err)
 					return
 				}
 				if n := holders.Add(1); n != 1 {
-					errs <- errors.New("two holders at once")
+					t.Error("two holders at once")
 				}
 				mu.Lock()
 				if m.Token() <= lastToken {
-					errs <- errors.New("fencing token did not grow")
+					t.Error("fencing token did not grow")
 				}
 				lastToken = m.Token()
 				mu.Unlock()
 				holders.Add(-1)
 				if err := m.Unlock(ctx); err != nil {
-					errs <- err
+					t.Errorf("Unlock: %v", err)
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
 	if children := bt.Children(t, ctx, env.Conn(t), dir); len(children) != 0 {
 		t.Fatalf("orphans: %v", children)
 	}

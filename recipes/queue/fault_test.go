@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,21 +109,6 @@ func testLostRemoveReply(t *testing.T, env *bt.Env) {
 	}
 }
 
-// faulty installs a hook that loses every k-th reply and drops every
-// (2k+1)-th request of conn.
-func faulty(conn *zkmem.Conn, k int32) {
-	var n atomic.Int32
-	conn.SetFaultHook(func(zkmem.Request) zkmem.Fault {
-		switch i := n.Add(1); {
-		case i%k == 0:
-			return zkmem.LoseReply
-		case i%(2*k+1) == 0:
-			return zkmem.DropRequest
-		}
-		return zkmem.NoFault
-	})
-}
-
 // testQueueChaos: producers and consumers whose requests keep losing
 // replies; every item is consumed exactly once.
 func testQueueChaos(t *testing.T, env *bt.Env) {
@@ -139,7 +123,7 @@ func testQueueChaos(t *testing.T, env *bt.Env) {
 	)
 	for p := 0; p < producers; p++ {
 		conn := env.MemConn(t)
-		faulty(conn, int32(3+p))
+		conn.SetFaultHook(bt.Flaky(3 + p))
 		q := queue.New(conn, dir)
 		wg.Add(1)
 		go func() {
@@ -154,7 +138,7 @@ func testQueueChaos(t *testing.T, env *bt.Env) {
 	}
 	for c := 0; c < consumers; c++ {
 		conn := env.MemConn(t)
-		faulty(conn, int32(4+c))
+		conn.SetFaultHook(bt.Flaky(4 + c))
 		q := queue.New(conn, dir)
 		wg.Add(1)
 		go func() {
@@ -361,7 +345,7 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 	)
 	for c := 0; c < consumers; c++ {
 		conn := env.MemConn(t)
-		faulty(conn, int32(5+c))
+		conn.SetFaultHook(bt.Flaky(5 + c))
 		q := queue.NewLocking(conn, dir)
 		wg.Add(1)
 		go func() {

@@ -26,7 +26,6 @@ type Contender struct {
 	Dir     string      // the directory of the contenders
 	Name    string      // our node's name before the sequence, e.g. "lock-"
 	Markers []string    // every name that takes part in Dir (ours included)
-	Data    []byte      // our node's data
 	ACL     []zksim.ACL // our node's ACL (and the ACL of a missing Dir)
 	Rule    Rule
 	// Herd makes waiters watch every child of Dir instead of one node, so a
@@ -41,11 +40,11 @@ type Hold struct {
 	*hold.Tracker
 }
 
-// Acquire creates our node and blocks until the rule says it holds, ctx is
-// done, or the session can no longer act. With try it does not wait: it
+// Acquire creates our node with data and blocks until the rule says it
+// holds, ctx is done, or the session can no longer act. With try it does not wait: it
 // returns ErrWouldBlock when it does not hold at once. On every error it
 // deletes the node it created (or may have created).
-func (c *Contender) Acquire(ctx context.Context, try bool) (h *Hold, err error) {
+func (c *Contender) Acquire(ctx context.Context, data []byte, try bool) (h *Hold, err error) {
 	guid := seqnode.NewGUID()
 	defer func() {
 		if err != nil {
@@ -53,7 +52,7 @@ func (c *Contender) Acquire(ctx context.Context, try bool) (h *Hold, err error) 
 		}
 	}()
 	for {
-		p, err := seqnode.CreateProtected(ctx, c.Conn, c.Dir, guid, c.Name, c.Data, zksim.ModeEphemeralSequential, c.ACL)
+		p, err := seqnode.CreateProtected(ctx, c.Conn, c.Dir, guid, c.Name, data, zksim.ModeEphemeralSequential, c.ACL)
 		if err != nil {
 			return nil, err
 		}

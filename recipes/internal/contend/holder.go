@@ -1,0 +1,148 @@
+package contend
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/internal/hold"
+)
+
+// ErrBusy is what Holder.Acquire returns, having done nothing, while the
+// Holder holds (a hold that has not ended) or another Acquire is under way.
+var ErrBusy = errors.New("recipes: already holding or acquiring")
+
+// ErrNothingHeld is what Holder.Release returns when there is nothing to
+// release: no hold yet, an Acquire under way, or the last hold's node
+// already deleted by Release.
+var ErrNothingHeld = errors.New("recipes: nothing held")
+
+// Holder takes the holds of one Contender, one at a time, and keeps the
+// current or last one: the state behind a Mutex and an Election. Acquire
+// and Release must not be called concurrently; the other methods are safe
+// at any time.
+type Holder struct {
+	c Contender
+
+	mu        sync.Mutex
+	acquiring bool
+	h         *Hold // the current or last hold
+	undeleted bool  // h's node has not been deleted by Release
+}
+
+// NewHolder returns a Holder that contends as c. Nothing is sent to the
+// server until Acquire.
+func NewHolder(c Contender) *Holder { return &Holder{c: c} }
+
+// Acquire takes a new hold whose node carries data, as Contender.Acquire
+// does. When the last hold was Lost without a Release it first deletes
+// what is left of it, best effort. It returns ErrBusy while a hold has not
+// ended or another Acquire is under way.
+func (s *Holder) Acquire(ctx context.Context, data []byte, try bool) error {
+	s.mu.Lock()
+	if s.acquiring || (s.h != nil && !s.h.State().Final()) {
+		s.mu.Unlock()
+		return ErrBusy
+	}
+	s.acquiring = true
+	old := s.h
+	if !s.undeleted {
+		old = nil
+	}
+	s.mu.Unlock()
+	if old != nil {
+		// The node may outlive the hold (a suspension that lasted the
+		// session timeout but not an expiry): delete it, best effort.
+		_ = s.c.Release(ctx, old)
+	}
+	h, err := s.c.Acquire(ctx, data, try)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.acquiring = false
+	if err != nil {
+		return err
+	}
+	s.h, s.undeleted = h, true
+	return nil
+}
+
+// Release ends the current or last hold and deletes its node, as
+// Contender.Release does. When ctx is done before the delete, the node
+// stays and Release may be called again. It returns ErrNothingHeld when
+// there is nothing to release.
+func (s *Holder) Release(ctx context.Context) error {
+	s.mu.Lock()
+	h := s.h
+	if h == nil || s.acquiring || !s.undeleted {
+		s.mu.Unlock()
+		return ErrNothingHeld
+	}
+	s.mu.Unlock()
+	if err := s.c.Release(ctx, h); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == h {
+		s.undeleted = false
+	}
+	return nil
+}
+
+// Current returns the hold that has not ended, nil when there is none (no
+// hold yet, or the last one Lost or Released).
+func (s *Holder) Current() *Hold {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil || !s.undeleted || s.h.State().Final() {
+		return nil
+	}
+	return s.h
+}
+
+// Key returns the path of the node of the current or last hold, "" before
+// the first hold.
+func (s *Holder) Key() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil {
+		return ""
+	}
+	return s.h.Path
+}
+
+// Token returns the fencing token (the node's czxid) of the current or last
+// hold, 0 before the first hold.
+func (s *Holder) Token() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil {
+		return 0
+	}
+	return s.h.Token
+}
+
+// State returns the state of the current or last hold; NotHeld before the
+// first hold.
+func (s *Holder) State() recipes.HoldState { return s.tracker().State() }
+
+// Watch returns the state of the current or last hold and a channel closed
+// at its next change (already closed once the hold has ended, or before
+// the first hold).
+func (s *Holder) Watch() (recipes.HoldState, <-chan struct{}) { return s.tracker().Watch() }
+
+// Done returns a channel closed when the current hold ends; already closed
+// when there is no hold that has not ended.
+func (s *Holder) Done() <-chan struct{} { return s.tracker().Done() }
+
+// tracker returns the tracker of the current or last hold, nil (NotHeld,
+// closed channels) before the first hold.
+func (s *Holder) tracker() *hold.Tracker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil {
+		return nil
+	}
+	return s.h.Tracker
+}
