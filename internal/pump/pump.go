@@ -1,6 +1,3 @@
-// Package pump delivers events to a channel without bound, so that whoever
-// sends them (the zkmem server, the sim scheduler) never waits for a slow
-// reader.
 package pump
 
 import (
