@@ -2,7 +2,8 @@
 // sends them (the zkmem server, the sim scheduler) never waits for a slow
 // reader.
 //
-// It serves zkmem's session-event and watch channels and the simulator's
+// It serves zkmem's session-event and persistent-watch channels and the
+// simulator's
 // session-event channels: a Pump takes events with Push, from any
 // goroutine, and hands them in order to its channel from a goroutine of its
 // own.
