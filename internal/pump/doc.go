@@ -3,8 +3,7 @@
 // reader.
 //
 // It serves zkmem's session-event and persistent-watch channels and the
-// simulator's
-// session-event channels: a Pump takes events with Push, from any
-// goroutine, and hands them in order to its channel from a goroutine of its
-// own.
+// simulator's session-event channels: a Pump takes events with Push, from
+// any goroutine, and hands them in order to its channel from a goroutine of
+// its own.
 package pump
