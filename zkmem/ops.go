@@ -103,12 +103,14 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	parent.pzxid = t.zxid
 	s.tree.insert(n)
 	s.track(n)
-	t.onUndo(func() {
-		s.untrack(n)
-		s.tree.remove(n)
-		parent.cversion--
-		parent.pzxid = oldPzxid
-	})
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() {
+			s.untrack(n)
+			s.tree.remove(n)
+			parent.cversion--
+			parent.pzxid = oldPzxid
+		})
+	}
 	t.fire(zksim.EventNodeCreated, path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parentPath, parent.acl)
 	return path, n, nil
@@ -168,11 +170,13 @@ func (s *Server) deleteNode(t *txn, n *node) {
 	s.tree.remove(n)
 	s.untrack(n)
 	parent.pzxid = t.zxid
-	t.onUndo(func() {
-		parent.pzxid = oldPzxid
-		s.tree.insert(n)
-		s.track(n)
-	})
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() {
+			parent.pzxid = oldPzxid
+			s.tree.insert(n)
+			s.track(n)
+		})
+	}
 	t.fire(zksim.EventNodeDeleted, n.path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parent.path, parent.acl)
 }
@@ -229,7 +233,9 @@ func (s *Server) setData(t *txn, sess *session, path string, data []byte, versio
 	n.version++
 	n.mzxid = t.zxid
 	n.mtime = t.now
-	t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
+	}
 	t.fire(zksim.EventNodeDataChanged, path, n.acl)
 	return n, nil
 }

@@ -127,6 +127,9 @@ func (t *txn) fire(typ zksim.EventType, path string, acl *aclList) {
 	t.events = append(t.events, pendingEvent{typ, path, acl})
 }
 
+// onUndo records how to undo a step of a multi. Only a multi rolls back, so
+// callers test t.multi before building the closure: a closure that captures
+// its variables is a heap allocation, which a plain write need not pay.
 func (t *txn) onUndo(f func()) {
 	if t.multi {
 		t.undo = append(t.undo, f)
