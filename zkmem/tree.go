@@ -21,6 +21,7 @@ const (
 // client-visible cversion, dataLength and numChildren are computed on read.
 type node struct {
 	path     string // full path; name is path[nameAt:]
+	key      uint64 // nameKey(name), to order siblings without loading path
 	nameAt   int32
 	version  int32
 	cversion int32 // internal: number of child creates
@@ -40,7 +41,33 @@ type node struct {
 
 func (n *node) name() string { return n.path[n.nameAt:] }
 
-func nodeLess(a, b *node) bool { return a.name() < b.name() }
+// nameKey packs the first 8 bytes of name big-endian, padded with zero
+// bytes. For any two names, a smaller key means a smaller name (a zero pad
+// sorts before every byte a longer name could have there), so nodeLess
+// needs the names themselves only for equal keys.
+//
+// Why: comparing names loads the child node and then, elsewhere in memory,
+// its path: in a wide parent, two cache misses for each of the ~log2(n)
+// comparisons of a B-tree search, most of the cost of a create or delete.
+// With the key in the node it is one. (The node has room for it: 136 bytes
+// became 144, which is the size class it was allocated in anyway.)
+func nameKey(name string) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(name) {
+			k |= uint64(name[i])
+		}
+	}
+	return k
+}
+
+func nodeLess(a, b *node) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.name() < b.name()
+}
 
 // childrenDegree keeps the per-parent B-tree small for the common case of a
 // few children while staying shallow for very wide parents.
@@ -143,6 +170,7 @@ func newTree(open, read *aclList) *tree {
 func (t *tree) get(path string) *node { return t.nodes[path] }
 
 func (t *tree) insert(n *node) {
+	n.key = nameKey(n.name())
 	p := t.nodes[parentPath(n.path)]
 	n.parent = p
 	p.addChild(n)
