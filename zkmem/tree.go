@@ -1,6 +1,7 @@
 package zkmem
 
 import (
+	"hash/maphash"
 	"strings"
 
 	"github.com/google/btree"
@@ -144,16 +145,30 @@ func parentPath(path string) string {
 	return path[:i]
 }
 
-// tree is the znode tree: a map for lookup, per-parent B-trees for order.
+// tree is the znode tree: an index by path for lookup, per-parent B-trees
+// for order.
+//
+// The index is keyed by a 64-bit hash of the path, not by the path. A
+// map[string] rehashes every key each time it grows, loading each path
+// string from wherever it lives, a cache miss per node: growth alone was
+// about half the cost of inserting into a large map[string]. Hashing a
+// path once and keying the map by the hash leaves nothing to load on
+// growth, and a lookup that finds no slot with the hash (every create's
+// NodeExists check) compares no strings. A node whose hash another node
+// already holds goes to overflow, keyed by path; with 64-bit hashes that
+// is rare, but it keeps the index exact.
 type tree struct {
-	nodes map[string]*node
-	root  *node
+	seed     maphash.Seed
+	mask     uint64           // ANDed into every hash: all ones; tests narrow it to force collisions
+	nodes    map[uint64]*node // by hash(path)
+	overflow map[string]*node // by path: nodes whose hash is taken in nodes
+	root     *node
 }
 
 func newTree(open, read *aclList) *tree {
-	t := &tree{nodes: make(map[string]*node)}
+	t := &tree{seed: maphash.MakeSeed(), mask: ^uint64(0), nodes: make(map[uint64]*node)}
 	t.root = &node{path: "/", nameAt: 1, acl: open}
-	t.nodes["/"] = t.root
+	t.nodes[t.hash("/")] = t.root
 	// The system nodes of a fresh server, with zero zxids and times. The
 	// config node is read-only, its ACL set with version -1 at startup
 	// (ZKDatabase), which leaves its aversion at -1.
@@ -167,19 +182,47 @@ func newTree(open, read *aclList) *tree {
 	return t
 }
 
-func (t *tree) get(path string) *node { return t.nodes[path] }
+func (t *tree) hash(path string) uint64 { return maphash.String(t.seed, path) & t.mask }
 
+func (t *tree) get(path string) *node {
+	if n := t.nodes[t.hash(path)]; n != nil && n.path == path {
+		return n
+	}
+	if len(t.overflow) > 0 {
+		return t.overflow[path]
+	}
+	return nil
+}
+
+// insert adds n, whose path is not in the tree, below its parent.
 func (t *tree) insert(n *node) {
 	n.key = nameKey(n.name())
-	p := t.nodes[parentPath(n.path)]
+	p := t.get(parentPath(n.path))
 	n.parent = p
 	p.addChild(n)
-	t.nodes[n.path] = n
+	t.index(n)
+}
+
+// index enters n in the index by path.
+func (t *tree) index(n *node) {
+	h := t.hash(n.path)
+	if t.nodes[h] == nil {
+		t.nodes[h] = n
+		return
+	}
+	if t.overflow == nil {
+		t.overflow = make(map[string]*node)
+	}
+	t.overflow[n.path] = n
 }
 
 func (t *tree) remove(n *node) {
 	n.parent.removeChild(n)
-	delete(t.nodes, n.path)
+	if h := t.hash(n.path); t.nodes[h] == n {
+		delete(t.nodes, h)
+	} else {
+		delete(t.overflow, n.path)
+	}
 }
 
 // isSpecialPath reports the paths a client may not delete
