@@ -79,16 +79,18 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	if parent.kind == kindEphemeral {
 		return "", nil, zksim.ErrNoChildrenForEphemerals
 	}
+	now := t.clock()
 	n := &node{
 		path:   path,
+		parent: parent,
 		nameAt: int32(strings.LastIndexByte(path, '/') + 1),
 		data:   data,
 		acl:    s.acls.intern(fixed),
 		czxid:  t.zxid,
 		mzxid:  t.zxid,
 		pzxid:  t.zxid,
-		ctime:  t.now,
-		mtime:  t.now,
+		ctime:  now,
+		mtime:  now,
 	}
 	switch {
 	case mode.IsEphemeral():
@@ -232,7 +234,7 @@ func (s *Server) setData(t *txn, sess *session, path string, data []byte, versio
 	n.data = data
 	n.version++
 	n.mzxid = t.zxid
-	n.mtime = t.now
+	n.mtime = t.clock()
 	if t.multi { // see txn.onUndo
 		t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
 	}

@@ -173,7 +173,7 @@ func newTree(open, read *aclList) *tree {
 	// config node is read-only, its ACL set with version -1 at startup
 	// (ZKDatabase), which leaves its aversion at -1.
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), acl: open}
+		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), parent: t.get(parentPath(p)), acl: open}
 		if p == "/zookeeper/config" {
 			n.acl, n.aversion = read, -1
 		}
@@ -194,12 +194,10 @@ func (t *tree) get(path string) *node {
 	return nil
 }
 
-// insert adds n, whose path is not in the tree, below its parent.
+// insert adds n, whose path is not in the tree, below n.parent.
 func (t *tree) insert(n *node) {
 	n.key = nameKey(n.name())
-	p := t.get(parentPath(n.path))
-	n.parent = p
-	p.addChild(n)
+	n.parent.addChild(n)
 	t.index(n)
 }
 
