@@ -81,9 +81,15 @@ func (n *node) numChildren() int {
 	return n.children.Len()
 }
 
-func (n *node) addChild(c *node) {
+// addChild and removeChild take the tree's free list of B-tree nodes, which
+// every parent shares. btree.NewG would give each parent a free list of its
+// own, three more allocations (one of 256 bytes) for every parent's first
+// child; and a parent losing its last child returns its B-tree node to the
+// shared list, so that a create and delete of a lone child, as the lock
+// and election recipes do, allocates no B-tree node.
+func (n *node) addChild(c *node, free *btree.FreeListG[*node]) {
 	if n.children == nil {
-		n.children = btree.NewG[*node](childrenDegree, nodeLess)
+		n.children = btree.NewWithFreeListG(childrenDegree, nodeLess, free)
 	}
 	n.children.ReplaceOrInsert(c)
 }
@@ -94,6 +100,7 @@ func (n *node) removeChild(c *node) {
 	}
 	n.children.Delete(c)
 	if n.children.Len() == 0 {
+		n.children.Clear(true) // the empty root goes to the free list
 		n.children = nil
 	}
 }
@@ -163,10 +170,16 @@ type tree struct {
 	nodes    map[uint64]*node // by hash(path)
 	overflow map[string]*node // by path: nodes whose hash is taken in nodes
 	root     *node
+	free     *btree.FreeListG[*node] // see addChild
 }
 
 func newTree(open, read *aclList) *tree {
-	t := &tree{seed: maphash.MakeSeed(), mask: ^uint64(0), nodes: make(map[uint64]*node)}
+	t := &tree{
+		seed:  maphash.MakeSeed(),
+		mask:  ^uint64(0),
+		nodes: make(map[uint64]*node),
+		free:  btree.NewFreeListG[*node](btree.DefaultFreeListSize),
+	}
 	t.root = &node{path: "/", nameAt: 1, acl: open}
 	t.nodes[t.hash("/")] = t.root
 	// The system nodes of a fresh server, with zero zxids and times. The
@@ -197,7 +210,7 @@ func (t *tree) get(path string) *node {
 // insert adds n, whose path is not in the tree, below n.parent.
 func (t *tree) insert(n *node) {
 	n.key = nameKey(n.name())
-	n.parent.addChild(n)
+	n.parent.addChild(n, t.free)
 	t.index(n)
 }
 
