@@ -130,6 +130,26 @@ func BenchmarkDelete(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateDeleteLoneChild creates and deletes a parent's only
+// child, as the lock and election recipes do: the parent's children go from
+// none to one and back each time.
+func BenchmarkCreateDeleteLoneChild(b *testing.B) {
+	_, c := benchConn(b)
+	ctx := context.Background()
+	mustCreate(b, c, "/x")
+	data := []byte("0123456789")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Create(ctx, "/x/y", data, zksim.ModePersistent, benchACL); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Delete(ctx, "/x/y", -1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkChildren(b *testing.B) {
 	for _, kids := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("children=%d", kids), func(b *testing.B) {

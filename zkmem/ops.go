@@ -79,16 +79,18 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	if parent.kind == kindEphemeral {
 		return "", nil, zksim.ErrNoChildrenForEphemerals
 	}
+	now := t.clock()
 	n := &node{
 		path:   path,
+		parent: parent,
 		nameAt: int32(strings.LastIndexByte(path, '/') + 1),
 		data:   data,
 		acl:    s.acls.intern(fixed),
 		czxid:  t.zxid,
 		mzxid:  t.zxid,
 		pzxid:  t.zxid,
-		ctime:  t.now,
-		mtime:  t.now,
+		ctime:  now,
+		mtime:  now,
 	}
 	switch {
 	case mode.IsEphemeral():
@@ -103,12 +105,14 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	parent.pzxid = t.zxid
 	s.tree.insert(n)
 	s.track(n)
-	t.onUndo(func() {
-		s.untrack(n)
-		s.tree.remove(n)
-		parent.cversion--
-		parent.pzxid = oldPzxid
-	})
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() {
+			s.untrack(n)
+			s.tree.remove(n)
+			parent.cversion--
+			parent.pzxid = oldPzxid
+		})
+	}
 	t.fire(zksim.EventNodeCreated, path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parentPath, parent.acl)
 	return path, n, nil
@@ -168,11 +172,13 @@ func (s *Server) deleteNode(t *txn, n *node) {
 	s.tree.remove(n)
 	s.untrack(n)
 	parent.pzxid = t.zxid
-	t.onUndo(func() {
-		parent.pzxid = oldPzxid
-		s.tree.insert(n)
-		s.track(n)
-	})
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() {
+			parent.pzxid = oldPzxid
+			s.tree.insert(n)
+			s.track(n)
+		})
+	}
 	t.fire(zksim.EventNodeDeleted, n.path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parent.path, parent.acl)
 }
@@ -228,8 +234,10 @@ func (s *Server) setData(t *txn, sess *session, path string, data []byte, versio
 	n.data = data
 	n.version++
 	n.mzxid = t.zxid
-	n.mtime = t.now
-	t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
+	n.mtime = t.clock()
+	if t.multi { // see txn.onUndo
+		t.onUndo(func() { n.data, n.version, n.mzxid, n.mtime = oldData, oldVersion, oldMzxid, oldMtime })
+	}
 	t.fire(zksim.EventNodeDataChanged, path, n.acl)
 	return n, nil
 }
