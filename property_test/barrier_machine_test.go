@@ -54,7 +54,7 @@ func (f *barrierFamily) czxid() int64 {
 func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 	controller := func(t *rapid.T) *client {
 		c := f.w.clients[0]
-		if c.paused || c.busy("") {
+		if c.paused() || c.busy("") {
 			t.SkipNow()
 		}
 		return c

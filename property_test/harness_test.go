@@ -94,7 +94,6 @@ type client struct {
 	w           *world
 	idx         int
 	conn        *sim.Conn
-	paused      bool // touched by the machine goroutine only
 	partitioned bool // disconnected by a Partition action
 	// acquisitions counts the holds the test-code recipes made for this
 	// client (their GUIDs use it); touched by the machine goroutine only.
@@ -234,6 +233,10 @@ func (c *client) stop(name string) {
 	}
 }
 
+// paused reports whether c's process is paused (a Pause action, not yet
+// resumed). Call it from the machine goroutine.
+func (c *client) paused() bool { return c.w.sw.Paused(c.conn.Index()) }
+
 // sessionLive reports whether the server still has c's session.
 func (w *world) sessionLive(c *client) bool {
 	return slices.Contains(w.sw.Server().SessionIDs(), c.conn.SessionID())
@@ -275,7 +278,7 @@ func (w *world) owner(p string) int64 {
 func (w *world) awake() []*client {
 	var out []*client
 	for _, c := range w.clients {
-		if !c.paused {
+		if !c.paused() {
 			out = append(out, c)
 		}
 	}
@@ -324,8 +327,7 @@ func (w *world) liveness(t *rapid.T) {
 	w.sched.t = nil
 	w.sw.SlowServer(0, 0)
 	for _, c := range w.clients {
-		if c.paused {
-			c.paused = false
+		if c.paused() {
 			_ = w.sw.Resume(c.conn.Index())
 		}
 		if c.partitioned {
@@ -411,7 +413,7 @@ func (w *world) count(actions int) {
 func (w *world) describeClients() string {
 	var out []string
 	for _, c := range w.clients {
-		out = append(out, fmt.Sprintf("p%d: session c%d %v live=%v paused=%v in flight=%v", c.idx, c.conn.Index(), c.conn.State(), w.sessionLive(c), c.paused, w.inFlight(c)))
+		out = append(out, fmt.Sprintf("p%d: session c%d %v live=%v paused=%v in flight=%v", c.idx, c.conn.Index(), c.conn.State(), w.sessionLive(c), c.paused(), w.inFlight(c)))
 	}
 	return strings.Join(out, "; ")
 }

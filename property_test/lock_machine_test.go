@@ -247,7 +247,7 @@ func (f *lockFamily) check() {
 		// another one holds. Only a paused holder, or one whose request is
 		// still on its way, may still believe it holds (fencing covers
 		// those).
-		if _, live := owners[c.conn.SessionID()]; !live && (c.paused || w.inFlight(c)) {
+		if _, live := owners[c.conn.SessionID()]; !live && (c.paused() || w.inFlight(c)) {
 			continue
 		}
 		if lc.h.Exclusive() {
@@ -284,7 +284,7 @@ func (f *lockFamily) describe(c *client) string {
 	if lc.h != nil {
 		state = lc.h.State()
 	}
-	return fmt.Sprintf("session %v, paused %v, hold %v, holding %v", c.conn.State(), c.paused, state, lc.holding.Load())
+	return fmt.Sprintf("session %v, paused %v, hold %v, holding %v", c.conn.State(), c.paused(), state, lc.holding.Load())
 }
 
 // live: every client acquires once and releases, one after the other.

@@ -114,7 +114,7 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"Offer": func(t *rapid.T) {
 			p := f.w.clients[0]
-			if p.paused || p.busy("") {
+			if p.paused() || p.busy("") {
 				t.SkipNow()
 			}
 			var prio int32

@@ -71,7 +71,7 @@ func (w *world) look(t *rapid.T) {
 	w.flushNotes()
 	for _, c := range w.clients {
 		st := c.conn.State()
-		if (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused {
+		if (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
 			conn, err := w.sw.Connect()
 			if err != nil {
 				t.Fatalf("connect: %v", err)
@@ -84,25 +84,25 @@ func (w *world) look(t *rapid.T) {
 }
 
 // step takes one step of the simulator, and checks the invariants once
-// every client has taken in what the step told it.
-func (w *world) step(t *rapid.T) {
+// every client has taken in what the step told it. It returns how many
+// events are enabled then.
+func (w *world) step(t *rapid.T) int {
 	if err := w.sw.Step(); err != nil {
 		t.Fatalf("sim: %v", err)
 	}
-	w.sw.Enabled()
+	enabled := w.sw.Enabled()
 	w.fam.check()
 	w.flushNotes()
+	return enabled
 }
 
 // settleSteps takes steps, with no fault and the seed's choices, until
 // nothing is enabled (or settleLimit steps were taken, or a violation
 // found): a stretch of calm in which no time passes.
 func (w *world) settleSteps(t *rapid.T) {
-	for range settleLimit {
-		if w.violated() || w.sw.Enabled() == 0 {
-			return
-		}
-		w.step(t)
+	enabled := w.sw.Enabled()
+	for i := 0; i < settleLimit && enabled > 0 && !w.violated(); i++ {
+		enabled = w.step(t)
 	}
 }
 
@@ -176,7 +176,7 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	a["Partition"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "partition")
 		if c.partitioned {
-			if c.paused {
+			if c.paused() {
 				t.SkipNow() // a paused process cannot reconnect
 			}
 			c.partitioned = false
@@ -196,11 +196,10 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	// paused one.
 	a["Pause"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "pause")
-		c.paused = !c.paused
-		if c.paused {
-			w.inject(t, faults.Pause{Client: c.conn.Index(), For: -1})
-		} else {
+		if c.paused() {
 			w.inject(t, faults.Resume{Client: c.conn.Index()})
+		} else {
+			w.inject(t, faults.Pause{Client: c.conn.Index(), For: -1})
 		}
 	}
 	// Delay holds back what the server sends a client for a while (its
