@@ -402,7 +402,10 @@ var sloppyKind = queueKind{
 }
 
 // lockingConsumer takes an item of a LockingQueue and acknowledges it: the
-// item counts as delivered once Ack succeeds.
+// item counts as delivered once Ack succeeds. An item it could not
+// acknowledge (its call was cancelled, say) it hands back, as the package
+// asks: a claim left behind keeps the item from every consumer until the
+// session ends.
 type lockingConsumer struct{ q *queue.LockingQueue }
 
 func (l lockingConsumer) Take(ctx context.Context) ([]byte, error) {
@@ -410,7 +413,7 @@ func (l lockingConsumer) Take(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return it.Data(), it.Ack(ctx)
+	return it.Data(), ackOrRelease(ctx, it)
 }
 
 func (l lockingConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
@@ -418,7 +421,17 @@ func (l lockingConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
 	if err != nil || !ok {
 		return nil, ok, err
 	}
-	return it.Data(), true, it.Ack(ctx)
+	return it.Data(), true, ackOrRelease(ctx, it)
+}
+
+// ackOrRelease acknowledges it, or releases it if the Ack failed while
+// the claim may still be ours.
+func ackOrRelease(ctx context.Context, it *queue.Item) error {
+	err := it.Ack(ctx)
+	if err != nil && !errors.Is(err, queue.ErrClaimLost) {
+		_ = it.Release(context.WithoutCancel(ctx))
+	}
+	return err
 }
 
 var lockingKind = queueKind{
