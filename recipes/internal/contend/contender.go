@@ -40,6 +40,12 @@ type Hold struct {
 	*hold.Tracker
 }
 
+// Guard returns the check op that succeeds while h's node exists: its
+// path, any version (a leader's Proclaim changes the version). The node's
+// name is unique (GUID and sequence number), so it exists exactly while
+// the hold's session lives and the hold has not been released.
+func (h *Hold) Guard() zksim.Op { return &zksim.CheckOp{Path: h.Path, Version: -1} }
+
 // Acquire creates our node with data and blocks until the rule says it
 // holds, ctx is done, or the session can no longer act. With try it does not wait: it
 // returns ErrWouldBlock when it does not hold at once. On every error it

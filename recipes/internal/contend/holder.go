@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/hold"
 )
@@ -99,6 +100,17 @@ func (s *Holder) Current() *Hold {
 		return nil
 	}
 	return s.h
+}
+
+// Guard returns a check op that succeeds while the node of the current hold
+// exists, for a Multi that must apply only while the hold lasts; false
+// when there is no current hold.
+func (s *Holder) Guard() (zksim.Op, bool) {
+	h := s.Current()
+	if h == nil {
+		return nil, false
+	}
+	return h.Guard(), true
 }
 
 // Key returns the path of the node of the current or last hold, "" before
