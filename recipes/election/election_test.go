@@ -21,6 +21,9 @@ var cases = bt.Cases{
 	"LeaderClosed":        testLeaderClosed,
 	"SingleNode":          testSingleNode,
 	"ObserveBeforeLeader": testObserveBeforeLeader,
+	"Resume":              testResume,
+	"ResumeCancel":        testResumeCancel,
+	"Guard":               testGuard,
 }
 
 var candidateName = regexp.MustCompile(`^_c_[0-9a-f-]{36}-n_\d{10}$`)
