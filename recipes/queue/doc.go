@@ -4,6 +4,10 @@
 // Curator's DistributedPriorityQueue) and a locking queue ([LockingQueue])
 // whose items survive a consumer that dies before acknowledging them.
 //
+// Consumers take items with Take, which waits for one, or TryTake, which
+// does not and returns [ErrEmpty] when there is none; Peek reads the head
+// without taking it (ErrEmpty too).
+//
 // # Znode layout
 //
 //	<dir>/_c_<guid>-qn-<seq>            a Queue item (persistent sequential)
@@ -33,7 +37,7 @@
 // writes the item's identity into the caller's receipt node, a node only
 // that Queue value writes; after a lost reply it reads its receipt to learn
 // whether the multi was applied. Each item offered is thus added once and
-// returned by exactly one Poll, Remove or Take, as long as the sessions
+// returned by exactly one TryTake or Take, as long as the sessions
 // live: an item whose remove was applied just as the consumer's session
 // expired is lost with it (the remove happened, the reply did not arrive).
 // A LockingQueue goes further: an item is deleted only when its consumer
