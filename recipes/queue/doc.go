@@ -1,12 +1,13 @@
 // Package queue provides distributed queues on ZooKeeper, written only
-// against [zksim.Conn]: a FIFO queue with the operations of ZooKeeper's own
-// DistributedQueue ([Queue]), a priority queue ([PriorityQueue], as
+// against [zksim.Conn]: a FIFO queue, ZooKeeper's own DistributedQueue
+// recipe ([Queue]), a priority queue ([PriorityQueue], as
 // Curator's DistributedPriorityQueue) and a locking queue ([LockingQueue])
 // whose items survive a consumer that dies before acknowledging them.
 //
 // Consumers take items with Take, which waits for one, or TryTake, which
-// does not and returns [ErrEmpty] when there is none; Peek reads the head
-// without taking it (ErrEmpty too).
+// does not and returns [ErrEmpty] when there is none (Java's poll and
+// remove in one Go call); Peek reads the head without taking it (ErrEmpty
+// too: Java's peek and element).
 //
 // # Znode layout
 //
