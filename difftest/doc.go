@@ -5,10 +5,13 @@
 //
 // A sequence opens one to three sessions on each backend, creates its own
 // root (a fresh zkmem server per sequence; a fresh root path on one real
-// server started for the test) and then runs steps: creates in every mode
-// (persistent, ephemeral, sequential, container, TTL) with several ACLs,
-// deletes and sets with right and wrong versions, exists/get/children with
-// and without watches, multi, sync, get/set ACL, addAuth and session close.
+// server started for the test) and then runs steps. Both sides run with
+// the same settings: zktest starts the real server with the configuration
+// one zkmem.Options value implies, and every zkmem server gets those
+// options. The steps: creates in every mode (persistent, ephemeral,
+// sequential, container, TTL) with several ACLs, deletes and sets with
+// right and wrong versions, exists/get/children with and without watches,
+// multi, sync, get/set ACL, addAuth and session close.
 // After every step it compares:
 //
 //   - results and errors (by ZooKeeper code), created paths and so the

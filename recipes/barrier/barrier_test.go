@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/recipes/barrier"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{

@@ -6,8 +6,8 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes/barrier"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the barriers under zkmem's faults.

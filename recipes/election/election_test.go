@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{

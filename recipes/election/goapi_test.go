@@ -9,7 +9,7 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // candidate makes a candidate node of dir by hand, as a user of Resume

@@ -11,9 +11,9 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the locks under zkmem's faults at the worst moments.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // newSemaphore is lock.NewSemaphore for arguments that are right.

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the queues under zkmem's faults.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/queue"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{
