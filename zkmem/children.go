@@ -1,6 +1,9 @@
 package zkmem
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // A node's children, kept so that listing them gives the order ZooKeeper
 // 3.8.0 gives.
@@ -37,7 +40,9 @@ import "slices"
 // a node loses its last child its table goes to a free list (only its size,
 // node.tableLog, stays with the node, since it decides the order of later
 // children), so a lone child created and deleted over and over, as the lock
-// and election recipes do, allocates nothing for the parent.
+// and election recipes do, allocates nothing for the parent. A parent that
+// once had a million children and lost them all gets a table that size
+// again with its next child, as the server keeps its table all along.
 
 // childSet is the table of one node's children.
 type childSet struct {
@@ -69,14 +74,12 @@ func (f *childSets) get(log uint8) *childSet {
 	return &childSet{table: make([]*node, 1<<log)}
 }
 
-// put takes back an empty table (every bucket nil).
+// put takes back an empty table (every bucket nil). Tables of more than
+// 1<<maxFreeTableLog buckets are left to the garbage collector.
 func (f *childSets) put(cs *childSet) {
-	log := len(cs.table)
-	for i := 0; i < len(f.free); i++ {
-		if 1<<i == log && len(f.free[i]) < maxFreeTables {
-			f.free[i] = append(f.free[i], cs)
-			return
-		}
+	log := bits.TrailingZeros(uint(len(cs.table)))
+	if log < len(f.free) && len(f.free[log]) < maxFreeTables {
+		f.free[log] = append(f.free[log], cs)
 	}
 }
 
