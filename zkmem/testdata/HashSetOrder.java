@@ -5,8 +5,9 @@ import java.util.HashSet;
 import java.util.Set;
 
 // Replays lines from stdin on a HashSet<String>(8), as DataNode keeps a
-// node's children: "+name" adds, "-name" removes, "?" prints the set in
-// iteration order on one line, names separated by '/', then a newline.
+// node's children: "+name" adds, "-name" removes, "!" starts over with no
+// set (a new parent), "?" prints the set in iteration order on one line,
+// names separated by '/', then a newline.
 public class HashSetOrder {
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -27,6 +28,8 @@ public class HashSetOrder {
                 if (set != null) {
                     set.remove(name);
                 }
+            } else if (op == '!') {
+                set = null; // a new parent
             } else if (op == '?') {
                 out.append(set == null ? "" : String.join("/", set)).append('\n');
             }
@@ -34,6 +37,5 @@ public class HashSetOrder {
         java.io.PrintStream ps = new java.io.PrintStream(System.out, false, "UTF-8");
         ps.print(out);
         ps.flush();
-        System.out.flush();
     }
 }
