@@ -44,6 +44,8 @@ func groups() []group {
 		{"multi", multiCases()},
 		{"sync", syncCases()},
 		{"acl", aclCases()},
+		{"aclids", aclIDCases()},
+		{"childorder", childOrderCases()},
 		{"watch", watchCases()},
 		{"persistent", persistentWatchCases()},
 		{"ephemerals", getEphemeralsCases()},
