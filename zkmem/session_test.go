@@ -130,7 +130,7 @@ func TestFaultHookIsToldTheArmedFault(t *testing.T) {
 	a, _ := open(t, srv, 10*time.Second)
 	ctl := srv.Control(a.ID())
 	var told []zkmem.Fault
-	ctl.SetFaultHook(func(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	ctl.SetFaultHook(func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
 		told = append(told, armed)
 		return armed
 	})
