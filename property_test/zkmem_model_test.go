@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,6 +85,16 @@ func (m *zkmemMachine) session(t *rapid.T) (*zkmem.Conn, *modelSession) {
 	i := rapid.IntRange(0, len(m.conns)-1).Draw(t, "session")
 	c := m.conns[i]
 	return c, m.model.sessions[c.SessionID()]
+}
+
+// control returns the control handle of c's session: nil only once c is
+// closed and its session gone, when there is nothing left to control.
+func (m *zkmemMachine) control(t *rapid.T, c *zkmem.Conn, s *modelSession) *zkmem.Control {
+	ctl := m.srv.Control(c.SessionID())
+	if ctl == nil && (s.state != zksim.StateClosed || s.alive) {
+		t.Fatalf("no control handle for session %#x in state %v (alive %v)", c.SessionID(), s.state, s.alive)
+	}
+	return ctl
 }
 
 var modelNames = []string{"a", "b", "c"}
@@ -345,9 +356,12 @@ func (m *zkmemMachine) reopen(t *rapid.T, old *zkmem.Conn) {
 // Expire expires a session on the server.
 func (m *zkmemMachine) Expire(t *rapid.T) {
 	c, s := m.session(t)
-	ok := m.srv.ExpireSession(c.SessionID())
+	ok := slices.Contains(m.srv.SessionIDs(), c.SessionID())
 	if ok != s.alive {
-		t.Fatalf("ExpireSession = %v, model says alive = %v", ok, s.alive)
+		t.Fatalf("session live = %v, model says alive = %v", ok, s.alive)
+	}
+	if ctl := m.control(t, c, s); ctl != nil {
+		ctl.Expire()
 	}
 	if s.alive {
 		m.model.endSession(c.SessionID())
@@ -365,7 +379,9 @@ func (m *zkmemMachine) Expire(t *rapid.T) {
 
 func (m *zkmemMachine) Disconnect(t *rapid.T) {
 	c, s := m.session(t)
-	c.Disconnect()
+	if ctl := m.control(t, c, s); ctl != nil {
+		ctl.Disconnect()
+	}
 	if s.state == zksim.StateConnected {
 		s.state = zksim.StateDisconnected
 	}
@@ -376,7 +392,11 @@ func (m *zkmemMachine) Disconnect(t *rapid.T) {
 
 func (m *zkmemMachine) Reconnect(t *rapid.T) {
 	c, s := m.session(t)
-	err := c.Reconnect()
+	ctl := m.control(t, c, s)
+	if ctl == nil {
+		return
+	}
+	err := ctl.Reconnect()
 	var wantErr error
 	switch {
 	case s.state == zksim.StateDisconnected && s.alive:

@@ -35,7 +35,7 @@ func Mem(srv *zkmem.Server) *Backend {
 			if err != nil {
 				return err
 			}
-			mc.Expire()
+			control(mc).Expire()
 			return nil
 		},
 		Disconnect: func(_ context.Context, c zksim.Conn) error {
@@ -43,7 +43,7 @@ func Mem(srv *zkmem.Server) *Backend {
 			if err != nil {
 				return err
 			}
-			mc.Disconnect()
+			control(mc).Disconnect()
 			return nil
 		},
 		Reconnect: func(_ context.Context, c zksim.Conn) error {
@@ -51,7 +51,7 @@ func Mem(srv *zkmem.Server) *Backend {
 			if err != nil {
 				return err
 			}
-			return mc.Reconnect()
+			return control(mc).Reconnect()
 		},
 		SetNextSequence: func(_ context.Context, parent string, next int32) error {
 			return srv.SetNextSequence(parent, next)
@@ -68,3 +68,6 @@ func asZkmem(c zksim.Conn) (*zkmem.Conn, error) {
 	}
 	return mc, nil
 }
+
+// control is the server-side control handle of c's session.
+func control(c *zkmem.Conn) *zkmem.Control { return c.Server().Control(c.SessionID()) }

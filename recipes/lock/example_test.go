@@ -51,7 +51,7 @@ func ExampleMutex_Done() {
 	if err := m.Lock(ctx); err != nil {
 		log.Fatal(err)
 	}
-	conn.Expire() // as if the process had been paused past its session timeout
+	conn.Server().Control(conn.SessionID()).Expire() // as if the process had been paused past its session timeout
 	<-m.Done()
 	fmt.Println(m.State())
 	// Output: Lost
@@ -134,7 +134,7 @@ func ExampleMutex_Guard() {
 	_, err = conn.Multi(ctx, guard, &zksim.SetOp{Path: "/config", Data: []byte("v2"), Version: -1})
 	fmt.Println("while held:", err)
 
-	conn.Expire() // the holder's session ends, say after a long pause
+	srv.Control(conn.SessionID()).Expire() // the holder's session ends, say after a long pause
 	other, _ := srv.Connect()
 	_, err = other.Multi(ctx, guard, &zksim.SetOp{Path: "/config", Data: []byte("v3"), Version: -1})
 	fmt.Println("after the session expired:", errors.Is(err, zksim.ErrNoNode))
