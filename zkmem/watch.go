@@ -71,15 +71,6 @@ func (t *watchTable) remove(path string, s *session) (watchMode, bool) {
 	return mode, true
 }
 
-func (t *watchTable) has(path string, s *session) (watchMode, bool) {
-	entries := t.paths[path]
-	i := sort.Search(len(entries), func(i int) bool { return entries[i].sess.id >= s.id })
-	if i == len(entries) || entries[i].sess != s {
-		return 0, false
-	}
-	return entries[i].mode, true
-}
-
 // trigger removes the one-shot watches an event on path fires and appends
 // to fired the sessions to notify (WatchManager.triggerWatch). A session is
 // appended once per epoch: the server opens a new epoch per event, so a
