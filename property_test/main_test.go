@@ -111,3 +111,24 @@ func setDefault(name, env, value string) {
 		panic(err)
 	}
 }
+
+// TestPlainRunIsReproducible: without -explore and without a seed given,
+// the suite runs from the committed seed (each property from a seed that
+// depends only on it and the test's name) and writes no fail file.
+func TestPlainRunIsReproducible(t *testing.T) {
+	if *explore || userSet["rapid.seed"] {
+		t.Skip("exploring, or a seed was given")
+	}
+	if suiteSeed != ciSeed {
+		t.Fatalf("suite seed %d, want the committed %d", suiteSeed, ciSeed)
+	}
+	if v := flag.Lookup("rapid.nofailfile").Value.String(); v != "true" && !userSet["rapid.nofailfile"] {
+		t.Fatalf("rapid.nofailfile = %s: a plain run would write fail files", v)
+	}
+	useSeed(t)
+	first := flag.Lookup("rapid.seed").Value.String()
+	useSeed(t)
+	if again := flag.Lookup("rapid.seed").Value.String(); again != first || first == "0" {
+		t.Fatalf("seeds %s then %s: want the same non-zero seed", first, again)
+	}
+}
