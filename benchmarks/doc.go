@@ -22,6 +22,13 @@
 //
 //	go test ./benchmarks -run TestHerdReport -herd.write -v
 //
+// The plot can be drawn again from the committed herd.json without
+// measuring (a test checks that herd.svg is what herd.json draws, and that
+// every panel shows each variant in its own colour, dash pattern and
+// marker, with no marker covering another):
+//
+//	go test ./benchmarks -run TestHerdPlotCommitted -herd.replot
+//
 // and the same measurements are Go benchmarks:
 //
 //	go test ./benchmarks -run '^$' -bench Herd

@@ -127,9 +127,7 @@ func TestHerdReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	md.WriteString("\n![the herd effect: notifications, reads, bytes and failover time per leader change against N](herd.svg)\n")
-	sub := "mean over the changes measured; made by " + reportCommand + "\ncost model: " +
-		strings.Replace(benchmarks.CostModelDescription(), "; replies", ";\nreplies", 1)
-	if err := benchmarks.HerdSVG(&svg, results, sub); err != nil {
+	if err := benchmarks.HerdSVG(&svg, results, herdSubtitle(benchmarks.CostModelDescription())); err != nil {
 		t.Fatal(err)
 	}
 	if err := benchmarks.HerdJSON(&js, results); err != nil {
@@ -143,6 +141,13 @@ func TestHerdReport(t *testing.T) {
 		t.Logf("herd: wrote %s", p)
 	}
 	t.Logf("herd: all %d runs took %v", len(jobs), time.Since(start).Round(time.Second))
+}
+
+// herdSubtitle is the plot's subtitle for figures measured under the cost
+// model described by costModel.
+func herdSubtitle(costModel string) string {
+	return "mean over the changes measured; made by " + reportCommand + "\ncost model: " +
+		strings.Replace(costModel, "; replies", ";\nreplies", 1)
 }
 
 func herdExplanation(variants []benchmarks.Variant) string {

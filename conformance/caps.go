@@ -37,8 +37,8 @@ func (e *env) needNoExtendedTypes() {
 
 func (e *env) needReaping() {
 	e.t.Helper()
-	if e.facts().ContainerCheckInterval <= 0 {
-		e.t.Skipf("backend %s does not say how often it reaps containers and TTL nodes (Facts.ContainerCheckInterval is 0)", e.b.Name)
+	if interval := e.facts().ContainerCheckInterval; !reapsInTime(interval) {
+		e.t.Skipf("backend %s reaps containers and TTL nodes every %v (Facts.ContainerCheckInterval), too seldom for the case to end within %v", e.b.Name, interval, caseTimeout)
 	}
 }
 

@@ -19,8 +19,8 @@ func expiryCases() []testCase {
 	// gives up on a connection after 2/3 of the timeout without a reply).
 	victim := func(e *env) zksim.Conn {
 		e.t.Helper()
-		timeout := max(e.facts().minSessionTimeout(), time.Second)
-		return e.connectTimeout(min(timeout, e.facts().maxSessionTimeout()))
+		timeout := max(e.facts().MinSessionTimeout, time.Second)
+		return e.connectTimeout(min(timeout, e.facts().MaxSessionTimeout))
 	}
 	expire := func(e *env, c zksim.Conn) {
 		e.t.Helper()

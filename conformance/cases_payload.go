@@ -12,10 +12,10 @@ import (
 // reconnects to it. The oversized requests go through a session of their
 // own, big; e.c checks the outcome.
 func payloadCases() []testCase {
-	over := func(e *env) []byte { return make([]byte, e.facts().maxRequestBytes()+1) }
+	over := func(e *env) []byte { return make([]byte, e.facts().MaxRequestBytes+1) }
 	// A request carries a few dozen bytes besides the data; 1 KiB under
 	// the limit is safely accepted.
-	under := func(e *env) []byte { return make([]byte, e.facts().maxRequestBytes()-1024) }
+	under := func(e *env) []byte { return make([]byte, e.facts().MaxRequestBytes-1024) }
 	return []testCase{
 		{"under-limit-accepted", func(e *env) {
 			data := under(e)
@@ -31,20 +31,20 @@ func payloadCases() []testCase {
 		{"over-limit-create-loses-connection", func(e *env) {
 			big := e.connect()
 			_, err := big.Create(e.ctx, e.p("a"), over(e), zksim.ModePersistent, zksim.OpenACL())
-			e.is(err, zksim.ErrConnectionLoss, "create with %d bytes of data", e.facts().maxRequestBytes()+1)
+			e.is(err, zksim.ErrConnectionLoss, "create with %d bytes of data", e.facts().MaxRequestBytes+1)
 			require.False(e.t, e.exists(e.c, e.p("a")), "the oversized create was applied")
 		}},
 		{"over-limit-set-loses-connection", func(e *env) {
 			e.create(e.c, e.p("a"), []byte("x"), zksim.ModePersistent)
 			big := e.connect()
 			_, err := big.Set(e.ctx, e.p("a"), over(e), -1)
-			e.is(err, zksim.ErrConnectionLoss, "set with %d bytes of data", e.facts().maxRequestBytes()+1)
+			e.is(err, zksim.ErrConnectionLoss, "set with %d bytes of data", e.facts().MaxRequestBytes+1)
 			require.Equal(e.t, []byte("x"), e.data(e.c, e.p("a")))
 			require.Zero(e.t, e.stat(e.c, e.p("a")).Version)
 		}},
 		{"over-limit-multi-loses-connection", func(e *env) {
 			big := e.connect()
-			half := make([]byte, e.facts().maxRequestBytes()/2+1)
+			half := make([]byte, e.facts().MaxRequestBytes/2+1)
 			_, err := big.Multi(e.ctx,
 				&zksim.CreateOp{Path: e.p("a"), Data: half, Mode: zksim.ModePersistent, ACL: zksim.OpenACL()},
 				&zksim.CreateOp{Path: e.p("b"), Data: half, Mode: zksim.ModePersistent, ACL: zksim.OpenACL()},
@@ -58,7 +58,7 @@ func payloadCases() []testCase {
 			sid := big.SessionID()
 			_, err := big.Create(e.ctx, e.p("a"), over(e), zksim.ModePersistent, zksim.OpenACL())
 			e.is(err, zksim.ErrConnectionLoss, "oversized create")
-			e.poll(eventWait+e.facts().maxSessionTimeout(), "the session reconnects", func() bool {
+			e.poll(eventWait+e.facts().MaxSessionTimeout, "the session reconnects", func() bool {
 				_, _, err := big.Get(e.ctx, e.p("e"))
 				return err == nil
 			})

@@ -8,6 +8,22 @@ import (
 	"github.com/zksim/zksim"
 )
 
+// A reaping case waits for a node to go for its TTL (at most
+// reapMaxTTLChecks check intervals), then reapSlackChecks more intervals
+// and reapSlack.
+const (
+	reapMaxTTLChecks = 5
+	reapSlackChecks  = 20
+	reapSlack        = 5 * time.Second
+)
+
+// reapsInTime reports whether a server that looks for containers and TTL
+// nodes to delete every interval does so fast enough for the reaping cases
+// to end within a case's time limit.
+func reapsInTime(interval time.Duration) bool {
+	return (reapMaxTTLChecks+reapSlackChecks)*interval+reapSlack <= caseTimeout
+}
+
 // Containers and TTL nodes are deleted by the server's periodic check
 // (znode.container.checkIntervalMs): a container once it has had a child
 // and has none; a TTL node once it has no children and was not modified
@@ -17,7 +33,7 @@ import (
 func reapingCases() []testCase {
 	// reapLimit bounds the wait for a node the check must delete.
 	reapLimit := func(e *env, ttl time.Duration) time.Duration {
-		return ttl + 20*e.facts().ContainerCheckInterval + 5*time.Second
+		return ttl + reapSlackChecks*e.facts().ContainerCheckInterval + reapSlack
 	}
 	// checks waits n check intervals, for the cases where nothing must
 	// happen.
@@ -114,7 +130,7 @@ func reapingCases() []testCase {
 		{"ttl-deletion-fires-watches", func(e *env) {
 			e.needExtendedTypes()
 			e.needReaping()
-			ttl := 5 * e.facts().ContainerCheckInterval
+			ttl := reapMaxTTLChecks * e.facts().ContainerCheckInterval
 			w := e.connect()
 			_, _, parentCh, err := w.ChildrenW(e.ctx, e.p())
 			require.NoError(e.t, err)

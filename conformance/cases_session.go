@@ -29,15 +29,15 @@ func sessionCases() []testCase {
 		}},
 		{"timeout-clamped-to-min", func(e *env) {
 			c := e.connectTimeout(time.Millisecond)
-			require.Equal(e.t, e.facts().minSessionTimeout(), c.SessionTimeout())
+			require.Equal(e.t, e.facts().MinSessionTimeout, c.SessionTimeout())
 		}},
 		{"timeout-clamped-to-max", func(e *env) {
 			c := e.connectTimeout(time.Hour)
-			require.Equal(e.t, e.facts().maxSessionTimeout(), c.SessionTimeout())
+			require.Equal(e.t, e.facts().MaxSessionTimeout, c.SessionTimeout())
 		}},
 		{"timeout-in-range-kept", func(e *env) {
-			want := e.facts().minSessionTimeout() + e.facts().TickTime
-			require.Less(e.t, want, e.facts().maxSessionTimeout(), "the backend's bounds leave no room")
+			want := e.facts().MinSessionTimeout + e.facts().TickTime
+			require.Less(e.t, want, e.facts().MaxSessionTimeout, "the backend's bounds leave no room")
 			c := e.connectTimeout(want)
 			require.Equal(e.t, want, c.SessionTimeout())
 		}},
@@ -170,7 +170,7 @@ func sessionCases() []testCase {
 			// With a short timeout, the session lives only if the client
 			// keeps it alive while idle. (Not the shortest: 200ms is within
 			// reach of a scheduling stall on a loaded machine.)
-			timeout := min(max(e.facts().minSessionTimeout(), time.Second), e.facts().maxSessionTimeout())
+			timeout := min(max(e.facts().MinSessionTimeout, time.Second), e.facts().MaxSessionTimeout)
 			c2 := e.connectTimeout(timeout)
 			e.create(c2, e.p("e"), nil, zksim.ModeEphemeral)
 			e.sleep(3 * c2.SessionTimeout())

@@ -4,23 +4,32 @@
 //
 // It follows the pattern of testing/fstest.TestFS and
 // golang.org/x/net/nettest.TestConn: a backend describes itself in a
-// [Backend] and calls [Run] from its own test:
+// [Backend] and calls [Run] from its own test. The suite's own test runs it
+// on zkmem and, through gozk, on a real ZooKeeper, both opened by the
+// zktest harness from one zkmem.Options value:
 //
 //	func TestConformance(t *testing.T) {
-//		srv := zkmem.NewServer(zkmem.Options{TickTime: 100 * time.Millisecond})
-//		t.Cleanup(srv.Close)
-//		conformance.Run(t, conformance.Backend{
-//			Name: "zkmem",
-//			Connect: func(ctx context.Context, timeout time.Duration) (zksim.Conn, error) {
-//				return srv.Connect(zkmem.WithSessionTimeout(timeout))
-//			},
-//			Facts: conformance.Facts{TickTime: 100 * time.Millisecond},
+//		zktest.Run(t, zktest.FastOptions(), func(t *testing.T, b *zktest.Backend) {
+//			conformance.Run(t, conformance.Backend{Backend: *b})
 //		})
 //	}
 //
+// Another implementation fills in a zktest.Backend itself: a Name, a
+// Connect func, the controls it has, and Facts, its server's settings as
+// zkmem.Options (zero fields mean ZooKeeper's defaults):
+//
+//	conformance.Run(t, conformance.Backend{Backend: zktest.Backend{
+//		Name: "mine",
+//		Connect: func(ctx context.Context, timeout time.Duration) (zksim.Conn, error) {
+//			return mine.Connect(ctx, addr, timeout)
+//		},
+//		Facts: zkmem.Options{TickTime: 100 * time.Millisecond},
+//	}})
+//
 // Every case is a subtest named group/case (for example
-// "sequence/deletes-do-not-bump"), so one case runs with
-// go test -run 'Conformance/sequence/deletes-do-not-bump'. Each case works
+// "sequence/deletes-do-not-bump"), so one case runs on zkmem with
+// go test -run 'TestConformance/zkmem/sequence/deletes-do-not-bump'
+// ./conformance. Each case works
 // under its own fresh root, /conformance-<run id>/<group>.<case>, so the
 // suite can share one real server with other tests; it never deletes what it
 // created. Cases run one after another, never in parallel: several of them

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // env is what a case works with: its test, a context bounding it, the
@@ -33,15 +34,15 @@ func newEnv(t *testing.T, b *Backend, root string) *env {
 	return e
 }
 
-// facts returns the backend's server settings.
-func (e *env) facts() Facts { return e.b.Facts }
+// facts returns the backend's server settings, defaults filled in.
+func (e *env) facts() zkmem.Options { return e.b.Facts }
 
 // connect opens a new session with the longest timeout the server allows,
 // so that it survives the short disconnects some cases make. It is closed
 // when the case ends.
 func (e *env) connect() zksim.Conn {
 	e.t.Helper()
-	return e.connectTimeout(e.facts().maxSessionTimeout())
+	return e.connectTimeout(e.facts().MaxSessionTimeout)
 }
 
 // connectTimeout opens a new session asking for timeout, closed when the

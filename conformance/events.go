@@ -152,7 +152,7 @@ func (e *env) notWatching(ch <-chan zksim.Event, cause error, what string) {
 // waitState reads session events from states until one has state want.
 func (e *env) waitState(states <-chan zksim.Event, want zksim.State, what string) {
 	e.t.Helper()
-	timeout := time.After(eventWait + e.facts().maxSessionTimeout())
+	timeout := time.After(eventWait + e.facts().MaxSessionTimeout)
 	for {
 		select {
 		case ev, ok := <-states:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zktest"
 )
 
 // caseTimeout bounds one case, including its waits for events and reaping.
@@ -43,6 +44,8 @@ func groups() []group {
 		{"multi", multiCases()},
 		{"sync", syncCases()},
 		{"acl", aclCases()},
+		{"aclids", aclIDCases()},
+		{"childorder", childOrderCases()},
 		{"watch", watchCases()},
 		{"persistent", persistentWatchCases()},
 		{"ephemerals", getEphemeralsCases()},
@@ -69,17 +72,19 @@ func CaseNames() []string {
 
 // Run runs every case of the suite against b, each as a subtest
 // group/case of t. Cases run one after another. Run fails t at once if b
-// lacks a Name, a Connect func or Facts.TickTime, or if no session can be
-// opened.
+// lacks a Name or a Connect func, sets only one of Disconnect and
+// Reconnect, or if no session can be opened. The cases read b.Facts with
+// zkmem's defaults filled in (zktest.WithDefaults).
 func Run(t *testing.T, b Backend) {
 	t.Helper()
-	if b.Name == "" || b.Connect == nil || b.Facts.TickTime <= 0 {
-		t.Fatalf("conformance: Backend needs a Name, a Connect func and Facts.TickTime (got name %q, connect set %v, tick %v)",
-			b.Name, b.Connect != nil, b.Facts.TickTime)
+	if b.Name == "" || b.Connect == nil {
+		t.Fatalf("conformance: Backend needs a Name and a Connect func (got name %q, connect set %v)",
+			b.Name, b.Connect != nil)
 	}
 	if (b.Disconnect == nil) != (b.Reconnect == nil) {
 		t.Fatalf("conformance: backend %s sets only one of Disconnect and Reconnect", b.Name)
 	}
+	b.Facts = zktest.WithDefaults(b.Facts)
 	known := make(map[string]bool)
 	for _, name := range CaseNames() {
 		known[name] = true
@@ -127,7 +132,7 @@ func createSuiteRoot(t *testing.T, b *Backend, root string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), caseTimeout)
 	defer cancel()
-	c, err := b.Connect(ctx, b.Facts.maxSessionTimeout())
+	c, err := b.Connect(ctx, b.Facts.MaxSessionTimeout)
 	if err != nil {
 		t.Fatalf("conformance: backend %s: connect: %v", b.Name, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/zksim/zksim/gozk"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkserver"
+	"github.com/zksim/zksim/zktest"
 )
 
 func TestMain(m *testing.M) {
@@ -41,21 +42,27 @@ const realSessionTimeout = 30 * time.Second
 // stepLimit bounds one step on either backend; reaching it is a failure.
 const stepLimit = 30 * time.Second
 
+// options are the settings of both sides: zktest.FastOptions, with long
+// sessions allowed. Nothing here tests timeouts, and a connection dropped
+// by a starved client (go-zookeeper gives up after 2/3 of the session
+// timeout) would reconnect in the middle of a sequence.
+func options() zkmem.Options {
+	opts := zktest.FastOptions()
+	opts.MaxSessionTimeout = 60 * time.Second
+	return opts
+}
+
 func TestZkmemMatchesRealZooKeeper(t *testing.T) {
-	srv := zkserver.Start(t,
+	server := zktest.OpenReal(t, options(),
 		// fsync off: the comparison is about semantics, and it makes a
 		// write on the real server several times cheaper.
 		zkserver.WithSystemProperty("zookeeper.forceSync", "no"),
-		// Long sessions: nothing here tests timeouts, and a connection
-		// dropped by a starved client (go-zookeeper gives up after 2/3 of
-		// the session timeout) would reconnect in the middle of a sequence.
-		zkserver.WithConfig("maxSessionTimeout", "60000"),
 	)
 	setDefaultChecks(t, defaultSequences)
 	var sequences atomic.Int64
 	st := newStats()
 	rapid.Check(t, func(rt *rapid.T) {
-		runSequence(rt, srv, fmt.Sprintf("/difftest-%d", sequences.Add(1)), st)
+		runSequence(rt, server, fmt.Sprintf("/difftest-%d", sequences.Add(1)), st)
 	})
 	t.Logf("compared: %v", st)
 }
@@ -78,17 +85,15 @@ func setDefaultChecks(t *testing.T, n int) {
 	t.Cleanup(func() { _ = flag.Set("rapid.checks", old) })
 }
 
-// runSequence runs one generated sequence on a fresh zkmem server and under
-// root on the real server, comparing every step.
-func runSequence(rt *rapid.T, srv *zkserver.Server, root string, st *stats) {
+// runSequence runs one generated sequence on a fresh zkmem server with the
+// real server's settings and under root on the real server, comparing
+// every step.
+func runSequence(rt *rapid.T, realBackend *zktest.Backend, root string, st *stats) {
+	srv := realBackend.Real
 	ctx := context.Background()
 	n := rapid.SampledFrom([]int{2, 3, 1}).Draw(rt, "sessions")
 
-	memSrv := zkmem.NewServer(zkmem.Options{
-		TickTime:               100 * time.Millisecond,
-		ExtendedTypes:          true,
-		ContainerCheckInterval: 100 * time.Millisecond,
-	})
+	memSrv := zkmem.NewServer(realBackend.Facts)
 	rt.Cleanup(memSrv.Close)
 	// The oracle session exists only on zkmem and is opened before the
 	// root, so it does not shift the normalised zxids.

@@ -5,14 +5,23 @@
 //
 // A sequence opens one to three sessions on each backend, creates its own
 // root (a fresh zkmem server per sequence; a fresh root path on one real
-// server started for the test) and then runs steps: creates in every mode
-// (persistent, ephemeral, sequential, container, TTL) with several ACLs,
-// deletes and sets with right and wrong versions, exists/get/children with
-// and without watches, multi, sync, get/set ACL, addAuth and session close.
+// server started for the test) and then runs steps. Both sides run with
+// the same settings: zktest starts the real server with the configuration
+// one zkmem.Options value implies, and every zkmem server gets those
+// options. The steps: creates in every mode (persistent, ephemeral,
+// sequential, container, TTL) with several ACLs (world, digest, "auth"
+// expanded over the session's identities, and the "ip" scheme: the
+// clients' address, a mask that covers it, masks that do not, an IPv6 id
+// and a malformed one, both of which 3.8.0 refuses), deletes and sets with
+// right and wrong versions, exists/get/children with and without watches,
+// multi, sync, get/set ACL, addAuth (several digest identities per
+// session, a wrong password and repeats among them) and session close.
 // After every step it compares:
 //
 //   - results and errors (by ZooKeeper code), created paths and so the
-//     generated sequence numbers, data, sorted children;
+//     generated sequence numbers, data, children in the order each server
+//     returns them (not sorted: zkmem reproduces the server's order), ACLs
+//     in the order each returns them;
 //   - Stats, normalised: zxids as offsets from the root's czxid, times
 //     dropped, ephemeral owners as session indexes;
 //   - the server's last zxid, as an offset from the root's czxid: both

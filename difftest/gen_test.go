@@ -100,7 +100,9 @@ func (g *generator) step(t *rapid.T, open []int) step {
 		s.acl = g.aclKind(t)
 		s.version = g.aclVersion(t, s.path)
 	case opAddAuth:
-		s.auth = rapid.SampledFrom([]string{"alice:pw", "bob:pw"}).Draw(t, "auth")
+		// Several digest identities per session, a wrong password among
+		// them (it still adds an identity), and repeats.
+		s.auth = rapid.SampledFrom([]string{"alice:pw", "bob:pw", "carol:pw", "dave:pw", "alice:wrong"}).Draw(t, "auth")
 	case opMulti:
 		n := rapid.IntRange(1, 4).Draw(t, "multi-ops")
 		for range n {
@@ -137,7 +139,7 @@ func (g *generator) multiOp(t *rapid.T) zksim.Op {
 		if mode.IsEphemeral() && g.containers[parentOf(p)] {
 			mode = zksim.ModePersistent
 		}
-		return &zksim.CreateOp{Path: p, Data: g.data(t), Mode: mode, ACL: zksim.OpenACL()}
+		return &zksim.CreateOp{Path: p, Data: g.data(t), Mode: mode, ACL: g.aclKind(t).acl()}
 	}
 	p := g.path(t, "multi-path", existingOrBad)
 	switch kind {
@@ -153,7 +155,10 @@ func (g *generator) multiOp(t *rapid.T) zksim.Op {
 	}
 }
 
-var names = []string{"a", "b", "c"}
+// names are few, so that steps collide, and varied, so that the order of
+// children shows: "é" shares a bucket with "a" in a new parent's table,
+// "中文" hashes over UTF-16, not UTF-8.
+var names = []string{"a", "b", "c", "é", "中文", "k9"}
 
 // badPaths are appended to the root to make paths ZooKeeper rejects. None
 // ends in "/." or "/..": for a sequential create ZooKeeper checks path+"1",
@@ -225,7 +230,7 @@ func (g *generator) aclKind(t *rapid.T) aclKind {
 	if rapid.IntRange(0, 4).Draw(t, "acl-other") > 0 {
 		return aclOpen
 	}
-	return rapid.SampledFrom([]aclKind{aclRead, aclCreator, aclAlice}).Draw(t, "acl")
+	return rapid.SampledFrom([]aclKind{aclRead, aclCreator, aclAlice, aclIPHost, aclIPNet, aclIPElse, aclIPv6, aclIPBad, aclCreatorMix}).Draw(t, "acl")
 }
 
 // version draws -1, the node's current version, a wrong one, or a small

@@ -3,7 +3,6 @@ package difftest
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -49,11 +48,19 @@ const (
 	aclRead
 	aclCreator
 	aclAlice
+	aclIPHost     // ip:127.0.0.1, the clients' address
+	aclIPNet      // ip:127.0.0.0/8 reads, the world administers
+	aclIPElse     // ip:10.0.0.0/8 and 127.0.0.2/31: grants the clients nothing
+	aclIPv6       // ip:::1, which 3.8.0 refuses (InvalidACL)
+	aclIPBad      // a malformed ip id (InvalidACL)
+	aclCreatorMix // creator READ|ADMIN, world READ, ip host WRITE
 )
 
-var aclNames = [...]string{"open", "read", "creator", "alice"}
+var aclNames = [...]string{"open", "read", "creator", "alice", "ip-host", "ip-net", "ip-else", "ip-v6", "ip-bad", "creator-mix"}
 
 func (a aclKind) String() string { return aclNames[a] }
+
+func ipACL(perms int32, id string) zksim.ACL { return zksim.ACL{Perms: perms, Scheme: "ip", ID: id} }
 
 func (a aclKind) acl() []zksim.ACL {
 	switch a {
@@ -63,6 +70,18 @@ func (a aclKind) acl() []zksim.ACL {
 		return zksim.CreatorACL(zksim.PermAll)
 	case aclAlice:
 		return zksim.DigestACL(zksim.PermAll, "alice", "pw")
+	case aclIPHost:
+		return []zksim.ACL{ipACL(zksim.PermAll, "127.0.0.1")}
+	case aclIPNet:
+		return []zksim.ACL{ipACL(zksim.PermRead|zksim.PermWrite|zksim.PermCreate, "127.0.0.0/8"), {Perms: zksim.PermAdmin | zksim.PermDelete, Scheme: "world", ID: "anyone"}}
+	case aclIPElse:
+		return []zksim.ACL{ipACL(zksim.PermAll, "10.0.0.0/8"), ipACL(zksim.PermAll, "127.0.0.2/31")}
+	case aclIPv6:
+		return []zksim.ACL{ipACL(zksim.PermAll, "::1")}
+	case aclIPBad:
+		return []zksim.ACL{ipACL(zksim.PermAll, "127.0.0.1/33")}
+	case aclCreatorMix:
+		return append(append(zksim.CreatorACL(zksim.PermRead|zksim.PermAdmin), zksim.ReadACL()...), ipACL(zksim.PermWrite, "127.0.0.1"))
 	}
 	return zksim.OpenACL()
 }
@@ -118,7 +137,7 @@ func (s step) describe(root string) string {
 		for i, op := range s.ops {
 			switch o := op.(type) {
 			case *zksim.CreateOp:
-				parts[i] = fmt.Sprintf("create %s %v data=%q", rel(o.Path), o.Mode, o.Data)
+				parts[i] = fmt.Sprintf("create %s %v acl=%v data=%q", rel(o.Path), o.Mode, o.ACL, o.Data)
 			case *zksim.DeleteOp:
 				parts[i] = fmt.Sprintf("delete %s v=%d", rel(o.Path), o.Version)
 			case *zksim.SetOp:
@@ -198,7 +217,7 @@ func (s step) run(ctx context.Context, b *backend) outcome {
 		} else {
 			names, st, err = c.Children(ctx, s.path)
 		}
-		names = slices.Sorted(slices.Values(names))
+		// Unsorted: zkmem lists children in the server's order.
 		out.text = fmt.Sprintf("children=%v stat=%s watch=%v err=%s", names, b.stat(st), out.watch != nil, errName(err))
 	case opMulti:
 		results, err := c.Multi(ctx, s.ops...)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/pump"
 )
 
 // Conn is a zksim.Conn over a go-zookeeper connection. It owns one session
@@ -42,7 +43,7 @@ type Conn struct {
 	state   zksim.State
 	expired bool
 	closed  bool
-	subs    map[*subscriber]struct{}
+	subs    []*pump.Pump // SessionEvents subscribers
 	// calls counts the calls in progress and the goroutines gozk started;
 	// Close waits for it. Add happens under mu while !closed (enter), or
 	// while a registered call or goroutine holds a count.
@@ -143,7 +144,6 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Conn, erro
 		expiredCh: make(chan struct{}),
 		closedCh:  make(chan struct{}),
 		state:     zksim.StateConnecting,
-		subs:      make(map[*subscriber]struct{}),
 		watches:   make(map[watchKey][]*forwarder),
 	}
 	zc, zkEvents, err := zk.Connect(servers, o.sessionTimeout,
@@ -237,14 +237,15 @@ func (c *Conn) Close() error {
 		c.state = zksim.StateClosed
 		close(c.closedCh) // subscribers stop
 		subs := c.subs
-		c.subs = make(map[*subscriber]struct{})
+		c.subs = nil
 		c.mu.Unlock()
 
 		c.stopZK()
 		<-c.loopDone   // every go-zookeeper watch has been told
 		c.calls.Wait() // and forwarded; every call has returned
-		for s := range subs {
-			s.closeWith(zksim.Event{Type: zksim.EventSession, State: zksim.StateClosed})
+		last := zksim.Event{Type: zksim.EventSession, State: zksim.StateClosed}
+		for _, p := range subs {
+			p.CloseWith(&last)
 		}
 	})
 	return nil

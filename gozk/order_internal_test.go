@@ -26,7 +26,6 @@ func fakeConn() *Conn {
 		closedCh:  make(chan struct{}),
 		expiredCh: make(chan struct{}),
 		state:     zksim.StateConnected,
-		subs:      make(map[*subscriber]struct{}),
 		watches:   make(map[watchKey][]*forwarder),
 	}
 }

@@ -166,9 +166,17 @@ func newGroupFamily(w *world, leave bool) *groupFamily {
 
 func (f *groupFamily) newMember(c *client) *member {
 	if f.leave {
-		return &member{double: barrier.NewDouble(c.conn, f.dir, f.size)}
+		b, err := barrier.NewDouble(c.conn, f.dir, f.size)
+		if err != nil {
+			panic(err) // the family's size is at least 1
+		}
+		return &member{double: b}
 	}
-	return &member{start: barrier.NewStart(c.conn, f.dir, f.size)}
+	b, err := barrier.NewStart(c.conn, f.dir, f.size)
+	if err != nil {
+		panic(err) // the family's size is at least 1
+	}
+	return &member{start: b}
 }
 
 func (f *groupFamily) renew(c *client) {

@@ -398,9 +398,9 @@ var (
 			}
 			rw := lock.NewRWMutex(c.conn, lockDir)
 			if write {
-				return rwHold{rw.WriteLock(), true}
+				return rwHold{rw.Writer(), true}
 			}
-			return rwHold{rw.ReadLock(), false}
+			return rwHold{rw.Reader(), false}
 		},
 	}
 	semaphoreKind = lockKind{
@@ -408,7 +408,11 @@ var (
 		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
 		maxShared: 2,
 		newHold: func(_ *rapid.T, c *client) holdable {
-			return &leaseHold{sem: lock.NewSemaphore(c.conn, lockDir, 2)}
+			sem, err := lock.NewSemaphore(c.conn, lockDir, 2)
+			if err != nil {
+				panic(err) // the arguments are constants
+			}
+			return &leaseHold{sem: sem}
 		},
 	}
 )

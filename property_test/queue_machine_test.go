@@ -15,8 +15,8 @@ import (
 	"github.com/zksim/zksim/recipes/queue"
 )
 
-// The queue machine: client 0 produces, the others consume (Take, Poll),
-// and faults strike.
+// The queue machine: client 0 produces, the others consume (Take, and
+// TryTake as the action "Poll"), and faults strike.
 //
 // Invariants:
 //   - no item is delivered twice (checked as each item is delivered);
@@ -35,7 +35,7 @@ import (
 // consumer is what the machine's consumers do.
 type consumer interface {
 	Take(ctx context.Context) ([]byte, error)
-	Poll(ctx context.Context) ([]byte, bool, error)
+	TryTake(ctx context.Context) ([]byte, error) // queue.ErrEmpty: no item
 }
 
 // queueKind makes the producer and consumer values of one queue recipe.
@@ -171,7 +171,10 @@ func (f *queueFamily) take(c *client, wait bool) {
 		if wait {
 			data, err = q.Take(ctx)
 		} else {
-			data, ok, err = q.Poll(ctx)
+			data, err = q.TryTake(ctx)
+			if errors.Is(err, queue.ErrEmpty) {
+				ok, err = false, nil
+			}
 		}
 		if err != nil {
 			f.mu.Lock()
@@ -327,8 +330,12 @@ func (f *queueFamily) stuck() string {
 // consumers then deliver the same item.
 type sloppyConsumer struct{ c *client }
 
-func (s sloppyConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
-	return s.next(ctx, false)
+func (s sloppyConsumer) TryTake(ctx context.Context) ([]byte, error) {
+	data, ok, err := s.next(ctx, false)
+	if err == nil && !ok {
+		err = queue.ErrEmpty
+	}
+	return data, err
 }
 
 func (s sloppyConsumer) Take(ctx context.Context) ([]byte, error) {
@@ -416,12 +423,12 @@ func (l lockingConsumer) Take(ctx context.Context) ([]byte, error) {
 	return it.Data(), ackOrRelease(ctx, it)
 }
 
-func (l lockingConsumer) Poll(ctx context.Context) ([]byte, bool, error) {
-	it, ok, err := l.q.Poll(ctx)
-	if err != nil || !ok {
-		return nil, ok, err
+func (l lockingConsumer) TryTake(ctx context.Context) ([]byte, error) {
+	it, err := l.q.TryTake(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return it.Data(), true, ackOrRelease(ctx, it)
+	return it.Data(), ackOrRelease(ctx, it)
 }
 
 // ackOrRelease acknowledges it, or releases it if the Ack failed while

@@ -15,7 +15,29 @@
 //     of a fixed-size group.
 //
 // This package holds what they share: [HoldState], the vocabulary a lock
-// holder or a leader uses to learn what its connection state means for it.
+// holder or a leader uses to learn what its connection state means for it;
+// and the protected create the locks and elections use,
+// [CreateProtectedEphemeralSequential] (go-zookeeper's call of that name,
+// safe against lost replies and cleaning up after itself), with
+// [SequenceOf] and [CompareSequence] to order the nodes it makes, for
+// users who build recipes of their own.
+//
+// # For users of etcd's concurrency package and go-zookeeper
+//
+//   - lock.Mutex is etcd's Mutex (Lock, TryLock, Unlock with a context);
+//     lock.NewLocker is etcd's NewLocker (a sync.Locker that panics when
+//     it cannot lock); lock.RWMutex has the methods of sync.RWMutex
+//     (RLock, RUnlock, Lock, Unlock), each with a context;
+//   - election.Election is etcd's Election (Campaign, Proclaim, Resign,
+//     Leader, Observe); its Resume is etcd's ResumeElection;
+//   - the Guard of a Mutex, a semaphore Lease or an Election is etcd's
+//     IsOwner: a [zksim.CheckOp] for a guarded Multi, next to the fencing
+//     Token;
+//   - queues take with Take (waits) or TryTake (returns queue.ErrEmpty) and
+//     read the head with Peek;
+//   - constructors whose arguments can be wrong (a semaphore's or a
+//     barrier's size) return an error matching zksim.ErrBadArguments
+//     rather than panic.
 //
 // # Conventions every recipe follows
 //

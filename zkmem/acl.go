@@ -3,9 +3,10 @@ package zkmem
 import (
 	"crypto/sha1"
 	"encoding/base64"
-	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/zksim/zksim"
 )
@@ -101,7 +102,7 @@ func fixupACL(acl []zksim.ACL, auth []authID) ([]zksim.ACL, error) {
 			out = append(out, a)
 		case a.Scheme == "auth":
 			valid := false
-			for _, id := range auth {
+			for _, id := range authIterationOrder(auth) {
 				if id.scheme == "digest" { // the only provider that "isAuthenticated"
 					valid = true
 					out = append(out, zksim.ACL{Perms: a.Perms, Scheme: id.scheme, ID: id.id})
@@ -131,44 +132,157 @@ func validDigestID(id string) bool {
 	return len(parts) == 2
 }
 
-// validIPExpr mirrors IPAuthenticationProvider.isValid: an address with an
-// optional /bits.
+// validIPExpr mirrors IPAuthenticationProvider.isValid in 3.8.0: an IPv4
+// address with an optional "/bits", bits in [0, 32]. IPv6 is not accepted
+// (the provider has no IPv6 parser), and numbers are read as Java's
+// Integer.parseInt reads them: a sign is allowed, and so are the decimal
+// digits of other scripts.
 func validIPExpr(expr string) bool {
-	addr, bits, hasBits := strings.Cut(expr, "/")
-	ip, err := netip.ParseAddr(addr)
-	if err != nil {
+	_, _, ok := parseIPExpr(expr)
+	return ok
+}
+
+// parseIPExpr splits an ip ACL id into its IPv4 address and mask length.
+func parseIPExpr(expr string) (addr [4]byte, bits int, ok bool) {
+	a, b, hasBits := strings.Cut(expr, "/")
+	addr, ok = javaIPv4(a)
+	if !ok {
+		return addr, 0, false
+	}
+	bits = 32
+	if hasBits {
+		n, ok := javaParseInt(b)
+		if !ok || n < 0 || n > 32 {
+			return addr, 0, false
+		}
+		bits = int(n)
+	}
+	return addr, bits, true
+}
+
+// javaIPv4 mirrors IPAuthenticationProvider.v4addr2Bytes: split on "."
+// keeping empty parts, exactly four numbers in [0, 255].
+func javaIPv4(s string) (b [4]byte, ok bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return b, false
+	}
+	for i, p := range parts {
+		v, ok := javaParseInt(p)
+		if !ok || v < 0 || v > 255 {
+			return b, false
+		}
+		b[i] = byte(v)
+	}
+	return b, true
+}
+
+// javaParseInt mirrors Integer.parseInt(s, 10): an optional sign, then at
+// least one decimal digit of any script (Character.digit over UTF-16 code
+// units, so no digit beyond U+FFFF), within the int32 range.
+func javaParseInt(s string) (int64, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var v int64
+	for _, r := range s {
+		d, ok := decimalDigit(r)
+		if !ok {
+			return 0, false
+		}
+		v = v*10 + int64(d)
+		if v > 1<<31 {
+			return 0, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if v > 1<<31-1 {
+		return 0, false
+	}
+	return v, true
+}
+
+// decimalDigit is Character.digit(r, 10) for a rune of the BMP: the value
+// of a Unicode decimal digit (category Nd, whose digits come in runs from
+// zero to nine).
+func decimalDigit(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if r > 0xffff || !unicode.IsDigit(r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Digit.R16 {
+		if lo, hi := rune(rg.Lo), rune(rg.Hi); r >= lo && r <= hi && rg.Stride == 1 {
+			return int(r-lo) % 10, true
+		}
+	}
+	return 0, false
+}
+
+// ipMatches mirrors IPAuthenticationProvider.matches: both addresses
+// masked to the ACL's bits.
+func ipMatches(clientAddr, expr string) bool {
+	want, bits, ok := parseIPExpr(expr)
+	if !ok {
 		return false
 	}
-	if hasBits {
-		n, err := strconv.Atoi(bits)
-		if err != nil || n < 0 || n > ip.BitLen() {
+	got, ok := javaIPv4(clientAddr)
+	if !ok {
+		return false
+	}
+	for i := 0; i < 4; i++ {
+		m := byte(0xff)
+		switch {
+		case bits >= 8*(i+1):
+		case bits <= 8*i:
+			m = 0
+		default:
+			m = ^byte(0xff >> (bits - 8*i))
+		}
+		if got[i]&m != want[i]&m {
 			return false
 		}
 	}
 	return true
 }
 
-func ipMatches(clientAddr, expr string) bool {
-	addr, bits, hasBits := strings.Cut(expr, "/")
-	want, err := netip.ParseAddr(addr)
-	if err != nil {
-		return false
+// authIterationOrder returns a session's identities, given in the order
+// they were added, in the order the server walks them: ServerCnxn.authInfo
+// is a set over a ConcurrentHashMap<Id, Boolean>, whose 16 buckets hold
+// the identities by the spread hash of the jute Id (37*(37*17 +
+// scheme.hashCode()) + id.hashCode()), each bucket in insertion order.
+// Exact below 12 identities, where the map would double and reorder them;
+// a session with that many logins keeps this order in zkmem.
+func authIterationOrder(auth []authID) []authID {
+	bucket := func(id authID) uint32 {
+		h := uint32(37*(37*17+javaStringHash(id.scheme)) + javaStringHash(id.id))
+		return (h ^ h>>16) & 0x7fffffff & 15
 	}
-	got, err := netip.ParseAddr(clientAddr)
-	if err != nil || got.BitLen() != want.BitLen() {
-		return false
-	}
-	n := want.BitLen()
-	if hasBits {
-		if n, err = strconv.Atoi(bits); err != nil {
-			return false
+	out := slices.Clone(auth)
+	slices.SortStableFunc(out, func(a, b authID) int { return int(bucket(a)) - int(bucket(b)) })
+	return out
+}
+
+// javaStringHash is String.hashCode.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + 0xd800 + r>>10
+			h = 31*h + 0xdc00 + r&0x3ff
+		} else {
+			h = 31*h + r
 		}
 	}
-	p, err := want.Prefix(n)
-	if err != nil {
-		return false
-	}
-	return p.Contains(got)
+	return h
 }
 
 // checkACL reports whether a session with the given identities holds perm on

@@ -324,8 +324,10 @@ func (c *Conn) get(ctx context.Context, path string, watch bool) ([]byte, *zksim
 	return data, st, ch, nil
 }
 
-// Children implements zksim.Conn. zkmem returns the names sorted; a real
-// server returns them in no defined order.
+// Children implements zksim.Conn. The names come in the order a real
+// ZooKeeper 3.8.0 server returns them after the same history of creates and
+// deletes (its hash set's iteration order, see Options.SortedChildren): not
+// sorted, not in creation order. Sort them if order matters.
 func (c *Conn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
 	names, st, _, err := c.children(ctx, path, false)
 	return names, st, err
@@ -351,7 +353,7 @@ func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string,
 		ch    chan zksim.Event
 	)
 	if err == nil {
-		names, st = n.childNames(), n.stat()
+		names, st = n.childNames(c.srv.tree.sorted), n.stat()
 		if watch {
 			c.sess.addWatch(c.srv.childWatches, path, modeStandard)
 			if fault != LoseReply {

@@ -26,15 +26,19 @@
 // # Determinism
 //
 // Nothing observable depends on Go map iteration order or goroutine timing:
-// children, watchers, a session's ephemerals and the firing order of watch
-// events are kept in ordered structures. Time comes from the time package and
+// watchers, a session's ephemerals and the firing order of watch events are
+// kept in ordered structures, and children in the same hash table a
+// ZooKeeper 3.8.0 server keeps them in (a Java HashSet, modelled exactly), so
+// a listing of children comes in the server's order for the same history of
+// creates and deletes: neither sorted nor in creation order (see
+// Options.SortedChildren). The entries an "auth" ACL expands to come in the
+// server's order too. Time comes from the time package and
 // waiting is done on channels, so inside a testing/synctest bubble every
 // timer (session expiry, container and TTL reaping) runs on virtual time.
 //
 // # Where zkmem differs from a real server
 //
-// Children are returned in sorted order (a real server returns them in hash
-// order; callers must not depend on either). A request larger than
+// A request larger than
 // Options.MaxRequestBytes drops the connection as a real server does, but the
 // size is computed from the request's encoded form rather than read off a
 // socket.

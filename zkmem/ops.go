@@ -103,12 +103,15 @@ func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zk
 	oldPzxid := parent.pzxid
 	parent.cversion++
 	parent.pzxid = t.zxid
-	s.tree.insert(n)
-	s.track(n)
-	if t.multi { // see txn.onUndo
+	if !t.multi {
+		s.tree.insert(n)
+		s.track(n)
+	} else { // see txn.onUndo
+		unInsert := s.tree.insertUndoable(n)
+		s.track(n)
 		t.onUndo(func() {
 			s.untrack(n)
-			s.tree.remove(n)
+			unInsert()
 			parent.cversion--
 			parent.pzxid = oldPzxid
 		})
@@ -169,16 +172,18 @@ func (s *Server) untrack(n *node) {
 func (s *Server) deleteNode(t *txn, n *node) {
 	parent := n.parent
 	oldPzxid := parent.pzxid
-	s.tree.remove(n)
-	s.untrack(n)
-	parent.pzxid = t.zxid
-	if t.multi { // see txn.onUndo
+	if !t.multi {
+		s.tree.remove(n)
+	} else { // see txn.onUndo
+		unRemove := s.tree.removeUndoable(n)
 		t.onUndo(func() {
 			parent.pzxid = oldPzxid
-			s.tree.insert(n)
+			unRemove()
 			s.track(n)
 		})
 	}
+	s.untrack(n)
+	parent.pzxid = t.zxid
 	t.fire(zksim.EventNodeDeleted, n.path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parent.path, parent.acl)
 }

@@ -29,6 +29,13 @@ type Options struct {
 	// (jute.maxbuffer, default 1,048,575 bytes). A larger request makes the
 	// server close the connection: the caller sees ErrConnectionLoss.
 	MaxRequestBytes int
+	// SortedChildren makes Children and ChildrenW return names sorted
+	// bytewise. By default they come in the order a ZooKeeper 3.8.0 server
+	// returns them after the same creates and deletes: the iteration order
+	// of the Java hash set holding a node's children, neither sorted nor in
+	// creation order. Code that relies on an order must sort; this option
+	// only hides the server's order.
+	SortedChildren bool
 }
 
 const (

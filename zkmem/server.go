@@ -50,6 +50,7 @@ func NewServer(opts Options) *Server {
 	}
 	read := s.acls.intern(zksim.ReadACL())
 	s.tree = newTree(s.acls.intern(zksim.OpenACL()), read)
+	s.tree.sorted = s.opts.SortedChildren
 	return s
 }
 

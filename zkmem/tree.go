@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"strings"
 
-	"github.com/google/btree"
 	"github.com/zksim/zksim"
 )
 
@@ -22,14 +21,16 @@ const (
 // client-visible cversion, dataLength and numChildren are computed on read.
 type node struct {
 	path     string // full path; name is path[nameAt:]
-	key      uint64 // nameKey(name), to order siblings without loading path
+	next     *node  // the next sibling in its bucket of parent.children
 	nameAt   int32
 	version  int32
 	cversion int32 // internal: number of child creates
 	aversion int32
 	kind     nodeKind
+	tableLog uint8  // log2 of the size of children's table; 0 before the first child
+	jhash    uint32 // javaHash(name), which places the node among its siblings
 	parent   *node
-	children *btree.BTreeG[*node] // nil until the first child
+	children *childSet // nil while there are no children
 	data     []byte
 	acl      *aclList
 	czxid    int64
@@ -41,81 +42,6 @@ type node struct {
 }
 
 func (n *node) name() string { return n.path[n.nameAt:] }
-
-// nameKey packs the first 8 bytes of name big-endian, padded with zero
-// bytes. For any two names, a smaller key means a smaller name (a zero pad
-// sorts before every byte a longer name could have there), so nodeLess
-// needs the names themselves only for equal keys.
-//
-// Why: comparing names loads the child node and then, elsewhere in memory,
-// its path: in a wide parent, two cache misses for each of the ~log2(n)
-// comparisons of a B-tree search, most of the cost of a create or delete.
-// With the key in the node it is one. (The node has room for it: 136 bytes
-// became 144, which is the size class it was allocated in anyway.)
-func nameKey(name string) uint64 {
-	var k uint64
-	for i := 0; i < 8; i++ {
-		k <<= 8
-		if i < len(name) {
-			k |= uint64(name[i])
-		}
-	}
-	return k
-}
-
-func nodeLess(a, b *node) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.name() < b.name()
-}
-
-// childrenDegree keeps the per-parent B-tree small for the common case of a
-// few children while staying shallow for very wide parents.
-const childrenDegree = 16
-
-func (n *node) numChildren() int {
-	if n.children == nil {
-		return 0
-	}
-	return n.children.Len()
-}
-
-// addChild and removeChild take the tree's free list of B-tree nodes, which
-// every parent shares. btree.NewG would give each parent a free list of its
-// own, three more allocations (one of 256 bytes) for every parent's first
-// child; and a parent losing its last child returns its B-tree node to the
-// shared list, so that a create and delete of a lone child, as the lock
-// and election recipes do, allocates no B-tree node.
-func (n *node) addChild(c *node, free *btree.FreeListG[*node]) {
-	if n.children == nil {
-		n.children = btree.NewWithFreeListG(childrenDegree, nodeLess, free)
-	}
-	n.children.ReplaceOrInsert(c)
-}
-
-func (n *node) removeChild(c *node) {
-	if n.children == nil {
-		return
-	}
-	n.children.Delete(c)
-	if n.children.Len() == 0 {
-		n.children.Clear(true) // the empty root goes to the free list
-		n.children = nil
-	}
-}
-
-// childNames returns the names of n's children in sorted order.
-func (n *node) childNames() []string {
-	names := make([]string, 0, n.numChildren())
-	if n.children != nil {
-		n.children.Ascend(func(c *node) bool {
-			names = append(names, c.name())
-			return true
-		})
-	}
-	return names
-}
 
 // stat returns the client view of n's Stat (DataNode.copyStat).
 func (n *node) stat() *zksim.Stat {
@@ -152,8 +78,8 @@ func parentPath(path string) string {
 	return path[:i]
 }
 
-// tree is the znode tree: an index by path for lookup, per-parent B-trees
-// for order.
+// tree is the znode tree: an index by path for lookup, per-parent hash
+// tables (children.go) for the order of children.
 //
 // The index is keyed by a 64-bit hash of the path, not by the path. A
 // map[string] rehashes every key each time it grows, loading each path
@@ -170,7 +96,8 @@ type tree struct {
 	nodes    map[uint64]*node // by hash(path)
 	overflow map[string]*node // by path: nodes whose hash is taken in nodes
 	root     *node
-	free     *btree.FreeListG[*node] // see addChild
+	sets     childSets // emptied children tables, for reuse
+	sorted   bool      // list children sorted (Options.SortedChildren)
 }
 
 func newTree(open, read *aclList) *tree {
@@ -178,7 +105,6 @@ func newTree(open, read *aclList) *tree {
 		seed:  maphash.MakeSeed(),
 		mask:  ^uint64(0),
 		nodes: make(map[uint64]*node),
-		free:  btree.NewFreeListG[*node](btree.DefaultFreeListSize),
 	}
 	t.root = &node{path: "/", nameAt: 1, acl: open}
 	t.nodes[t.hash("/")] = t.root
@@ -209,9 +135,21 @@ func (t *tree) get(path string) *node {
 
 // insert adds n, whose path is not in the tree, below n.parent.
 func (t *tree) insert(n *node) {
-	n.key = nameKey(n.name())
-	n.parent.addChild(n, t.free)
+	n.jhash = javaHash(n.name())
+	n.parent.addChild(n, &t.sets, false)
 	t.index(n)
+}
+
+// insertUndoable is insert for a multi: it returns how to take n out
+// again, leaving its siblings exactly as they were.
+func (t *tree) insertUndoable(n *node) (undo func()) {
+	n.jhash = javaHash(n.name())
+	before, log := n.parent.addChild(n, &t.sets, true)
+	t.index(n)
+	return func() {
+		n.parent.unaddChild(n, before, log, &t.sets)
+		t.unindex(n)
+	}
 }
 
 // index enters n in the index by path.
@@ -228,7 +166,22 @@ func (t *tree) index(n *node) {
 }
 
 func (t *tree) remove(n *node) {
-	n.parent.removeChild(n)
+	n.parent.removeChild(n, &t.sets)
+	t.unindex(n)
+}
+
+// removeUndoable is remove for a multi: it returns how to put n back in
+// the place it had among its siblings.
+func (t *tree) removeUndoable(n *node) (undo func()) {
+	prev := n.parent.removeChild(n, &t.sets)
+	t.unindex(n)
+	return func() {
+		n.parent.restoreChild(n, prev, &t.sets)
+		t.index(n)
+	}
+}
+
+func (t *tree) unindex(n *node) {
 	if h := t.hash(n.path); t.nodes[h] == n {
 		delete(t.nodes, h)
 	} else {
@@ -250,10 +203,11 @@ func isSpecialPath(path string) bool {
 func countDescendants(n *node) int32 {
 	var total int32
 	if n.children != nil {
-		n.children.Ascend(func(c *node) bool {
-			total += 1 + countDescendants(c)
-			return true
-		})
+		for _, c := range n.children.table {
+			for ; c != nil; c = c.next {
+				total += 1 + countDescendants(c)
+			}
+		}
 	}
 	return total
 }

@@ -21,11 +21,8 @@ func TestTreeIndexCollisions(t *testing.T) {
 	var walk func(n *node)
 	walk = func(n *node) {
 		nodes = append(nodes, n)
-		if n.children != nil {
-			n.children.Ascend(func(c *node) bool {
-				walk(c)
-				return true
-			})
+		for _, c := range n.appendChildren(nil) {
+			walk(c)
 		}
 	}
 	walk(tr.root)

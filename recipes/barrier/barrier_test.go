@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/recipes/barrier"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{
@@ -65,7 +65,7 @@ func testDoubleBarrier(t *testing.T, env *bt.Env) {
 	dir := env.Path("double")
 	observer := env.Conn(t)
 	ms := []*barrier.DoubleBarrier{
-		barrier.NewDouble(env.Conn(t), dir, 3), barrier.NewDouble(env.Conn(t), dir, 3), barrier.NewDouble(env.Conn(t), dir, 3),
+		newDouble(t, env.Conn(t), dir, 3), newDouble(t, env.Conn(t), dir, 3), newDouble(t, env.Conn(t), dir, 3),
 	}
 	entered := enter(ms[:2], ctx)
 	bt.WaitChildren(t, ctx, observer, dir, 2)
@@ -95,7 +95,7 @@ func testDoubleBarrierReuse(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("double")
 	for round := 0; round < 2; round++ {
-		ms := []*barrier.DoubleBarrier{barrier.NewDouble(env.Conn(t), dir, 2), barrier.NewDouble(env.Conn(t), dir, 2)}
+		ms := []*barrier.DoubleBarrier{newDouble(t, env.Conn(t), dir, 2), newDouble(t, env.Conn(t), dir, 2)}
 		first := bt.GoErr(func() error { return ms[0].Enter(ctx) })
 		bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
 		env.Settle()
@@ -114,17 +114,17 @@ func testStartBarrier(t *testing.T, env *bt.Env) {
 	observer := env.Conn(t)
 	var waits []result
 	for i := 0; i < 2; i++ {
-		b := barrier.NewStart(env.Conn(t), dir, 3)
+		b := newStart(t, env.Conn(t), dir, 3)
 		waits = append(waits, bt.GoErr(func() error { return b.Wait(ctx) }))
 	}
 	bt.WaitChildren(t, ctx, observer, dir, 2)
 	env.Settle()
 	bt.Pending(t, waits[0], "Wait with 2 of 3")
 	bt.Pending(t, waits[1], "Wait with 2 of 3")
-	must(t, "third Wait", barrier.NewStart(env.Conn(t), dir, 3).Wait(ctx))
+	must(t, "third Wait", newStart(t, env.Conn(t), dir, 3).Wait(ctx))
 	must(t, "first Wait", bt.Recv(t, ctx, waits[0]).Err)
 	must(t, "second Wait", bt.Recv(t, ctx, waits[1]).Err)
-	must(t, "late arrival", barrier.NewStart(env.Conn(t), dir, 3).Wait(ctx))
+	must(t, "late arrival", newStart(t, env.Conn(t), dir, 3).Wait(ctx))
 }
 
 // testEnterCancelled: a member that gives up waiting leaves no node, so it
@@ -134,17 +134,19 @@ func testEnterCancelled(t *testing.T, env *bt.Env) {
 	dir := env.Path("double")
 	observer := env.Conn(t)
 	cctx, cancel := context.WithCancel(ctx)
-	gone := bt.GoErr(func() error { return barrier.NewDouble(env.Conn(t), dir, 2).Enter(cctx) })
+	goneM := newDouble(t, env.Conn(t), dir, 2)
+	gone := bt.GoErr(func() error { return goneM.Enter(cctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 1)
 	cancel()
 	if err := bt.Recv(t, ctx, gone).Err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Enter: %v", err)
 	}
 	bt.WaitChildren(t, ctx, observer, dir, 0)
-	a := bt.GoErr(func() error { return barrier.NewDouble(env.Conn(t), dir, 2).Enter(ctx) })
+	aM := newDouble(t, env.Conn(t), dir, 2)
+	a := bt.GoErr(func() error { return aM.Enter(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 1)
 	env.Settle()
 	bt.Pending(t, a, "Enter alone after the other member gave up")
-	must(t, "Enter", barrier.NewDouble(env.Conn(t), dir, 2).Enter(ctx))
+	must(t, "Enter", newDouble(t, env.Conn(t), dir, 2).Enter(ctx))
 	must(t, "Enter", bt.Recv(t, ctx, a).Err)
 }

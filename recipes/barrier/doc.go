@@ -3,7 +3,9 @@
 // others wait on it, a [DoubleBarrier] whose members enter and leave
 // together (ZooKeeper's double-barrier recipe, as Curator's
 // DistributedDoubleBarrier), and a [StartBarrier] that lets a fixed-size
-// group start together.
+// group start together. The constructors of the group barriers check their
+// arguments and return an error matching zksim.ErrBadArguments for a size
+// below 1 or an invalid directory path.
 //
 // # Znode layout
 //

@@ -48,11 +48,15 @@ import (
 type DoubleBarrier struct{ g group }
 
 // NewDouble returns a member of the double barrier on dir for a group of
-// size members. size must be at least 1.
-func NewDouble(conn zksim.Conn, dir string, size int, opts ...Option) *DoubleBarrier {
-	g := newGroup(conn, dir, "ready", size, opts)
+// size members. It returns an error matching zksim.ErrBadArguments when
+// size is less than 1 or dir is not a valid znode path.
+func NewDouble(conn zksim.Conn, dir string, size int, opts ...Option) (*DoubleBarrier, error) {
+	g, err := newGroup("NewDouble", conn, dir, "ready", size, opts)
+	if err != nil {
+		return nil, err
+	}
 	g.closes = true
-	return &DoubleBarrier{g: g}
+	return &DoubleBarrier{g: g}, nil
 }
 
 // Enter joins the group and blocks until size members have joined (the

@@ -3,6 +3,7 @@ package barrier_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"sync"
 
 	"github.com/zksim/zksim/recipes/barrier"
@@ -36,7 +37,10 @@ func ExampleDoubleBarrier() {
 	errs := make(chan error, 6)
 	for i := 0; i < 3; i++ {
 		conn, _ := srv.Connect()
-		b := barrier.NewDouble(conn, "/barriers/step", 3)
+		b, err := barrier.NewDouble(conn, "/barriers/step", 3)
+		if err != nil {
+			log.Fatal(err)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -65,11 +69,22 @@ func ExampleStartBarrier() {
 	c1, _ := srv.Connect()
 	c2, _ := srv.Connect()
 
+	_, err := barrier.NewStart(c1, "/barriers/race", 0)
+	fmt.Println(err)
+	first, err := barrier.NewStart(c1, "/barriers/race", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	second, err := barrier.NewStart(c2, "/barriers/race", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
 	started := make(chan error)
-	go func() { started <- barrier.NewStart(c1, "/barriers/race", 2).Wait(ctx) }()
-	fmt.Println("second member:", barrier.NewStart(c2, "/barriers/race", 2).Wait(ctx))
+	go func() { started <- first.Wait(ctx) }()
+	fmt.Println("second member:", second.Wait(ctx))
 	fmt.Println("first member:", <-started)
 	// Output:
+	// zk: bad arguments: barrier.NewStart: size 0 is less than 1
 	// second member: <nil>
 	// first member: <nil>
 }

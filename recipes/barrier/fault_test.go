@@ -6,8 +6,8 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes/barrier"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the barriers under zkmem's faults.
@@ -25,17 +25,19 @@ func testMemberDiesBeforeStart(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("start")
 	aConn := env.MemConn(t)
-	a := bt.GoErr(func() error { return barrier.NewStart(aConn, dir, 2).Wait(ctx) })
+	aM := newStart(t, aConn, dir, 2)
+	a := bt.GoErr(func() error { return aM.Wait(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
 	aConn.Expire()
 	if err := bt.Recv(t, ctx, a).Err; !errors.Is(err, zksim.ErrSessionExpired) {
 		t.Fatalf("Wait of the expired member: %v", err)
 	}
-	b := bt.GoErr(func() error { return barrier.NewStart(env.Conn(t), dir, 2).Wait(ctx) })
+	bM := newStart(t, env.Conn(t), dir, 2)
+	b := bt.GoErr(func() error { return bM.Wait(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
 	env.Settle()
 	bt.Pending(t, b, "Wait with the only other member dead")
-	must(t, "c", barrier.NewStart(env.Conn(t), dir, 2).Wait(ctx))
+	must(t, "c", newStart(t, env.Conn(t), dir, 2).Wait(ctx))
 	must(t, "b", bt.Recv(t, ctx, b).Err)
 }
 
@@ -48,13 +50,15 @@ func testLostMemberCreateReply(t *testing.T, env *bt.Env) {
 	must(t, "mkdir", barrier.New(observer, dir).Set(ctx))
 	aConn := env.MemConn(t)
 	aConn.LoseNextReply(zkmem.OpCreate)
-	a := bt.GoErr(func() error { return barrier.NewDouble(aConn, dir, 3).Enter(ctx) })
-	b := bt.GoErr(func() error { return barrier.NewDouble(env.Conn(t), dir, 3).Enter(ctx) })
+	aM := newDouble(t, aConn, dir, 3)
+	a := bt.GoErr(func() error { return aM.Enter(ctx) })
+	bM := newDouble(t, env.Conn(t), dir, 3)
+	b := bt.GoErr(func() error { return bM.Enter(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 2)
 	env.Settle()
 	bt.Pending(t, a, "Enter with 2 of 3 (one create reply lost)")
 	bt.Pending(t, b, "Enter with 2 of 3 (one create reply lost)")
-	must(t, "c", barrier.NewDouble(env.Conn(t), dir, 3).Enter(ctx))
+	must(t, "c", newDouble(t, env.Conn(t), dir, 3).Enter(ctx))
 	must(t, "a", bt.Recv(t, ctx, a).Err)
 	must(t, "b", bt.Recv(t, ctx, b).Err)
 }
@@ -65,11 +69,12 @@ func testMemberReconnects(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("double")
 	aConn := env.MemConn(t)
-	a := bt.GoErr(func() error { return barrier.NewDouble(aConn, dir, 2).Enter(ctx) })
+	aM := newDouble(t, aConn, dir, 2)
+	a := bt.GoErr(func() error { return aM.Enter(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
 	env.Settle()
 	aConn.Disconnect()
-	must(t, "b", barrier.NewDouble(env.Conn(t), dir, 2).Enter(ctx))
+	must(t, "b", newDouble(t, env.Conn(t), dir, 2).Enter(ctx))
 	env.Settle()
 	bt.Pending(t, a, "Enter while disconnected")
 	must(t, "reconnect", aConn.Reconnect())
@@ -85,7 +90,7 @@ func testMemberDiesWhileLeaving(t *testing.T, env *bt.Env) {
 	var ms []*barrier.DoubleBarrier
 	var entered []result
 	for _, c := range conns {
-		m := barrier.NewDouble(c, dir, 3)
+		m := newDouble(t, c, dir, 3)
 		ms = append(ms, m)
 		entered = append(entered, bt.GoErr(func() error { return m.Enter(ctx) }))
 	}

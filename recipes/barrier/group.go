@@ -3,6 +3,7 @@ package barrier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/zksim/zksim"
@@ -24,11 +25,15 @@ type group struct {
 	acl    []zksim.ACL
 }
 
-func newGroup(conn zksim.Conn, dir, gate string, size int, opts []Option) group {
+// newGroup checks the arguments of the constructor called what.
+func newGroup(what string, conn zksim.Conn, dir, gate string, size int, opts []Option) (group, error) {
 	if size < 1 {
-		panic("barrier: group size < 1")
+		return group{}, fmt.Errorf("%w: barrier.%s: size %d is less than 1", zksim.ErrBadArguments, what, size)
 	}
-	return group{conn: conn, dir: dir, gate: gate, size: size, me: seqnode.NewGUID(), acl: newConfig(opts).acl}
+	if err := zksim.ValidatePath(dir, false); err != nil {
+		return group{}, fmt.Errorf("barrier.%s: %w", what, err)
+	}
+	return group{conn: conn, dir: dir, gate: gate, size: size, me: seqnode.NewGUID(), acl: newConfig(opts).acl}, nil
 }
 
 // enter creates our member node and blocks until the gate exists: either

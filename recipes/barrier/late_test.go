@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/recipes/barrier"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -93,13 +92,13 @@ func TestDoubleLateAfterRound(t *testing.T) {
 		ctx := t.Context()
 		connect := lateSetup(t)
 		const dir = "/late"
-		a, b := barrier.NewDouble(connect(nil, nil), dir, 2), barrier.NewDouble(connect(nil, nil), dir, 2)
+		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, connect(nil, nil), dir, 2)
 		ea := goErr(func() error { return a.Enter(ctx) })
 		must(t, "b.Enter", b.Enter(ctx))
 		must(t, "a.Enter", <-ea)
 
 		h := newHold()
-		c := barrier.NewDouble(connect(h, nil), dir, 2)
+		c := newDouble(t, connect(h, nil), dir, 2)
 		ec := goErr(func() error { return c.Enter(ctx) })
 		<-h.reached // c saw the ready node; its member node is not there yet
 		la := goErr(func() error { return a.Leave(ctx) })
@@ -108,7 +107,7 @@ func TestDoubleLateAfterRound(t *testing.T) {
 		close(h.release)
 		pending(t, ec, "Enter of a member that arrived after its round left")
 
-		d := barrier.NewDouble(connect(nil, nil), dir, 2)
+		d := newDouble(t, connect(nil, nil), dir, 2)
 		must(t, "d.Enter", d.Enter(ctx))
 		must(t, "c.Enter", <-ec)
 		lc := goErr(func() error { return c.Leave(ctx) })
@@ -127,13 +126,13 @@ func TestDoubleLateWhileLeaving(t *testing.T) {
 		connect := lateSetup(t)
 		const dir = "/late"
 		last := newHold() // the multi of whichever of a and b leaves last
-		a, b := barrier.NewDouble(connect(nil, last), dir, 2), barrier.NewDouble(connect(nil, last), dir, 2)
+		a, b := newDouble(t, connect(nil, last), dir, 2), newDouble(t, connect(nil, last), dir, 2)
 		ea := goErr(func() error { return a.Enter(ctx) })
 		must(t, "b.Enter", b.Enter(ctx))
 		must(t, "a.Enter", <-ea)
 
 		h := newHold()
-		c := barrier.NewDouble(connect(h, nil), dir, 2)
+		c := newDouble(t, connect(h, nil), dir, 2)
 		ec := goErr(func() error { return c.Enter(ctx) })
 		<-h.reached
 		la := goErr(func() error { return a.Leave(ctx) })
@@ -162,7 +161,7 @@ func TestDoubleNextRoundWhileLeaving(t *testing.T) {
 		const dir = "/late"
 		last := newHold()
 		conns := []*heldConn{connect(nil, last), connect(nil, last)}
-		a, b := barrier.NewDouble(conns[0], dir, 2), barrier.NewDouble(conns[1], dir, 2)
+		a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
 		ea := goErr(func() error { return a.Enter(ctx) })
 		must(t, "b.Enter", b.Enter(ctx))
 		must(t, "a.Enter", <-ea)
@@ -192,14 +191,14 @@ func TestDoubleNextRoundWhileLeaving(t *testing.T) {
 		close(last.release)
 		must(t, "Leave of the last member", <-left[lastOne])
 
-		c := barrier.NewDouble(connect(nil, nil), dir, 2)
+		c := newDouble(t, connect(nil, nil), dir, 2)
 		ec := goErr(func() error { return c.Enter(ctx) })
 		pending(t, ec, "Enter of the next round's first member")
 		must(t, "reconnect", mem.Reconnect())
 		must(t, "Leave of the member that was away", <-left[other])
 		pending(t, ec, "Enter of the next round's first member")
 
-		d := barrier.NewDouble(connect(nil, nil), dir, 2)
+		d := newDouble(t, connect(nil, nil), dir, 2)
 		must(t, "d.Enter", d.Enter(ctx))
 		must(t, "c.Enter", <-ec)
 	})

@@ -18,9 +18,14 @@ import (
 type StartBarrier struct{ g group }
 
 // NewStart returns a member of the start barrier on dir for a group of
-// size members. size must be at least 1.
-func NewStart(conn zksim.Conn, dir string, size int, opts ...Option) *StartBarrier {
-	return &StartBarrier{g: newGroup(conn, dir, "start", size, opts)}
+// size members. It returns an error matching zksim.ErrBadArguments when
+// size is less than 1 or dir is not a valid znode path.
+func NewStart(conn zksim.Conn, dir string, size int, opts ...Option) (*StartBarrier, error) {
+	g, err := newGroup("NewStart", conn, dir, "start", size, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &StartBarrier{g: g}, nil
 }
 
 // Wait arrives and blocks until size members have arrived (the start node

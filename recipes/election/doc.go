@@ -1,7 +1,10 @@
 // Package election provides leader election on ZooKeeper, written only
 // against [zksim.Conn], in the style of etcd's concurrency.Election:
 // Campaign blocks until we lead, Resign gives leadership up, Leader reads
-// the current leader and Observe follows it.
+// the current leader and Observe follows it. Resume continues a campaign
+// from a candidate node our session already has (etcd's ResumeElection),
+// and Guard turns leadership into a check op for a guarded Multi (etcd's
+// IsOwner).
 //
 // [New] makes the recipe to use: ZooKeeper's leader-election recipe with
 // predecessor watches. [NewHerd] and [NewSingleNode] are variants kept only
@@ -41,5 +44,8 @@
 //   - Released: Resign was called. Final.
 //
 // The leader's Token (the czxid of its node) increases with every new
-// leader, so it serves as a term number and a fencing token.
+// leader, so it serves as a term number and a fencing token. Its Guard is
+// a [zksim.CheckOp] on its node: a Multi that starts with it is applied
+// only while the node exists, that is while it leads as the server sees
+// it.
 package election

@@ -3,6 +3,7 @@ package election
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
@@ -11,7 +12,13 @@ import (
 	"github.com/zksim/zksim/recipes/internal/seqnode"
 )
 
-const candidateName = "n_"
+// CandidateName is the name part of a candidate node before its sequence
+// number: a candidate node of the election on dir is
+// dir/_c_<guid>-n_<sequence>. To make one by hand for Resume, create
+// dir+"/"+CandidateName with recipes.CreateProtectedEphemeralSequential.
+const CandidateName = "n_"
+
+const candidateName = CandidateName
 
 // Election is one participant in the election on a directory. Campaign,
 // Resign and Proclaim must not be called concurrently on one Election;
@@ -57,6 +64,31 @@ func (e *Election) Campaign(ctx context.Context, value []byte) error {
 	err := e.holder.Acquire(ctx, value, false)
 	if errors.Is(err, contend.ErrBusy) {
 		return ErrCampaigning
+	}
+	return err
+}
+
+// Resume continues a campaign with the existing candidate node key
+// instead of creating one, as etcd's ResumeElection does: for a candidate
+// node that our session created earlier, by an Election value that is gone
+// (a component that restarted but kept its Conn) or by hand (see
+// CandidateName). It checks that key is a candidate node of this
+// election's directory owned by our session, then blocks as Campaign does
+// until we lead with it; if key leads already, at once. The node keeps its
+// data (the value it was created or proclaimed with).
+//
+// It returns ErrNotCandidate, having done nothing, when key is not such a
+// node (or it is deleted while we wait), and ErrCampaigning as Campaign
+// does. Once it has found key to be ours, the node is this Election's: on
+// any error from then on (ctx done while waiting, say) Resume deletes it,
+// as Campaign deletes its node.
+func (e *Election) Resume(ctx context.Context, key string) error {
+	err := e.holder.Adopt(ctx, key)
+	switch {
+	case errors.Is(err, contend.ErrBusy):
+		return ErrCampaigning
+	case errors.Is(err, contend.ErrNotOurs):
+		return fmt.Errorf("%w: %w", ErrNotCandidate, err)
 	}
 	return err
 }
@@ -197,6 +229,20 @@ func (e *Election) Key() string { return e.holder.Key() }
 // Token returns the czxid of our node for the current or last leadership
 // (0 if we never led): a term number and fencing token.
 func (e *Election) Token() int64 { return e.holder.Token() }
+
+// Guard returns an op for a guarded [zksim.Conn.Multi], as etcd's
+// Election's IsOwner: a [zksim.CheckOp] on our candidate node, so that a
+// Multi that starts with it is applied only while we lead, as the server
+// sees it, whatever we believe (a leader paused past its session cannot
+// write through it). It returns ErrNotLeader when we do not lead (never
+// did, resigned, or the leadership was Lost).
+func (e *Election) Guard() (zksim.Op, error) {
+	op, ok := e.holder.Guard()
+	if !ok {
+		return nil, ErrNotLeader
+	}
+	return op, nil
+}
 
 // State returns what we know of our leadership: NotHeld before we first
 // lead, then Held, Doubtful, Lost or Released (see the package doc).

@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{
@@ -21,6 +21,9 @@ var cases = bt.Cases{
 	"LeaderClosed":        testLeaderClosed,
 	"SingleNode":          testSingleNode,
 	"ObserveBeforeLeader": testObserveBeforeLeader,
+	"Resume":              testResume,
+	"ResumeCancel":        testResumeCancel,
+	"Guard":               testGuard,
 }
 
 var candidateName = regexp.MustCompile(`^_c_[0-9a-f-]{36}-n_\d{10}$`)

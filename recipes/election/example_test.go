@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -97,4 +99,53 @@ func ExampleNewHerd() {
 	fmt.Println(e.Campaign(ctx, nil), e.State())
 	_ = e.Resign(ctx)
 	// Output: <nil> Held
+}
+
+// A candidate node made earlier on this session (here by hand, with the
+// protected create) is resumed: the candidate waits its turn with it and
+// leads once the leader resigns.
+func ExampleElection_Resume() {
+	ctx := context.Background()
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	c1, _ := srv.Connect()
+	c2, _ := srv.Connect()
+
+	a := election.New(c1, "/election/app")
+	_ = a.Campaign(ctx, []byte("node-a"))
+
+	key, err := recipes.CreateProtectedEphemeralSequential(ctx, c2, "/election/app/"+election.CandidateName, []byte("node-b"), zksim.OpenACL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := election.New(c2, "/election/app")
+	bLeads := make(chan error)
+	go func() { bLeads <- b.Resume(ctx, key) }()
+	_ = a.Resign(ctx)
+	fmt.Println("resumed:", <-bLeads, b.Key() == key, b.State())
+	l, _ := b.Leader(ctx)
+	fmt.Printf("leader: %s\n", l.Value)
+	// Output:
+	// resumed: <nil> true Held
+	// leader: node-b
+}
+
+// The leader writes through a guarded Multi: applied only while it leads.
+func ExampleElection_Guard() {
+	ctx := context.Background()
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	conn, _ := srv.Connect()
+
+	e := election.New(conn, "/election/app")
+	_ = e.Campaign(ctx, nil)
+	guard, _ := e.Guard()
+	_, err := conn.Multi(ctx, guard, &zksim.CreateOp{Path: "/epoch", Data: []byte("1"), Mode: zksim.ModePersistent, ACL: zksim.OpenACL()})
+	fmt.Println("leading:", err)
+	_ = e.Resign(ctx)
+	_, err = conn.Multi(ctx, guard, &zksim.SetOp{Path: "/epoch", Data: []byte("2"), Version: -1})
+	fmt.Println("after Resign:", err)
+	// Output:
+	// leading: <nil>
+	// after Resign: zk: node does not exist
 }

@@ -10,14 +10,17 @@ import (
 // errors come through as they are: a campaign whose session expired returns
 // an error matching zksim.ErrSessionExpired.
 var (
-	// ErrNotLeader is what Resign and Proclaim return when we do not lead
+	// ErrNotLeader is what Resign, Proclaim and Guard return when we do not lead
 	// (never did, resigned, or lost the node).
 	ErrNotLeader = errors.New("election: not the leader")
 	// ErrNoLeader is what Leader returns when there is no candidate.
 	ErrNoLeader = errors.New("election: no leader")
-	// ErrCampaigning is what Campaign returns when this Election already
-	// leads or is campaigning.
+	// ErrCampaigning is what Campaign and Resume return when this
+	// Election already leads or is campaigning.
 	ErrCampaigning = errors.New("election: already campaigning or leading")
+	// ErrNotCandidate is what Resume returns when the node it is given is
+	// not a candidate node of the election owned by our session.
+	ErrNotCandidate = errors.New("election: not a candidate node of this session")
 )
 
 // Option configures an election.

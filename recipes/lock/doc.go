@@ -1,7 +1,10 @@
 // Package lock provides distributed locks on ZooKeeper, written only
 // against [zksim.Conn]: an exclusive lock ([Mutex]), a read-write lock
-// ([RWMutex], ZooKeeper's shared-locks recipe) and a counting semaphore
-// ([Semaphore], Curator's InterProcessSemaphoreV2).
+// ([RWMutex], ZooKeeper's shared-locks recipe, with the methods of
+// [sync.RWMutex]: RLock, RUnlock, Lock, Unlock, each with a context) and a
+// counting semaphore ([Semaphore], Curator's InterProcessSemaphoreV2).
+// [NewLocker] adapts a Mutex to [sync.Locker], as etcd's NewLocker does,
+// for code that cannot pass a context or handle an error.
 //
 // # Znode layout
 //
@@ -43,6 +46,12 @@
 // fencing token: [Mutex.Token] is the czxid of the lock node, which grows
 // with every lock granted anywhere in the ensemble. The resource refuses a
 // request carrying a token lower than one it has already seen.
+//
+// When the resource is itself in ZooKeeper, [Mutex.Guard] (and
+// [Lease.Guard]) does the same job without the resource's help, as etcd's
+// IsOwner: it is a [zksim.CheckOp] on the lock node, and a Multi that
+// starts with it is applied only while the node exists, that is while the
+// hold lasts as the server sees it.
 //
 // # Cancellation
 //

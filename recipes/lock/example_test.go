@@ -2,8 +2,12 @@ package lock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"sync"
+
+	"github.com/zksim/zksim"
 
 	"github.com/zksim/zksim/recipes/lock"
 	"github.com/zksim/zksim/zkmem"
@@ -53,7 +57,8 @@ func ExampleMutex_Done() {
 	// Output: Lost
 }
 
-// Readers share the lock; a writer has it alone.
+// Readers share the lock; a writer has it alone. The calls read like
+// sync.RWMutex's, with a context first.
 func ExampleRWMutex() {
 	ctx := context.Background()
 	srv := zkmem.NewServer(zkmem.Options{})
@@ -62,21 +67,21 @@ func ExampleRWMutex() {
 	c2, _ := srv.Connect()
 	c3, _ := srv.Connect()
 
-	r1 := lock.NewRWMutex(c1, "/locks/config").ReadLock()
-	r2 := lock.NewRWMutex(c2, "/locks/config").ReadLock()
-	w := lock.NewRWMutex(c3, "/locks/config").WriteLock()
-	fmt.Println("r1:", r1.Lock(ctx))
-	fmt.Println("r2:", r2.Lock(ctx))
+	r1 := lock.NewRWMutex(c1, "/locks/config")
+	r2 := lock.NewRWMutex(c2, "/locks/config")
+	w := lock.NewRWMutex(c3, "/locks/config")
+	fmt.Println("r1:", r1.RLock(ctx))
+	fmt.Println("r2:", r2.RLock(ctx))
 	fmt.Println("w:", w.TryLock(ctx))
-	_ = r1.Unlock(ctx)
-	_ = r2.Unlock(ctx)
-	fmt.Println("w after the readers:", w.TryLock(ctx))
+	_ = r1.RUnlock(ctx)
+	_ = r2.RUnlock(ctx)
+	fmt.Println("w after the readers:", w.TryLock(ctx), w.Writer().State())
 	_ = w.Unlock(ctx)
 	// Output:
 	// r1: <nil>
 	// r2: <nil>
 	// w: lock: held by another client
-	// w after the readers: <nil>
+	// w after the readers: <nil> Held
 }
 
 // A semaphore of two leases.
@@ -86,10 +91,16 @@ func ExampleSemaphore() {
 	defer srv.Close()
 	conn, _ := srv.Connect()
 
-	sem := lock.NewSemaphore(conn, "/semaphores/workers", 2)
+	if _, err := lock.NewSemaphore(conn, "/semaphores/workers", 0); err != nil {
+		fmt.Println(err)
+	}
+	sem, err := lock.NewSemaphore(conn, "/semaphores/workers", 2)
+	if err != nil {
+		log.Fatal(err)
+	}
 	l1, _ := sem.Acquire(ctx)
 	l2, _ := sem.Acquire(ctx)
-	_, err := sem.TryAcquire(ctx)
+	_, err = sem.TryAcquire(ctx)
 	fmt.Println("third:", err)
 	_ = l1.Release(ctx)
 	l3, err := sem.TryAcquire(ctx)
@@ -97,6 +108,59 @@ func ExampleSemaphore() {
 	_ = l2.Release(ctx)
 	_ = l3.Release(ctx)
 	// Output:
+	// zk: bad arguments: lock.NewSemaphore: max 0 is less than 1
 	// third: lock: no lease available
 	// after a release: <nil>
+}
+
+// A write guarded by the lock: the Multi is applied only while the lock
+// node exists. Once the holder's session has expired the same Multi is
+// refused, whatever the holder believes.
+func ExampleMutex_Guard() {
+	ctx := context.Background()
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	conn, _ := srv.Connect()
+	_, _ = conn.Create(ctx, "/config", []byte("v1"), zksim.ModePersistent, zksim.OpenACL())
+
+	m := lock.New(conn, "/locks/config")
+	if err := m.Lock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	guard, err := m.Guard()
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = conn.Multi(ctx, guard, &zksim.SetOp{Path: "/config", Data: []byte("v2"), Version: -1})
+	fmt.Println("while held:", err)
+
+	conn.Expire() // the holder's session ends, say after a long pause
+	other, _ := srv.Connect()
+	_, err = other.Multi(ctx, guard, &zksim.SetOp{Path: "/config", Data: []byte("v3"), Version: -1})
+	fmt.Println("after the session expired:", errors.Is(err, zksim.ErrNoNode))
+	data, _, _ := other.Get(ctx, "/config")
+	fmt.Printf("config: %s\n", data)
+	// Output:
+	// while held: <nil>
+	// after the session expired: true
+	// config: v2
+}
+
+// A Mutex as a sync.Locker, for code written against that interface. It
+// has no context and no error: it blocks for as long as it takes and
+// panics when it cannot lock or unlock (see NewLocker).
+func ExampleNewLocker() {
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	conn, _ := srv.Connect()
+
+	m := lock.New(conn, "/locks/counter")
+	var l sync.Locker = lock.NewLocker(m)
+	l.Lock()
+	fmt.Println(m.State())
+	l.Unlock()
+	fmt.Println(m.State())
+	// Output:
+	// Held
+	// Released
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the locks under zkmem's faults at the worst moments.
@@ -336,9 +336,10 @@ func testLeaseHolderExpires(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("sem")
 	aConn := env.MemConn(t)
-	l, err := lock.NewSemaphore(aConn, dir, 1).Acquire(ctx)
+	l, err := newSemaphore(t, aConn, dir, 1).Acquire(ctx)
 	must(t, "a.Acquire", err)
-	got := bt.Go(func() (*lock.Lease, error) { return lock.NewSemaphore(env.Conn(t), dir, 1).Acquire(ctx) })
+	bSem := newSemaphore(t, env.Conn(t), dir, 1)
+	got := bt.Go(func() (*lock.Lease, error) { return bSem.Acquire(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir+"/leases", 2)
 	env.Settle()
 	bt.Pending(t, got, "Acquire while the only lease is held")
@@ -373,7 +374,7 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 			}
 			return zkmem.NoFault
 		})
-		sem := lock.NewSemaphore(conn, dir, max)
+		sem := newSemaphore(t, conn, dir, max)
 		wg.Go(func() {
 			for r := 0; r < rounds; r++ {
 				l, err := sem.Acquire(ctx)

@@ -3,7 +3,7 @@ package lock_test
 import (
 	"testing"
 
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 func TestMain(m *testing.M) { bt.Main(m) }

@@ -19,7 +19,8 @@ const (
 // Mutex is a distributed lock: an exclusive lock made by New, or one half
 // of an RWMutex. It is not reentrant. Lock, TryLock and Unlock must not be
 // called concurrently on one Mutex (make one Mutex per goroutine that
-// contends); Key, Token, State, Watch and Done are safe at any time.
+// contends); Key, Token, Guard, State, Watch and Done are safe at any
+// time. NewLocker adapts it to [sync.Locker].
 type Mutex struct {
 	holder *contend.Holder
 	data   []byte // our lock node's data (WithData)
@@ -90,6 +91,30 @@ func (m *Mutex) Key() string { return m.holder.Key() }
 // ensemble. A resource that must not be written by two holders refuses
 // tokens lower than the highest it has seen. 0 before the first hold.
 func (m *Mutex) Token() int64 { return m.holder.Token() }
+
+// Guard returns an op for a guarded [zksim.Conn.Multi], as etcd's
+// Mutex.IsOwner returns a comparison for a guarded Txn: a
+// [zksim.CheckOp] on our lock node, so the Multi is applied only if the
+// node still exists, that is only while this hold lasts, as the server
+// sees it, whatever the client believes. Put it first in the ops:
+//
+//	guard, err := m.Guard()
+//	...
+//	_, err = conn.Multi(ctx, guard, &zksim.SetOp{Path: "/config", Data: v, Version: -1})
+//	// errors.Is(err, zksim.ErrNoNode): the lock was lost, nothing applied
+//
+// Where the fencing token (Token) needs the protected resource to compare
+// tokens, the guard needs nothing of it but that it lives in the same
+// ZooKeeper ensemble. A guard taken while the hold is Doubtful is still
+// safe to use: the server decides. Guard returns ErrNotHeld when there is
+// no current hold (never locked, Unlocked, or Lost).
+func (m *Mutex) Guard() (zksim.Op, error) {
+	op, ok := m.holder.Guard()
+	if !ok {
+		return nil, ErrNotHeld
+	}
+	return op, nil
+}
 
 // State returns what this Mutex knows of its hold: NotHeld before the
 // first Lock, then Held, Doubtful, Lost or Released (see the package doc).

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{
@@ -24,6 +24,9 @@ var cases = bt.Cases{
 	"RWMutexSharing":            testRWMutexSharing,
 	"RWMutexNoWriterStarvation": testRWMutexNoWriterStarvation,
 	"Semaphore":                 testSemaphore,
+	"Guard":                     testGuard,
+	"LeaseGuard":                testLeaseGuard,
+	"Locker":                    testLocker,
 }
 
 var lockNodeName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)
@@ -222,27 +225,36 @@ func testRWMutexSharing(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("rw")
 	observer := env.Conn(t)
-	r1 := lock.NewRWMutex(env.Conn(t), dir).ReadLock()
-	r2 := lock.NewRWMutex(env.Conn(t), dir).ReadLock()
-	w := lock.NewRWMutex(env.Conn(t), dir).WriteLock()
-	must(t, "r1", r1.Lock(ctx))
-	must(t, "r2 while r1 reads", r2.Lock(ctx))
+	r1 := lock.NewRWMutex(env.Conn(t), dir)
+	r2 := lock.NewRWMutex(env.Conn(t), dir)
+	w := lock.NewRWMutex(env.Conn(t), dir)
+	must(t, "r1", r1.RLock(ctx))
+	must(t, "r2 while r1 reads", r2.RLock(ctx))
 	if err := w.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("write TryLock while reading: %v, want ErrLocked", err)
 	}
+	if err := r1.Unlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		t.Fatalf("Unlock of a read hold: %v, want ErrNotHeld", err)
+	}
 	wDone := bt.GoErr(func() error { return w.Lock(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 3)
-	must(t, "r1.Unlock", r1.Unlock(ctx))
+	must(t, "r1.RUnlock", r1.RUnlock(ctx))
 	env.Settle()
 	bt.Pending(t, wDone, "write Lock while r2 reads")
-	must(t, "r2.Unlock", r2.Unlock(ctx))
+	must(t, "r2.RUnlock", r2.RUnlock(ctx))
 	must(t, "w", bt.Recv(t, ctx, wDone).Err)
-	if err := r1.TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
-		t.Fatalf("read TryLock while writing: %v, want ErrLocked", err)
+	if w.Writer().State() != recipes.Held || w.Reader().State() != recipes.NotHeld {
+		t.Fatalf("writer: write half %v, read half %v; want Held, NotHeld", w.Writer().State(), w.Reader().State())
+	}
+	if err := r1.TryRLock(ctx); !errors.Is(err, lock.ErrLocked) {
+		t.Fatalf("read TryRLock while writing: %v, want ErrLocked", err)
+	}
+	if err := w.RUnlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		t.Fatalf("RUnlock of a write hold: %v, want ErrNotHeld", err)
 	}
 	must(t, "w.Unlock", w.Unlock(ctx))
-	must(t, "r1 after the writer", r1.TryLock(ctx))
-	must(t, "r1.Unlock", r1.Unlock(ctx))
+	must(t, "r1 after the writer", r1.TryRLock(ctx))
+	must(t, "r1.RUnlock", r1.RUnlock(ctx))
 }
 
 // testRWMutexNoWriterStarvation: a reader that comes after a waiting
@@ -251,23 +263,23 @@ func testRWMutexNoWriterStarvation(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	dir := env.Path("rw")
 	observer := env.Conn(t)
-	r1 := lock.NewRWMutex(env.Conn(t), dir).ReadLock()
-	w := lock.NewRWMutex(env.Conn(t), dir).WriteLock()
-	r2 := lock.NewRWMutex(env.Conn(t), dir).ReadLock()
-	must(t, "r1", r1.Lock(ctx))
+	r1 := lock.NewRWMutex(env.Conn(t), dir)
+	w := lock.NewRWMutex(env.Conn(t), dir)
+	r2 := lock.NewRWMutex(env.Conn(t), dir)
+	must(t, "r1", r1.RLock(ctx))
 	wDone := bt.GoErr(func() error { return w.Lock(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 2)
-	r2Done := bt.GoErr(func() error { return r2.Lock(ctx) })
+	r2Done := bt.GoErr(func() error { return r2.RLock(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 3)
 	env.Settle()
 	bt.Pending(t, r2Done, "a reader behind a waiting writer")
-	must(t, "r1.Unlock", r1.Unlock(ctx))
+	must(t, "r1.RUnlock", r1.RUnlock(ctx))
 	must(t, "w", bt.Recv(t, ctx, wDone).Err)
 	env.Settle()
 	bt.Pending(t, r2Done, "a reader while the writer holds")
 	must(t, "w.Unlock", w.Unlock(ctx))
 	must(t, "r2", bt.Recv(t, ctx, r2Done).Err)
-	must(t, "r2.Unlock", r2.Unlock(ctx))
+	must(t, "r2.RUnlock", r2.RUnlock(ctx))
 }
 
 func testSemaphore(t *testing.T, env *bt.Env) {
@@ -276,7 +288,7 @@ func testSemaphore(t *testing.T, env *bt.Env) {
 	observer := env.Conn(t)
 	sems := make([]*lock.Semaphore, 4)
 	for i := range sems {
-		sems[i] = lock.NewSemaphore(env.Conn(t), dir, 2)
+		sems[i] = newSemaphore(t, env.Conn(t), dir, 2)
 	}
 	l0, err := sems[0].Acquire(ctx)
 	must(t, "lease 0", err)

@@ -14,7 +14,9 @@ var (
 	ErrLocked = errors.New("lock: held by another client")
 	// ErrNoLease is what TryAcquire returns when every lease is taken.
 	ErrNoLease = errors.New("lock: no lease available")
-	// ErrNotHeld is what Unlock returns when this Mutex holds nothing.
+	// ErrNotHeld is what Unlock (and RUnlock) returns when there is
+	// nothing to release, and what Guard returns when there is no current
+	// hold.
 	ErrNotHeld = errors.New("lock: not held")
 	// ErrAlreadyHeld is what Lock and TryLock return when this Mutex
 	// already holds the lock or is acquiring it. A Mutex is not reentrant.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/zksim/zksim/gozk"
 	"github.com/zksim/zksim/recipes"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/lock"
 	"github.com/zksim/zksim/zkserver"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // realFaultCases need a real server and its connection-cutting proxy.

@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 
 	"github.com/zksim/zksim"
@@ -35,14 +36,19 @@ type Semaphore struct {
 	cfg  config
 }
 
-// NewSemaphore returns a semaphore of max leases on the directory dir. max
-// must be at least 1.
-func NewSemaphore(conn zksim.Conn, dir string, max int, opts ...Option) *Semaphore {
+// NewSemaphore returns a semaphore of max leases on the directory dir.
+// Nothing is sent to the server until a call. It returns an error
+// matching zksim.ErrBadArguments when max is less than 1 or dir is not a
+// valid znode path.
+func NewSemaphore(conn zksim.Conn, dir string, max int, opts ...Option) (*Semaphore, error) {
 	if max < 1 {
-		panic("lock: NewSemaphore: max < 1")
+		return nil, fmt.Errorf("%w: lock.NewSemaphore: max %d is less than 1", zksim.ErrBadArguments, max)
+	}
+	if err := zksim.ValidatePath(dir, false); err != nil {
+		return nil, fmt.Errorf("lock.NewSemaphore: %w", err)
 	}
 	cfg := newConfig(opts)
-	return &Semaphore{conn: conn, dir: dir, max: max, cfg: cfg}
+	return &Semaphore{conn: conn, dir: dir, max: max, cfg: cfg}, nil
 }
 
 // Lease is one held permit of a Semaphore. Its methods are safe for
@@ -171,6 +177,16 @@ func (l *Lease) Key() string { return l.h.Path }
 
 // Token returns the lease node's czxid, a fencing token as for Mutex.Token.
 func (l *Lease) Token() int64 { return l.h.Token }
+
+// Guard returns a check op on the lease node, so that a Multi that starts
+// with it is applied only while the lease lasts, as Mutex.Guard. It
+// returns ErrNotHeld once the lease has ended (Lost or Released).
+func (l *Lease) Guard() (zksim.Op, error) {
+	if l.h.State().Final() {
+		return nil, ErrNotHeld
+	}
+	return l.h.Guard(), nil
+}
 
 // State returns Held, Doubtful, Lost or Released (see the package doc).
 func (l *Lease) State() recipes.HoldState { return l.h.State() }

@@ -1,8 +1,13 @@
 // Package queue provides distributed queues on ZooKeeper, written only
-// against [zksim.Conn]: a FIFO queue with the operations of ZooKeeper's own
-// DistributedQueue ([Queue]), a priority queue ([PriorityQueue], as
+// against [zksim.Conn]: a FIFO queue, ZooKeeper's own DistributedQueue
+// recipe ([Queue]), a priority queue ([PriorityQueue], as
 // Curator's DistributedPriorityQueue) and a locking queue ([LockingQueue])
 // whose items survive a consumer that dies before acknowledging them.
+//
+// Consumers take items with Take, which waits for one, or TryTake, which
+// does not and returns [ErrEmpty] when there is none (Java's poll and
+// remove in one Go call); Peek reads the head without taking it (ErrEmpty
+// too: Java's peek and element).
 //
 // # Znode layout
 //
@@ -33,7 +38,7 @@
 // writes the item's identity into the caller's receipt node, a node only
 // that Queue value writes; after a lost reply it reads its receipt to learn
 // whether the multi was applied. Each item offered is thus added once and
-// returned by exactly one Poll, Remove or Take, as long as the sessions
+// returned by exactly one TryTake or Take, as long as the sessions
 // live: an item whose remove was applied just as the consumer's session
 // expired is lost with it (the remove happened, the reply did not arrive).
 // A LockingQueue goes further: an item is deleted only when its consumer

@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zksim/zksim/recipes/queue"
@@ -18,16 +19,16 @@ func ExampleQueue() {
 	for _, job := range []string{"build", "test", "ship"} {
 		_ = q.Offer(ctx, []byte(job))
 	}
-	head, _ := q.Element(ctx)
+	head, _ := q.Peek(ctx)
 	fmt.Printf("head: %s\n", head)
 	for {
-		job, ok, _ := q.Poll(ctx)
-		if !ok {
+		job, err := q.TryTake(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
 			break
 		}
 		fmt.Printf("%s\n", job)
 	}
-	_, err := q.Remove(ctx)
+	_, err := q.Peek(ctx)
 	fmt.Println(err)
 	// Output:
 	// head: build

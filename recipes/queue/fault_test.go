@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/zkmem"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 // faultCases put the queues under zkmem's faults.
@@ -42,11 +42,11 @@ func testLostOfferReply(t *testing.T, env *bt.Env) {
 	must(t, "Offer with a dropped request", q.Offer(ctx, []byte("2")))
 	var got []string
 	for {
-		d, ok, err := q.Poll(ctx)
-		must(t, "Poll", err)
-		if !ok {
+		d, err := q.TryTake(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
 			break
 		}
+		must(t, "TryTake", err)
 		got = append(got, string(d))
 	}
 	if !slices.Equal(got, []string{"0", "1", "2"}) {
@@ -91,19 +91,19 @@ func testLostRemoveReply(t *testing.T, env *bt.Env) {
 		must(t, "Offer", q.Offer(ctx, []byte(s)))
 	}
 	conn.LoseNextReply(zkmem.OpMulti)
-	if d, err := q.Remove(ctx); err != nil || string(d) != "a" {
+	if d, err := q.TryTake(ctx); err != nil || string(d) != "a" {
 		t.Fatalf("Remove with a lost reply = %q, %v; want a", d, err)
 	}
 	conn.DropNextRequest(zkmem.OpMulti)
 	if d, err := q.Take(ctx); err != nil || string(d) != "b" {
 		t.Fatalf("Take with a dropped request = %q, %v; want b", d, err)
 	}
-	if d, err := other.Remove(ctx); err != nil || string(d) != "c" {
+	if d, err := other.TryTake(ctx); err != nil || string(d) != "c" {
 		t.Fatalf("other consumer = %q, %v; want c", d, err)
 	}
 	conn.LoseNextReply(zkmem.OpMulti)
-	if d, ok, err := q.Poll(ctx); err != nil || !ok || string(d) != "d" {
-		t.Fatalf("Poll with a lost reply = %q, %v, %v; want d", d, ok, err)
+	if d, err := q.TryTake(ctx); err != nil || string(d) != "d" {
+		t.Fatalf("TryTake with a lost reply = %q, %v; want d", d, err)
 	}
 	if n, err := q.Len(ctx); err != nil || n != 0 {
 		t.Fatalf("Len = %d, %v", n, err)
@@ -258,8 +258,8 @@ func testLostClaimReply(t *testing.T, env *bt.Env) {
 	if string(got.Data()) != "job2" {
 		t.Fatalf("a took %q, want job2", got.Data())
 	}
-	if _, ok, err := b.Poll(ctx); err != nil || ok {
-		t.Fatalf("Poll with every item claimed: %v %v", ok, err)
+	if _, err := b.TryTake(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("TryTake with every item claimed: %v, want ErrEmpty", err)
 	}
 	must(t, "a.Ack", got.Ack(ctx))
 	must(t, "b.Ack", it.Ack(ctx))
@@ -294,9 +294,9 @@ func testCancelAfterLostClaimReply(t *testing.T, env *bt.Env) {
 		t.Fatalf("cancelled Take: %v, %v; want context.Canceled", r.Val, r.Err)
 	}
 	c := queue.NewLocking(env.Conn(t), dir)
-	got, ok, err := c.Poll(ctx)
-	if err != nil || !ok || string(got.Data()) != "job2" {
-		t.Fatalf("Poll after the cancelled Take: %v %v; want job2", ok, err)
+	got, err := c.TryTake(ctx)
+	if err != nil || string(got.Data()) != "job2" {
+		t.Fatalf("TryTake after the cancelled Take: %v; want job2", err)
 	}
 	if st := aConn.State(); st != zksim.StateConnected {
 		t.Fatalf("a's state %v, want connected (its session lives)", st)
@@ -320,8 +320,8 @@ func testLostAckReply(t *testing.T, env *bt.Env) {
 	must(t, "Take", err)
 	aConn.LoseNextReply(zkmem.OpMulti)
 	must(t, "Ack with a lost reply", it.Ack(ctx))
-	if _, ok, err := b.Poll(ctx); err != nil || ok {
-		t.Fatalf("Poll after the ack: %v %v", ok, err)
+	if _, err := b.TryTake(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("TryTake after the ack: %v, want ErrEmpty", err)
 	}
 	if n, err := b.Len(ctx); err != nil || n != 0 {
 		t.Fatalf("Len = %d, %v", n, err)
@@ -352,12 +352,12 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 		go func() {
 			defer wg.Done()
 			for {
-				it, ok, err := q.Poll(ctx)
-				if err != nil {
-					t.Error(err)
+				it, err := q.TryTake(ctx)
+				if errors.Is(err, queue.ErrEmpty) {
 					return
 				}
-				if !ok {
+				if err != nil {
+					t.Error(err)
 					return
 				}
 				if c < 2 {
@@ -378,11 +378,11 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 	// A survivor may have polled an empty queue while a dead consumer's
 	// claim still stood; drain what is left.
 	for {
-		it, ok, err := p.Poll(ctx)
-		must(t, "drain", err)
-		if !ok {
+		it, err := p.TryTake(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
 			break
 		}
+		must(t, "drain", err)
 		must(t, "drain ack", it.Ack(ctx))
 		acked = append(acked, string(it.Data()))
 	}

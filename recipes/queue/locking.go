@@ -72,10 +72,15 @@ func (q *LockingQueue) Take(ctx context.Context) (*Item, error) {
 	return it, err
 }
 
-// Poll claims the first unclaimed item if there is one; ok is false when
-// every item is claimed or there is none. It does not wait.
-func (q *LockingQueue) Poll(ctx context.Context) (it *Item, ok bool, err error) {
-	return q.take(ctx, false)
+// TryTake claims the first unclaimed item if there is one, and returns
+// ErrEmpty when every item is claimed or there is none: Take without the
+// wait.
+func (q *LockingQueue) TryTake(ctx context.Context) (*Item, error) {
+	it, ok, err := q.take(ctx, false)
+	if err == nil && !ok {
+		err = ErrEmpty
+	}
+	return it, err
 }
 
 func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error) {

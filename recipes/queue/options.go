@@ -8,8 +8,8 @@ import (
 
 // Errors returned by this package, matched with errors.Is.
 var (
-	// ErrEmpty is what Element and Remove return when the queue has no item
-	// (Java's NoSuchElementException).
+	// ErrEmpty is what Peek and TryTake return when the queue has no item
+	// (for a LockingQueue's TryTake: no item that is not claimed).
 	ErrEmpty = errors.New("queue: empty")
 	// ErrClaimLost is what Ack and Release return when the consumer no
 	// longer holds the item: its session expired or its claim was deleted,

@@ -29,33 +29,16 @@ func (q *PriorityQueue) Offer(ctx context.Context, data []byte, priority int32) 
 	return q.c.offer(ctx, data, priorityName(priority))
 }
 
-// Peek returns the data of the head without removing it; ok is false when
+// Peek returns the data of the head without removing it, or ErrEmpty when
 // the queue is empty.
-func (q *PriorityQueue) Peek(ctx context.Context) (data []byte, ok bool, err error) {
-	return q.c.peek(ctx)
+func (q *PriorityQueue) Peek(ctx context.Context) ([]byte, error) {
+	return orEmpty(q.c.peek(ctx))
 }
 
-// Element is Peek that returns ErrEmpty when the queue is empty.
-func (q *PriorityQueue) Element(ctx context.Context) ([]byte, error) {
-	data, ok, err := q.c.peek(ctx)
-	if err == nil && !ok {
-		err = ErrEmpty
-	}
-	return data, err
-}
-
-// Poll removes and returns the head; ok is false when the queue is empty.
-func (q *PriorityQueue) Poll(ctx context.Context) (data []byte, ok bool, err error) {
-	return q.c.poll(ctx)
-}
-
-// Remove is Poll that returns ErrEmpty when the queue is empty.
-func (q *PriorityQueue) Remove(ctx context.Context) ([]byte, error) {
-	data, ok, err := q.c.poll(ctx)
-	if err == nil && !ok {
-		err = ErrEmpty
-	}
-	return data, err
+// TryTake removes and returns the head, or returns ErrEmpty when the queue
+// is empty: Take without the wait.
+func (q *PriorityQueue) TryTake(ctx context.Context) ([]byte, error) {
+	return orEmpty(q.c.poll(ctx))
 }
 
 // Take removes and returns the head, blocking as Queue.Take.

@@ -32,34 +32,16 @@ func (q *Queue) Offer(ctx context.Context, data []byte) error {
 	return q.c.offer(ctx, data, itemName)
 }
 
-// Peek returns the data of the head of the queue without removing it;
-// ok is false when the queue is empty.
-func (q *Queue) Peek(ctx context.Context) (data []byte, ok bool, err error) {
-	return q.c.peek(ctx)
+// Peek returns the data of the head of the queue without removing it, or
+// ErrEmpty when the queue is empty. It does not wait for an item.
+func (q *Queue) Peek(ctx context.Context) ([]byte, error) {
+	return orEmpty(q.c.peek(ctx))
 }
 
-// Element is Peek that returns ErrEmpty when the queue is empty.
-func (q *Queue) Element(ctx context.Context) ([]byte, error) {
-	data, ok, err := q.c.peek(ctx)
-	if err == nil && !ok {
-		err = ErrEmpty
-	}
-	return data, err
-}
-
-// Poll removes and returns the head of the queue; ok is false when the
-// queue is empty. It does not wait for an item.
-func (q *Queue) Poll(ctx context.Context) (data []byte, ok bool, err error) {
-	return q.c.poll(ctx)
-}
-
-// Remove is Poll that returns ErrEmpty when the queue is empty.
-func (q *Queue) Remove(ctx context.Context) ([]byte, error) {
-	data, ok, err := q.c.poll(ctx)
-	if err == nil && !ok {
-		err = ErrEmpty
-	}
-	return data, err
+// TryTake removes and returns the head of the queue, or returns ErrEmpty
+// when the queue is empty: Take without the wait.
+func (q *Queue) TryTake(ctx context.Context) ([]byte, error) {
+	return orEmpty(q.c.poll(ctx))
 }
 
 // Take removes and returns the head of the queue, blocking until there is
@@ -70,3 +52,11 @@ func (q *Queue) Take(ctx context.Context) ([]byte, error) { return q.c.take(ctx)
 
 // Len returns the number of items in the queue.
 func (q *Queue) Len(ctx context.Context) (int, error) { return q.c.count(ctx) }
+
+// orEmpty turns "no item" into ErrEmpty.
+func orEmpty(data []byte, ok bool, err error) ([]byte, error) {
+	if err == nil && !ok {
+		err = ErrEmpty
+	}
+	return data, err
+}

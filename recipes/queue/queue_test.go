@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	bt "github.com/zksim/zksim/recipes/internal/backendtest"
 	"github.com/zksim/zksim/recipes/queue"
+	bt "github.com/zksim/zksim/zktest"
 )
 
 var cases = bt.Cases{
@@ -32,17 +32,11 @@ func must(t *testing.T, what string, err error) {
 func testFIFOOperations(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	q := queue.New(env.Conn(t), env.Path("q"))
-	if _, ok, err := q.Peek(ctx); err != nil || ok {
-		t.Fatalf("Peek on a queue never used: ok %v err %v", ok, err)
+	if _, err := q.Peek(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("Peek on a queue never used: %v, want ErrEmpty", err)
 	}
-	if _, err := q.Element(ctx); !errors.Is(err, queue.ErrEmpty) {
-		t.Fatalf("Element on empty: %v", err)
-	}
-	if _, err := q.Remove(ctx); !errors.Is(err, queue.ErrEmpty) {
-		t.Fatalf("Remove on empty: %v", err)
-	}
-	if _, ok, err := q.Poll(ctx); err != nil || ok {
-		t.Fatalf("Poll on empty: ok %v err %v", ok, err)
+	if _, err := q.TryTake(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("TryTake on a queue never used: %v, want ErrEmpty", err)
 	}
 	for i := 1; i <= 4; i++ {
 		must(t, "Offer", q.Offer(ctx, []byte{byte(i)}))
@@ -50,17 +44,17 @@ func testFIFOOperations(t *testing.T, env *bt.Env) {
 	if n, err := q.Len(ctx); err != nil || n != 4 {
 		t.Fatalf("Len = %d, %v; want 4", n, err)
 	}
-	if d, ok, err := q.Peek(ctx); err != nil || !ok || d[0] != 1 {
-		t.Fatalf("Peek = %v %v %v, want 1", d, ok, err)
+	if d, err := q.Peek(ctx); err != nil || d[0] != 1 {
+		t.Fatalf("Peek = %v %v, want 1", d, err)
 	}
-	if d, err := q.Element(ctx); err != nil || d[0] != 1 {
-		t.Fatalf("Element = %v %v, want 1", d, err)
+	if d, err := q.Peek(ctx); err != nil || d[0] != 1 {
+		t.Fatalf("second Peek = %v %v, want 1 again", d, err)
 	}
-	if d, ok, err := q.Poll(ctx); err != nil || !ok || d[0] != 1 {
-		t.Fatalf("Poll = %v %v %v, want 1", d, ok, err)
+	if d, err := q.TryTake(ctx); err != nil || d[0] != 1 {
+		t.Fatalf("TryTake = %v %v, want 1", d, err)
 	}
-	if d, err := q.Remove(ctx); err != nil || d[0] != 2 {
-		t.Fatalf("Remove = %v %v, want 2", d, err)
+	if d, err := q.TryTake(ctx); err != nil || d[0] != 2 {
+		t.Fatalf("TryTake = %v %v, want 2", d, err)
 	}
 	if d, err := q.Take(ctx); err != nil || d[0] != 3 {
 		t.Fatalf("Take = %v %v, want 3", d, err)
@@ -71,8 +65,11 @@ func testFIFOOperations(t *testing.T, env *bt.Env) {
 	if n, err := q.Len(ctx); err != nil || n != 0 {
 		t.Fatalf("Len = %d, %v; want 0", n, err)
 	}
-	if _, err := q.Remove(ctx); !errors.Is(err, queue.ErrEmpty) {
-		t.Fatalf("Remove after draining: %v", err)
+	if _, err := q.TryTake(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("TryTake after draining: %v, want ErrEmpty", err)
+	}
+	if _, err := q.Peek(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("Peek after draining: %v, want ErrEmpty", err)
 	}
 }
 
@@ -172,16 +169,16 @@ func testPriorityOrder(t *testing.T, env *bt.Env) {
 	}{{"c1", 5}, {"a1", -3}, {"b1", 0}, {"c2", 5}, {"a2", -3}, {"z", 2147483647}, {"first", -2147483648}, {"b2", 0}} {
 		must(t, "Offer", q.Offer(ctx, []byte(it.data), it.prio))
 	}
-	if d, err := q.Element(ctx); err != nil || string(d) != "first" {
-		t.Fatalf("Element = %q, %v", d, err)
+	if d, err := q.Peek(ctx); err != nil || string(d) != "first" {
+		t.Fatalf("Peek = %q, %v", d, err)
 	}
 	var got []string
 	for {
-		d, ok, err := q.Poll(ctx)
-		must(t, "Poll", err)
-		if !ok {
+		d, err := q.TryTake(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
 			break
 		}
+		must(t, "TryTake", err)
 		got = append(got, string(d))
 	}
 	want := []string{"first", "a1", "a2", "b1", "b2", "c1", "c2", "z"}
@@ -208,12 +205,12 @@ func testLockingAckRelease(t *testing.T, env *bt.Env) {
 	if string(i1.Data()) != "1" {
 		t.Fatalf("a took %q, want 1", i1.Data())
 	}
-	i2, ok, err := b.Poll(ctx)
-	if err != nil || !ok || string(i2.Data()) != "2" {
-		t.Fatalf("b.Poll: %v %v, want item 2 (item 1 is claimed)", ok, err)
+	i2, err := b.TryTake(ctx)
+	if err != nil || string(i2.Data()) != "2" {
+		t.Fatalf("b.TryTake: %v, want item 2 (item 1 is claimed)", err)
 	}
-	if _, ok, err := b.Poll(ctx); err != nil || ok {
-		t.Fatalf("Poll with every item claimed: ok %v err %v", ok, err)
+	if _, err := b.TryTake(ctx); !errors.Is(err, queue.ErrEmpty) {
+		t.Fatalf("TryTake with every item claimed: %v, want ErrEmpty", err)
 	}
 	must(t, "b releases 2", i2.Release(ctx))
 	if err := i2.Release(ctx); !errors.Is(err, queue.ErrClaimLost) {

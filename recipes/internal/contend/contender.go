@@ -40,6 +40,12 @@ type Hold struct {
 	*hold.Tracker
 }
 
+// Guard returns the check op that succeeds while h's node exists: its
+// path, any version (a leader's Proclaim changes the version). The node's
+// name is unique (GUID and sequence number), so it exists exactly while
+// the hold's session lives and the hold has not been released.
+func (h *Hold) Guard() zksim.Op { return &zksim.CheckOp{Path: h.Path, Version: -1} }
+
 // Acquire creates our node with data and blocks until the rule says it
 // holds, ctx is done, or the session can no longer act. With try it does not wait: it
 // returns ErrWouldBlock when it does not hold at once. On every error it
@@ -65,6 +71,50 @@ func (c *Contender) Acquire(ctx context.Context, data []byte, try bool) (h *Hold
 		}
 		return &Hold{Path: p, Token: st.Czxid, Tracker: hold.Start(c.Conn, p)}, nil
 	}
+}
+
+// ErrNotOurs is what Adopt returns, having done nothing, when the node to
+// adopt is not a contender node of ours: not in Dir, not named with Name,
+// missing, or owned by another session. It is also what Adopt returns when
+// the node vanishes while it waits.
+var ErrNotOurs = errors.New("recipes: not a contender node of this session")
+
+// Adopt takes the existing node p, which our session created, as our
+// contender node and blocks until the rule says it holds, ctx is done, or
+// the session can no longer act, as Acquire does after its create. On an
+// error other than ErrNotOurs it deletes p, as Acquire deletes its node.
+func (c *Contender) Adopt(ctx context.Context, p string) (h *Hold, err error) {
+	dir, name := path.Split(p)
+	if path.Clean(dir) != path.Clean(c.Dir) {
+		return nil, fmt.Errorf("%w: %s is not in %s", ErrNotOurs, p, c.Dir)
+	}
+	if _, ok := seqnode.Parse(name, c.Name); !ok {
+		return nil, fmt.Errorf("%w: %s is not named %s<sequence>", ErrNotOurs, p, c.Name)
+	}
+	st, err := seqnode.OwnedStat(ctx, c.Conn, p)
+	switch {
+	case errors.Is(err, seqnode.ErrNotOwner):
+		return nil, fmt.Errorf("%w: %s is owned by another session", ErrNotOurs, p)
+	case err != nil:
+		return nil, err
+	case st == nil:
+		return nil, fmt.Errorf("%w: %s does not exist", ErrNotOurs, p)
+	}
+	defer func() {
+		if err != nil {
+			cctx, cancel := retry.CleanupContext(ctx, c.Conn)
+			defer cancel()
+			_ = seqnode.Delete(cctx, c.Conn, p)
+		}
+	}()
+	st, err = c.wait(ctx, p, false)
+	if errors.Is(err, errVanished) {
+		return nil, fmt.Errorf("%w: %s was deleted", ErrNotOurs, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Hold{Path: p, Token: st.Czxid, Tracker: hold.Start(c.Conn, p)}, nil
 }
 
 // wait loops until our node at p holds, and returns its Stat.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/hold"
 )
@@ -40,6 +41,11 @@ func NewHolder(c Contender) *Holder { return &Holder{c: c} }
 // what is left of it, best effort. It returns ErrBusy while a hold has not
 // ended or another Acquire is under way.
 func (s *Holder) Acquire(ctx context.Context, data []byte, try bool) error {
+	return s.take(ctx, func() (*Hold, error) { return s.c.Acquire(ctx, data, try) })
+}
+
+// take runs acquire as Acquire describes.
+func (s *Holder) take(ctx context.Context, acquire func() (*Hold, error)) error {
 	s.mu.Lock()
 	if s.acquiring || (s.h != nil && !s.h.State().Final()) {
 		s.mu.Unlock()
@@ -56,7 +62,7 @@ func (s *Holder) Acquire(ctx context.Context, data []byte, try bool) error {
 		// session timeout but not an expiry): delete it, best effort.
 		_ = s.c.Release(ctx, old)
 	}
-	h, err := s.c.Acquire(ctx, data, try)
+	h, err := acquire()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.acquiring = false
@@ -65,6 +71,12 @@ func (s *Holder) Acquire(ctx context.Context, data []byte, try bool) error {
 	}
 	s.h, s.undeleted = h, true
 	return nil
+}
+
+// Adopt takes the existing node p as a new hold, as Contender.Adopt does;
+// otherwise it is Acquire.
+func (s *Holder) Adopt(ctx context.Context, p string) error {
+	return s.take(ctx, func() (*Hold, error) { return s.c.Adopt(ctx, p) })
 }
 
 // Release ends the current or last hold and deletes its node, as
@@ -99,6 +111,17 @@ func (s *Holder) Current() *Hold {
 		return nil
 	}
 	return s.h
+}
+
+// Guard returns a check op that succeeds while the node of the current hold
+// exists, for a Multi that must apply only while the hold lasts; false
+// when there is no current hold.
+func (s *Holder) Guard() (zksim.Op, bool) {
+	h := s.Current()
+	if h == nil {
+		return nil, false
+	}
+	return h.Guard(), true
 }
 
 // Key returns the path of the node of the current or last hold, "" before

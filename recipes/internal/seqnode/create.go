@@ -40,7 +40,7 @@ func EnsurePath(ctx context.Context, conn zksim.Conn, p string, acl []zksim.ACL)
 // If ctx ends while a create is outstanding the create may still be
 // applied: a caller that gives up must delete by GUID (DeleteGUID).
 func CreateProtected(ctx context.Context, conn zksim.Conn, dir, guid, name string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
-	base := dir + "/" + ProtectedName(guid, name)
+	base := Join(dir, ProtectedName(guid, name))
 	for losses := 0; ; {
 		p, err := conn.Create(ctx, base, data, mode, acl)
 		switch {
@@ -60,12 +60,20 @@ func CreateProtected(ctx context.Context, conn zksim.Conn, dir, guid, name strin
 				return "", err
 			}
 			if found {
-				return dir + "/" + name, nil
+				return Join(dir, name), nil
 			}
 		default:
 			return "", err
 		}
 	}
+}
+
+// Join returns the path of the child name of dir; dir may be the root.
+func Join(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }
 
 // FindGUIDIn lists dir (retrying across connection losses) and returns the
@@ -106,7 +114,7 @@ func DeleteGUID(ctx context.Context, conn zksim.Conn, dir, guid string) error {
 	}
 	for _, c := range children {
 		if HasGUID(c, guid) {
-			if err := Delete(ctx, conn, dir+"/"+c); err != nil {
+			if err := Delete(ctx, conn, Join(dir, c)); err != nil {
 				return err
 			}
 		}

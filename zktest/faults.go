@@ -1,4 +1,4 @@
-package backendtest
+package zktest
 
 import (
 	"sync/atomic"

@@ -1,4 +1,4 @@
-package gozk_test
+package zktest
 
 import (
 	"context"
@@ -8,75 +8,56 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/conformance"
 	"github.com/zksim/zksim/gozk"
+	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkserver"
 )
 
-// The settings zkserver gives every server (see its package doc).
-const (
-	realTick                   = 100 * time.Millisecond
-	realContainerCheckInterval = 100 * time.Millisecond
-)
-
-// TestConformance runs the conformance suite on a real ZooKeeper through
-// the adapter. Every session goes through its own zkserver.Proxy, which is
-// how the suite's Disconnect, Reconnect and Expire controls cut and restore
-// its connection: a cut held longer than the session timeout makes the real
-// server expire the session. Outside CI without ZooKeeper installed it
-// skips (zkserver says how to install it); under CI=true it must run.
-func TestConformance(t *testing.T) {
-	srv := zkserver.Shared(t)
-	proxies := newProxyTable(srv.Addr())
+// OpenReal starts a real ZooKeeper on loopback with the settings opts
+// describe (see [ServerOptions]), stopped when t ends, and returns it as a
+// Backend whose sessions are gozk Conns. Outside CI it skips t when no
+// ZooKeeper is installed, saying how to install one; under CI=true it fails
+// t instead (zkserver decides).
+//
+// Every session goes through its own zkserver.Proxy, which is how the
+// Disconnect, Reconnect and Expire controls cut and restore its
+// connection: a cut held longer than the session timeout makes the server
+// expire the session. extra adds zkserver options after those opts imply,
+// for settings opts does not describe (say, zookeeper.forceSync); it must
+// not contradict opts.
+func OpenReal(t testing.TB, opts zkmem.Options, extra ...zkserver.Option) *Backend {
+	t.Helper()
+	facts := WithDefaults(opts)
+	srvOpts, err := ServerOptions(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := zkserver.Start(t, append(srvOpts, extra...)...)
+	proxies := newProxyTable(srv.Addr(), facts.TickTime)
 	t.Cleanup(proxies.closeAll)
-	conformance.Run(t, conformance.Backend{
-		Name:       "gozk+ZooKeeper",
+	return &Backend{
+		Name:       RealName,
 		Connect:    proxies.connect,
 		Expire:     proxies.expire,
 		Disconnect: proxies.disconnect,
 		Reconnect:  proxies.reconnect,
-		Facts: conformance.Facts{
-			TickTime:               realTick,
-			ExtendedTypes:          true,
-			ContainerCheckInterval: realContainerCheckInterval,
-		},
-		Skip: map[string]string{
-			"paths/sequential-dot-name-allowed": `go-zookeeper v1.0.4 checks a sequential create of "/r/." ` +
-				`as "/r/." rather than "/r/.1" and rejects it before sending; the Java client and the server accept it`,
-		},
-	})
-}
-
-// TestConformanceNoExtendedTypes runs the cases about a server with TTL
-// nodes off (ZooKeeper's default) on a second real server started that way.
-func TestConformanceNoExtendedTypes(t *testing.T) {
-	srv := zkserver.Start(t, zkserver.WithSystemProperty("zookeeper.extendedTypesEnabled", "false"))
-	conformance.Run(t, conformance.Backend{
-		Name: "gozk+ZooKeeper(extendedTypesEnabled=false)",
-		Connect: func(ctx context.Context, timeout time.Duration) (zksim.Conn, error) {
-			return gozk.Connect(ctx, []string{srv.Addr()}, gozk.WithSessionTimeout(timeout))
-		},
-		Facts: conformance.Facts{TickTime: realTick, ContainerCheckInterval: realContainerCheckInterval},
-		Only: []string{
-			"create/ttl-disabled-unimplemented",
-			"create/ttl-sequential-disabled-unimplemented",
-			"create/ttl-disabled-unimplemented-before-bad-ttl",
-			"sequence/counts-every-mode",
-		},
-	})
+		Facts:      facts,
+		Real:       srv,
+	}
 }
 
 // proxyTable gives each Conn its own proxy to the server.
 type proxyTable struct {
 	target string
+	tick   time.Duration // the server's tickTime
 
 	mu      sync.Mutex
 	byConn  map[zksim.Conn]*zkserver.Proxy
 	proxies []*zkserver.Proxy
 }
 
-func newProxyTable(target string) *proxyTable {
-	return &proxyTable{target: target, byConn: make(map[zksim.Conn]*zkserver.Proxy)}
+func newProxyTable(target string, tick time.Duration) *proxyTable {
+	return &proxyTable{target: target, tick: tick, byConn: make(map[zksim.Conn]*zkserver.Proxy)}
 }
 
 func (pt *proxyTable) connect(ctx context.Context, timeout time.Duration) (zksim.Conn, error) {
@@ -106,7 +87,7 @@ func (pt *proxyTable) proxy(c zksim.Conn) (*zkserver.Proxy, error) {
 	return p, nil
 }
 
-// closeAll closes every proxy; the suite has closed the Conns by then.
+// closeAll closes every proxy; the Conns are closed by then.
 func (pt *proxyTable) closeAll() {
 	pt.mu.Lock()
 	proxies := pt.proxies
@@ -158,7 +139,7 @@ func (pt *proxyTable) expire(ctx context.Context, c zksim.Conn) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(c.SessionTimeout() + 3*realTick):
+	case <-time.After(c.SessionTimeout() + 3*pt.tick):
 	}
 	err := pt.reconnect(ctx, c)
 	if err == nil {

@@ -1,4 +1,4 @@
-package backendtest
+package zktest
 
 import (
 	"context"
@@ -13,13 +13,11 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/gozk"
 	"github.com/zksim/zksim/zkmem"
-	"github.com/zksim/zksim/zkserver"
 )
 
 // Cases names test cases, each run on every backend it is listed for (in
-// name order).
+// name order) by RunMem and RunReal.
 type Cases map[string]func(t *testing.T, env *Env)
 
 // With returns the union of c and more (more wins on a clash).
@@ -30,15 +28,23 @@ func (c Cases) With(more Cases) Cases {
 	return all
 }
 
-// Env is what a case works with.
+// caseOptions are the server settings RunMem and RunReal give both
+// backends: FastOptions, with sessions of up to CaseSessionTimeout.
+func caseOptions() zkmem.Options {
+	opts := FastOptions()
+	opts.MaxSessionTimeout = CaseSessionTimeout
+	return opts
+}
+
+// CaseSessionTimeout is the session timeout Env.Conn asks for: 10s, the
+// default of zkmem and of gozk.
+const CaseSessionTimeout = 10 * time.Second
+
+// Env is what a case works with: the backend it runs on and a fresh root.
 type Env struct {
+	*Backend
 	// Root is a fresh path for the case, not yet created.
 	Root string
-	// Mem is the zkmem server, nil on the real server.
-	Mem *zkmem.Server
-	// Real is the real server, nil on zkmem.
-	Real    *zkserver.Server
-	connect func(t *testing.T) zksim.Conn
 }
 
 // waitLimit bounds every wait of a case, so a broken recipe fails the test
@@ -46,10 +52,16 @@ type Env struct {
 // it is never a speed assertion.
 const waitLimit = 60 * time.Second
 
-// Conn opens a new session, closed when the test ends.
+// Conn opens a new session asking for CaseSessionTimeout, closed when the
+// test ends.
 func (e *Env) Conn(t *testing.T) zksim.Conn {
 	t.Helper()
-	return e.connect(t)
+	c, err := e.Connect(e.Ctx(t), CaseSessionTimeout)
+	if err != nil {
+		t.Fatalf("%s: connect: %v", e.Name, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // MemConn opens a new zkmem session with opts; the case must be a zkmem
@@ -87,6 +99,48 @@ func (e *Env) Settle() {
 	}
 }
 
+// RunMem runs every case on zkmem with FastOptions, sessions of up to
+// CaseSessionTimeout allowed, each in its own testing/synctest bubble
+// (virtual time, so timeouts cost nothing) with a fresh server, under the
+// root "/test".
+func RunMem(t *testing.T, cases Cases) {
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		f := cases[name]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f(t, &Env{Backend: OpenMem(t, caseOptions()), Root: "/test"})
+			})
+		})
+	}
+}
+
+// RunReal runs every case on one real ZooKeeper started with the settings
+// RunMem gives zkmem (see OpenReal), each under its own root. Outside CI
+// it skips when ZooKeeper is not installed; under CI=true it fails
+// instead.
+func RunReal(t *testing.T, cases Cases) {
+	b := OpenReal(t, caseOptions())
+	for _, name := range slices.Sorted(maps.Keys(cases)) {
+		f := cases[name]
+		t.Run(name, func(t *testing.T) {
+			f(t, &Env{Backend: b, Root: b.Real.Root(t)})
+		})
+	}
+}
+
+// Main is a TestMain for tests that use the harness: it runs the tests and
+// fails the binary if goroutines leaked.
+func Main(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
 // Children returns the sorted children of p as conn sees them, failing the
 // test on error.
 func Children(t *testing.T, ctx context.Context, conn zksim.Conn, p string) []string {
@@ -97,50 +151,4 @@ func Children(t *testing.T, ctx context.Context, conn zksim.Conn, p string) []st
 	}
 	slices.Sort(children)
 	return children
-}
-
-// RunMem runs every case on zkmem, each in its own bubble and server.
-func RunMem(t *testing.T, cases Cases) {
-	for _, name := range slices.Sorted(maps.Keys(cases)) {
-		f := cases[name]
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := zkmem.NewServer(zkmem.Options{})
-				t.Cleanup(srv.Close)
-				env := &Env{Root: "/test", Mem: srv}
-				env.connect = func(t *testing.T) zksim.Conn { return env.MemConn(t) }
-				f(t, env)
-			})
-		})
-	}
-}
-
-// RunReal runs every case on the shared real server, each under its own
-// root. Outside CI it skips when ZooKeeper is not installed.
-func RunReal(t *testing.T, cases Cases) {
-	srv := zkserver.Shared(t)
-	for _, name := range slices.Sorted(maps.Keys(cases)) {
-		f := cases[name]
-		t.Run(name, func(t *testing.T) {
-			env := &Env{Root: srv.Root(t), Real: srv}
-			env.connect = func(t *testing.T) zksim.Conn {
-				return srv.Connect(t, gozk.WithSessionTimeout(2*time.Second))
-			}
-			f(t, env)
-		})
-	}
-}
-
-// Main is the TestMain of a recipes package: it runs the tests, stops the
-// shared real server, and fails the binary if goroutines leaked.
-func Main(m *testing.M) {
-	code := m.Run()
-	zkserver.StopShared()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
 }

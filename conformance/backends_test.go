@@ -1,0 +1,50 @@
+package conformance_test
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/conformance"
+	"github.com/zksim/zksim/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// gozkSkips are the cases go-zookeeper cannot run against a real server.
+var gozkSkips = map[string]string{
+	"paths/sequential-dot-name-allowed": `go-zookeeper v1.0.4 checks a sequential create of "/r/." ` +
+		`as "/r/." rather than "/r/.1" and rejects it before sending; the Java client and the server accept it`,
+}
+
+// TestConformance runs the suite on zkmem and, through gozk, on a real
+// ZooKeeper, both with zktest.FastOptions (tickTime 100ms, TTL nodes on).
+// Outside CI without ZooKeeper installed the real half skips (zkserver
+// says how to install it); under CI=true it must run.
+func TestConformance(t *testing.T) {
+	zktest.Run(t, zktest.FastOptions(), func(t *testing.T, b *zktest.Backend) {
+		cb := conformance.Backend{Backend: *b}
+		if b.Real != nil {
+			cb.Skip = gozkSkips
+		}
+		conformance.Run(t, cb)
+	})
+}
+
+// TestConformanceNoExtendedTypes runs the suite again with TTL nodes off
+// (ZooKeeper's default): every case on zkmem, and on the real server only
+// the cases about a server configured that way.
+func TestConformanceNoExtendedTypes(t *testing.T) {
+	opts := zktest.FastOptions()
+	opts.ExtendedTypes = false
+	zktest.Run(t, opts, func(t *testing.T, b *zktest.Backend) {
+		cb := conformance.Backend{Backend: *b}
+		if b.Real != nil {
+			cb.Only = []string{
+				"create/ttl-disabled-unimplemented",
+				"create/ttl-sequential-disabled-unimplemented",
+				"create/ttl-disabled-unimplemented-before-bad-ttl",
+				"sequence/counts-every-mode",
+			}
+		}
+		conformance.Run(t, cb)
+	})
+}
