@@ -45,6 +45,11 @@ func TestHerdReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	changed := func(name string) bool { f := flag.Lookup(name); return f.Value.String() != f.DefValue }
+	partial := changed("herd.n") || changed("herd.variants") || changed("herd.changes")
+	if partial && filepath.Clean(*herdOut) == "." {
+		t.Fatalf("-herd.n, -herd.variants or -herd.changes make a partial report: give -herd.out=DIR, so that the committed one (%s) is not replaced", reportCommand)
+	}
 	variants := benchmarks.Variants
 	if *herdVariants != "" {
 		variants = nil

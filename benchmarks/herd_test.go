@@ -83,14 +83,14 @@ func BenchmarkHerd(b *testing.B) {
 			for _, n := range []int{10, 100, 1000, 10000} {
 				b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 					var r benchmarks.HerdResult
-					for range b.N {
+					for b.Loop() {
 						inBubble(b, func(t *testing.T) { r = benchmarks.MeasureHerd(t, v, n, 1, 1) })
 					}
 					notifications, reads, bytes, _, failover := r.Mean()
 					b.ReportMetric(notifications, "notifications/change")
 					b.ReportMetric(reads, "reads/change")
 					b.ReportMetric(bytes, "bytes/change")
-					b.ReportMetric(float64(failover.Microseconds()), "failover-µs")
+					b.ReportMetric(float64(failover.Nanoseconds()), "ns/failover")
 				})
 			}
 		})

@@ -75,6 +75,34 @@ var (
 	benchData = []byte("0123456789")
 )
 
+// pathSupply hands out the paths dir/0, dir/1, ... one per iteration of a
+// b.Loop benchmark. It makes them (and, with create, creates the nodes) in
+// batches with the timer stopped, so that the loop measures only the
+// operation on the path.
+type pathSupply struct {
+	b      *testing.B
+	dir    string
+	create func(p string) // nil: paths only
+	paths  []string
+	next   int
+}
+
+func (s *pathSupply) get() string {
+	if s.next == len(s.paths) {
+		s.b.StopTimer()
+		for i, n := len(s.paths), max(2*len(s.paths), 1024); i < n; i++ {
+			p := s.dir + "/" + strconv.Itoa(i)
+			if s.create != nil {
+				s.create(p)
+			}
+			s.paths = append(s.paths, p)
+		}
+		s.b.StartTimer()
+	}
+	s.next++
+	return s.paths[s.next-1]
+}
+
 func mustCreate(b *testing.B, c zksim.Conn, path string) {
 	b.Helper()
 	if _, err := c.Create(context.Background(), path, nil, zksim.ModePersistent, benchACL); err != nil {
@@ -85,14 +113,10 @@ func mustCreate(b *testing.B, c zksim.Conn, path string) {
 // benchCreate: create a persistent node with 10 bytes of data.
 func benchCreate(b *testing.B, c, _ zksim.Conn, root string) {
 	ctx := context.Background()
-	paths := make([]string, b.N)
-	for i := range paths {
-		paths[i] = root + "/" + strconv.Itoa(i)
-	}
+	paths := &pathSupply{b: b, dir: root}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := c.Create(ctx, paths[i], benchData, zksim.ModePersistent, benchACL); err != nil {
+	for b.Loop() {
+		if _, err := c.Create(ctx, paths.get(), benchData, zksim.ModePersistent, benchACL); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -106,8 +130,7 @@ func benchGet(b *testing.B, c, _ zksim.Conn, root string) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		if _, _, err := c.Get(ctx, p); err != nil {
 			b.Fatal(err)
 		}
@@ -120,8 +143,7 @@ func benchSet(b *testing.B, c, _ zksim.Conn, root string) {
 	p := root + "/s"
 	mustCreate(b, c, p)
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		if _, err := c.Set(ctx, p, benchData, -1); err != nil {
 			b.Fatal(err)
 		}
@@ -131,15 +153,10 @@ func benchSet(b *testing.B, c, _ zksim.Conn, root string) {
 // benchDelete: delete a childless node (created before the timer starts).
 func benchDelete(b *testing.B, c, _ zksim.Conn, root string) {
 	ctx := context.Background()
-	paths := make([]string, b.N)
-	for i := range paths {
-		paths[i] = root + "/" + strconv.Itoa(i)
-		mustCreate(b, c, paths[i])
-	}
+	paths := &pathSupply{b: b, dir: root, create: func(p string) { mustCreate(b, c, p) }}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := c.Delete(ctx, paths[i], -1); err != nil {
+	for b.Loop() {
+		if err := c.Delete(ctx, paths.get(), -1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -152,8 +169,7 @@ func benchChildren(b *testing.B, c, _ zksim.Conn, root string) {
 		mustCreate(b, c, root+"/"+strconv.Itoa(i))
 	}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		if _, _, err := c.Children(ctx, root); err != nil {
 			b.Fatal(err)
 		}
@@ -167,8 +183,7 @@ func benchWatchRoundTrip(b *testing.B, watcher, writer zksim.Conn, root string) 
 	p := root + "/w"
 	mustCreate(b, watcher, p)
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		_, _, ch, err := watcher.GetW(ctx, p)
 		if err != nil {
 			b.Fatal(err)

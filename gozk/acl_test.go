@@ -32,7 +32,7 @@ func TestDigestACLAndAddAuth(t *testing.T) {
 	_, err = stranger.Set(ctx, p, []byte("y"), -1)
 	must(t, "set as alice", err)
 
-	st, err = owner.SetACL(ctx, p, zksim.ReadACL(), 7)
+	_, err = owner.SetACL(ctx, p, zksim.ReadACL(), 7)
 	wantErr(t, "setACL with a wrong aversion", err, zksim.ErrBadVersion)
 	st, err = owner.SetACL(ctx, p, zksim.ReadACL(), 0)
 	must(t, "setACL", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,8 @@ type Conn struct {
 
 	netMu   sync.Mutex
 	netConn net.Conn // the latest socket go-zookeeper dialled
+	tried   []string // the addresses dialled, in the order first tried
+	dialErr error    // the latest failed dial, for Connect's error
 
 	wmu     sync.Mutex                // guards watches; taken before mu, never after
 	watches map[watchKey][]*forwarder // pending watch channels
@@ -77,7 +80,22 @@ type Option func(*options)
 
 type options struct {
 	sessionTimeout time.Duration
+	connectTimeout time.Duration
 	logger         zk.Logger
+}
+
+// DefaultConnectTimeout bounds Connect when neither its ctx has a deadline
+// nor WithConnectTimeout sets another bound.
+const DefaultConnectTimeout = 30 * time.Second
+
+// defaultConnectTimeout is DefaultConnectTimeout; tests shorten it.
+var defaultConnectTimeout = DefaultConnectTimeout
+
+// WithConnectTimeout bounds how long Connect waits for a session when its
+// ctx has no earlier deadline (default DefaultConnectTimeout). A d of 0 or
+// less means no bound: Connect then waits as long as ctx allows.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(o *options) { o.connectTimeout = d }
 }
 
 // WithSessionTimeout sets the session timeout requested from the server
@@ -103,14 +121,22 @@ type discardLogger struct{}
 func (discardLogger) Printf(string, ...any) {}
 
 // Connect connects to one of servers ("host:port") and blocks until the
-// server has granted a session, or ctx is done (then the attempt is
-// abandoned and ctx.Err() returned). go-zookeeper retries unreachable
-// servers about once a second, so without a deadline on ctx Connect waits
-// for as long as no server answers.
+// server has granted a session, ctx is done, or the connect timeout has
+// passed (DefaultConnectTimeout, 30s, unless WithConnectTimeout sets
+// another). go-zookeeper tries the servers in turn, about once a second;
+// when no server grants a session in time the attempt is abandoned and the
+// error, which matches ctx's error (context.DeadlineExceeded when the
+// bound ran out), names the servers tried and the last failure.
 func Connect(ctx context.Context, servers []string, opts ...Option) (*Conn, error) {
-	o := options{sessionTimeout: 10 * time.Second, logger: discardLogger{}}
+	o := options{sessionTimeout: 10 * time.Second, connectTimeout: defaultConnectTimeout, logger: discardLogger{}}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	parent := ctx
+	if o.connectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.connectTimeout)
+		defer cancel()
 	}
 	c := &Conn{
 		loopDone:  make(chan struct{}),
@@ -145,8 +171,28 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Conn, erro
 		return c, nil
 	case <-ctx.Done():
 		c.Close()
-		return nil, ctx.Err()
+		why := ctx.Err()
+		if parent.Err() == nil {
+			why = fmt.Errorf("no session within the connect timeout (%v): %w", o.connectTimeout, why)
+		}
+		return nil, c.connectError(servers, why)
 	}
+}
+
+// connectError is Connect's error when no session was granted in time:
+// why, with the servers tried and the last failure.
+func (c *Conn) connectError(servers []string, why error) error {
+	c.netMu.Lock()
+	tried, last := c.tried, c.dialErr
+	c.netMu.Unlock()
+	what := "no server granted a session"
+	if len(tried) == 0 {
+		tried, what = servers, "no server dialled yet"
+	}
+	if last != nil {
+		what = "last failure: " + last.Error()
+	}
+	return fmt.Errorf("gozk: connect to %s: %w; %s", strings.Join(tried, ", "), why, what)
 }
 
 // closeOnExpiry closes the go-zookeeper connection once the session has

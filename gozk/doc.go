@@ -2,7 +2,9 @@
 // (v1.0.4), so code written against zksim runs unchanged on a real
 // ZooKeeper ensemble.
 //
-// [Connect] opens a session and blocks until the server has granted it.
+// [Connect] opens a session and blocks until the server has granted it,
+// its ctx is done, or [DefaultConnectTimeout] (30s; [WithConnectTimeout])
+// has passed; its error then names the servers it tried.
 // The package zksim/zkserver starts a real server for tests.
 //
 // # Contexts

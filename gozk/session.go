@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -83,11 +84,15 @@ func (c *Conn) dial(network, address string, timeout time.Duration) (net.Conn, e
 		return nil, errFinished
 	}
 	nc, err := net.DialTimeout(network, address, timeout)
-	if err != nil {
-		return nil, err
-	}
 	c.netMu.Lock()
 	defer c.netMu.Unlock()
+	if !slices.Contains(c.tried, address) {
+		c.tried = append(c.tried, address)
+	}
+	if err != nil {
+		c.dialErr = err
+		return nil, err
+	}
 	if c.finished.Load() {
 		_ = nc.Close()
 		return nil, errFinished

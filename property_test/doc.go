@@ -75,19 +75,37 @@
 //
 //	recipes_test.go:13: 1001 checks: 45624 actions, 123747 simulator steps, 1h16m58s of virtual time
 //
-// # Budget and flags
+// # Seeds, budget and flags
 //
-// TestMain raises rapid's default to 1,000 checks per property (the CI
-// budget); rapid's default of about 30 actions per run is kept (the
-// flawed-recipe tests use 15, and 60s to shrink). Longer runs:
+// A plain run is deterministic: TestMain gives every property a seed made
+// of the committed ciSeed (main_test.go) and the test's name, and each
+// test logs it:
+//
+//	recipes_test.go:13: seed 124341385973339962, 1000 checks (replay: -run '^TestLockMutex$' -rapid.seed=124341385973339962)
+//
+// so `go test ./...` and CI run the same 1,000 checks per property (the CI
+// budget; rapid's own default is 100) every time, and write no fail file
+// (the seed replays a failure). A failure under the committed seed is a
+// bug to fix, not a seed to change.
+//
+// Random exploration is its own command: -explore (or ZKSIM_EXPLORE=1)
+// draws a new seed per run, prints it, and writes each failure's shrunk
+// schedule to testdata/rapid/<Test>/ — commit that file with the fix, and
+// it is replayed before the checks of every later run:
+//
+//	go test ./property_test/ -explore
+//	go test ./property_test/ -explore -run '^TestBarrier' -rapid.checks=50000 -timeout 0
+//
+// (go run ./cmd/zksim explores random seeds too, and prints its seed.)
+// rapid's default of about 30 actions per run is kept (the flawed-recipe
+// tests use 15, a fixed seed, and 60s to shrink). Longer runs:
 //
 //	go test -race ./property_test/ -rapid.checks=20000 -rapid.steps=100
-//	go test ./property_test/ -run 'TestLockMutex$' -rapid.checks=100000
 //
-// (or RAPID_CHECKS, RAPID_STEPS, RAPID_SHRINKTIME in the environment); a
-// flag given on the command line always wins. -rapid.v logs every check;
-// -rapid.shrinktime bounds the time spent shrinking a failure (default
-// 30s, real time).
+// (or RAPID_CHECKS, RAPID_STEPS, RAPID_SEED, RAPID_SHRINKTIME in the
+// environment); a flag given on the command line always wins. -rapid.v
+// logs every check; -rapid.shrinktime bounds the time spent shrinking a
+// failure (default 30s, real time).
 //
 // # Replaying a failure
 //
@@ -103,11 +121,12 @@
 //	go test ./property_test/ -run 'TestLockSemaphore$' -rapid.seed=16528238087350856452 -v
 //
 // The fail file path is relative to property_test/ (where go test runs the
-// package). It replays the shrunk schedule at once, and rapid also replays
-// every fail file under testdata/rapid/<test>/ before its random checks:
-// keep one to turn the failure into a regression test, or delete it. The
-// seed replays the whole search (the same checks, the same failure, then
-// shrinking again), so -rapid.checks must be at least the number of checks
-// the failure needed. The flawed-recipe tests write no fail file; their
-// log has the seed.
+// package); only -explore writes one. It replays the shrunk schedule at
+// once, and rapid also replays every fail file under testdata/rapid/<test>/
+// before its checks: commit one to turn the failure into a regression test
+// (testdata/rapid/TestBarrierDouble/ keeps the double barrier's of issue
+// 14), or delete it. The seed replays the whole search (the same checks,
+// the same failure, then shrinking again), so -rapid.checks must be at
+// least the number of checks the failure needed. The flawed-recipe tests
+// write no fail file; their log has the seed.
 package property

@@ -376,6 +376,7 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 // bubble.
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
+	useSeed(parent)
 	statsMu.Lock()
 	runStats = stats{}
 	statsMu.Unlock()

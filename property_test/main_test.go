@@ -1,27 +1,91 @@
 package property_test
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"flag"
+	"fmt"
+	"hash/fnv"
 	"os"
+	"strconv"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
-// ciChecks is the number of checks (random runs) each property gets unless
+// ciChecks is the number of checks (runs) each property gets unless
 // -rapid.checks or RAPID_CHECKS says otherwise: 1,000, the CI budget of a
 // recipe family. rapid's own default is 100.
 const ciChecks = "1000"
 
-// TestMain raises rapid's default number of checks to the CI budget and
-// makes sure no test leaves a goroutine behind.
+// ciSeed is the committed seed of the suite: unless -explore (or
+// ZKSIM_EXPLORE) or -rapid.seed (or RAPID_SEED) says otherwise, every
+// property runs its checks from a seed made of it and the test's name
+// (logged by the test), so a plain `go test ./...` and CI run the same
+// schedules every time. A change that makes a committed seed fail has
+// found a failure: fix it, do not change the seed.
+const ciSeed uint64 = 20261124
+
+// suiteSeed is the seed of this run: ciSeed, or a random one with
+// -explore.
+var suiteSeed = ciSeed
+
+// explore turns on exploration: a random seed per run (printed, so the
+// run replays with -rapid.seed), and a fail file under
+// testdata/rapid/<Test>/ for each failure, to be committed as a
+// regression test once fixed.
+var explore = flag.Bool("explore", false, "explore random seeds (and write a fail file for each failure) instead of the committed seed; also ZKSIM_EXPLORE=1")
+
+// TestMain sets the suite's seed and budget and makes sure no test leaves
+// a goroutine behind.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	for name, env := range map[string]string{"rapid.steps": "RAPID_STEPS", "rapid.shrinktime": "RAPID_SHRINKTIME", "rapid.checks": "RAPID_CHECKS", "rapid.seed": "RAPID_SEED"} {
+	for name, env := range map[string]string{"rapid.steps": "RAPID_STEPS", "rapid.shrinktime": "RAPID_SHRINKTIME", "rapid.checks": "RAPID_CHECKS", "rapid.seed": "RAPID_SEED", "rapid.nofailfile": "RAPID_NOFAILFILE"} {
 		userSet[name] = isSet(name, env)
 	}
 	setDefault("rapid.checks", "RAPID_CHECKS", ciChecks)
+	if v, ok := os.LookupEnv("ZKSIM_EXPLORE"); ok && v != "" && v != "0" && v != "false" {
+		*explore = true
+	}
+	mode := "the committed seed (property_test/main_test.go); random seeds: go test ./property_test/ -explore"
+	if *explore {
+		suiteSeed, mode = randomSeed(), "exploring: a random seed; failures are written to testdata/rapid/<Test>/ (commit them)"
+	} else {
+		// A fixed run writes no fail file: its seed replays any failure,
+		// and a file left behind would fail every later run in this
+		// checkout.
+		setDefault("rapid.nofailfile", "RAPID_NOFAILFILE", "true")
+	}
+	seed := strconv.FormatUint(suiteSeed, 10)
+	if userSet["rapid.seed"] {
+		seed, mode = flag.Lookup("rapid.seed").Value.String(), "the seed given by -rapid.seed or RAPID_SEED, for every property"
+	}
+	fmt.Printf("property_test: seed %s, %s checks per property: %s\n", seed, flag.Lookup("rapid.checks").Value, mode)
 	goleak.VerifyTestMain(m)
+}
+
+// useSeed sets the seed the property runs from, made of the suite's seed
+// and the test's name (so that two machines of the same shape do not run
+// the same schedules), unless -rapid.seed or RAPID_SEED gave one; and it
+// logs it, with the number of checks.
+func useSeed(t *testing.T) {
+	t.Helper()
+	if !userSet["rapid.seed"] {
+		h := fnv.New64a()
+		h.Write([]byte(t.Name()))
+		s := max((suiteSeed^h.Sum64())>>1, 1)
+		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("seed %s, %s checks (replay: -run '^%s$' -rapid.seed=%[1]s)", flag.Lookup("rapid.seed").Value, flag.Lookup("rapid.checks").Value, t.Name())
+}
+
+// randomSeed returns a fresh non-zero seed.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return max(binary.LittleEndian.Uint64(b[:])>>1, 1)
 }
 
 // userSet records which rapid flags the command line or the environment
@@ -45,5 +109,26 @@ func setDefault(name, env, value string) {
 	}
 	if err := flag.Set(name, value); err != nil {
 		panic(err)
+	}
+}
+
+// TestPlainRunIsReproducible: without -explore and without a seed given,
+// the suite runs from the committed seed (each property from a seed that
+// depends only on it and the test's name) and writes no fail file.
+func TestPlainRunIsReproducible(t *testing.T) {
+	if *explore || userSet["rapid.seed"] {
+		t.Skip("exploring, or a seed was given")
+	}
+	if suiteSeed != ciSeed {
+		t.Fatalf("suite seed %d, want the committed %d", suiteSeed, ciSeed)
+	}
+	if v := flag.Lookup("rapid.nofailfile").Value.String(); v != "true" && !userSet["rapid.nofailfile"] {
+		t.Fatalf("rapid.nofailfile = %s: a plain run would write fail files", v)
+	}
+	useSeed(t)
+	first := flag.Lookup("rapid.seed").Value.String()
+	useSeed(t)
+	if again := flag.Lookup("rapid.seed").Value.String(); again != first || first == "0" {
+		t.Fatalf("seeds %s then %s: want the same non-zero seed", first, again)
 	}
 }

@@ -22,6 +22,7 @@ import (
 // step the whole tree (data, children and every Stat field but the times)
 // must equal the model's.
 func TestZkmemModel(t *testing.T) {
+	useSeed(t)
 	rapid.Check(t, func(t *rapid.T) {
 		m := newZkmemMachine(t)
 		defer m.close()

@@ -32,6 +32,7 @@ func TestREADMERecipes(t *testing.T) {
 	check(t, "Unlock", m.Unlock(ctx))
 	var l sync.Locker = lock.NewLocker(m)
 	l.Lock()
+	//lint:ignore SA2001 the README's calls, nothing to do while held
 	l.Unlock()
 
 	rw := lock.NewRWMutex(conn, "/locks/config")

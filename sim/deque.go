@@ -20,8 +20,6 @@ func (q *deque[T]) push(v T) {
 	q.buf = append(q.buf, v)
 }
 
-func (q *deque[T]) front() T { return q.buf[q.head] }
-
 func (q *deque[T]) pop() T {
 	v := q.buf[q.head]
 	var zero T

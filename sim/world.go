@@ -113,8 +113,7 @@ type World struct {
 	applyOK  enabledSet // sessions whose head request can be applied now
 	deliver  enabledSet // sessions whose FIFO head can be delivered now
 	timeline timeline
-	due      []*timed // timed actions whose time has come, by (at, seq)
-	busy     int      // requests in service
+	busy     int // requests in service
 
 	slowExtra time.Duration // added to every request's service time
 	slowGen   int

@@ -46,6 +46,34 @@ func fill(b *testing.B, c *zkmem.Conn, n int) {
 	}
 }
 
+// pathSupply hands out the paths dir/0, dir/1, ... one per iteration of a
+// b.Loop benchmark. It makes them (and, with create, creates the nodes) in
+// batches with the timer stopped, so that the loop measures only the
+// operation on the path.
+type pathSupply struct {
+	b      *testing.B
+	dir    string
+	create func(p string) // nil: paths only
+	paths  []string
+	next   int
+}
+
+func (s *pathSupply) get() string {
+	if s.next == len(s.paths) {
+		s.b.StopTimer()
+		for i, n := len(s.paths), max(2*len(s.paths), 1024); i < n; i++ {
+			p := s.dir + "/" + strconv.Itoa(i)
+			if s.create != nil {
+				s.create(p)
+			}
+			s.paths = append(s.paths, p)
+		}
+		s.b.StartTimer()
+	}
+	s.next++
+	return s.paths[s.next-1]
+}
+
 func mustCreate(b testing.TB, c zksim.Conn, path string) {
 	b.Helper()
 	if _, err := c.Create(context.Background(), path, nil, zksim.ModePersistent, benchACL); err != nil {
@@ -62,15 +90,11 @@ func BenchmarkCreate(b *testing.B) {
 			fill(b, c, size)
 			mustCreate(b, c, "/b")
 			ctx := context.Background()
-			paths := make([]string, b.N)
-			for i := range paths {
-				paths[i] = "/b/" + strconv.Itoa(i)
-			}
+			paths := &pathSupply{b: b, dir: "/b"}
 			data := []byte("0123456789")
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := c.Create(ctx, paths[i], data, zksim.ModePersistent, benchACL); err != nil {
+			for b.Loop() {
+				if _, err := c.Create(ctx, paths.get(), data, zksim.ModePersistent, benchACL); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -88,8 +112,7 @@ func BenchmarkGet(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			for b.Loop() {
 				if _, _, err := c.Get(ctx, "/g"); err != nil {
 					b.Fatal(err)
 				}
@@ -104,8 +127,7 @@ func BenchmarkSet(b *testing.B) {
 	mustCreate(b, c, "/s")
 	data := []byte("0123456789")
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		if _, err := c.Set(ctx, "/s", data, -1); err != nil {
 			b.Fatal(err)
 		}
@@ -116,15 +138,10 @@ func BenchmarkDelete(b *testing.B) {
 	_, c := benchConn(b)
 	ctx := context.Background()
 	mustCreate(b, c, "/d")
-	paths := make([]string, b.N)
-	for i := range paths {
-		paths[i] = "/d/" + strconv.Itoa(i)
-		mustCreate(b, c, paths[i])
-	}
+	paths := &pathSupply{b: b, dir: "/d", create: func(p string) { mustCreate(b, c, p) }}
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := c.Delete(ctx, paths[i], -1); err != nil {
+	for b.Loop() {
+		if err := c.Delete(ctx, paths.get(), -1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -139,8 +156,7 @@ func BenchmarkCreateDeleteLoneChild(b *testing.B) {
 	mustCreate(b, c, "/x")
 	data := []byte("0123456789")
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		if _, err := c.Create(ctx, "/x/y", data, zksim.ModePersistent, benchACL); err != nil {
 			b.Fatal(err)
 		}
@@ -160,8 +176,7 @@ func BenchmarkChildren(b *testing.B) {
 				mustCreate(b, c, "/c/"+strconv.Itoa(i))
 			}
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			for b.Loop() {
 				if _, _, err := c.Children(ctx, "/c"); err != nil {
 					b.Fatal(err)
 				}
@@ -181,8 +196,7 @@ func BenchmarkWatchRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	mustCreate(b, watcher, "/w")
 	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		_, _, ch, err := watcher.GetW(ctx, "/w")
 		if err != nil {
 			b.Fatal(err)
@@ -198,10 +212,10 @@ func BenchmarkWatchRoundTrip(b *testing.B) {
 
 // BenchmarkMemoryPerZnode creates 1,000,000 znodes (1,000 parents of 1,000
 // children, names of 7 bytes, no data) and reports the heap they take per
-// znode beyond their path strings (bytes/znode-overhead).
+// znode beyond their path strings (overhead-B/znode).
 func BenchmarkMemoryPerZnode(b *testing.B) {
 	const parents, perParent = 1000, 1000
-	for i := 0; i < b.N; i++ {
+	for b.Loop() {
 		b.StopTimer()
 		runtime.GC()
 		var before runtime.MemStats
@@ -232,8 +246,8 @@ func BenchmarkMemoryPerZnode(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		n := parents * perParent
 		total := float64(after.HeapAlloc - before.HeapAlloc)
-		b.ReportMetric(total/float64(n), "bytes/znode")
-		b.ReportMetric((total-float64(pathBytes))/float64(n), "bytes/znode-overhead")
+		b.ReportMetric(total/float64(n), "B/znode")
+		b.ReportMetric((total-float64(pathBytes))/float64(n), "overhead-B/znode")
 		runtime.KeepAlive(c)
 		srv.Close()
 		b.StartTimer()

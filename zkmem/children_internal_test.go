@@ -262,9 +262,7 @@ func fullBinHistory() []childStep {
 
 func namePool(r *rand.Rand, n int) []string {
 	pool := collidingNames(4)[:9] // enough to fill one bucket
-	for _, s := range []string{"zookeeper", "é", "ça", "中文", "ключ", "lock-"} {
-		pool = append(pool, s)
-	}
+	pool = append(pool, "zookeeper", "é", "ça", "中文", "ключ", "lock-")
 	const alphabet = "abAB09-_.éü"
 	letters := []rune(alphabet)
 	for len(pool) < n {

@@ -27,11 +27,21 @@
 //	-flawed           also run the deliberately broken recipes kept in
 //	                  property_test, to watch the exploration catch and
 //	                  shrink each flaw (half a minute more)
-//	-write            write the herd table and plot into benchmarks/
-//	                  (herd.md, herd.svg, herd.json) instead of a temporary
-//	                  directory
-//	-herd=false, -explore=false   skip a job
+//	-write            replace the committed herd report in benchmarks/
+//	                  (herd.md, herd.svg, herd.json) instead of writing to
+//	                  a temporary directory; it runs the full sizes, and
+//	                  refuses an -n that would make a partial report
+//	-herd=false       skip the herd comparison
+//	-explore=false    skip the fault exploration (not both: that is an
+//	                  error)
 //	-v                print the test output as it comes
+//
+// An argument that is not a flag, or a combination of flags that makes no
+// sense, is reported with the usage, and zksim exits with status 2.
+//
+// The exploration draws a new seed on every run (and prints it); the
+// property suite under `go test` runs committed seeds instead (see
+// property_test).
 //
 // Both jobs need the Go test runner (they run inside testing/synctest
 // bubbles, where time is virtual), so zksim runs `go test` on the packages

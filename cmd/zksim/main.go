@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,23 +16,24 @@ import (
 )
 
 type options struct {
-	sizes   string
-	checks  int
-	seed    uint64
-	flawed  bool
-	write   bool
-	herd    bool
-	explore bool
-	verbose bool
+	sizes    string
+	sizesSet bool // -n was given
+	checks   int
+	seed     uint64
+	flawed   bool
+	write    bool
+	herd     bool
+	explore  bool
+	verbose  bool
 }
 
 func main() {
 	var o options
-	flag.StringVar(&o.sizes, "n", "10,100,1000", "numbers of candidates of the herd comparison, comma-separated (the full report: 10,100,1000,10000)")
+	flag.StringVar(&o.sizes, "n", "10,100,1000", "numbers of candidates of the herd comparison, comma-separated (the full report: "+fullSizes+")")
 	flag.IntVar(&o.checks, "checks", 100, "random runs per recipe in the fault exploration")
 	flag.Uint64Var(&o.seed, "seed", 0, "seed of the fault exploration, to replay a run (0: draw one)")
 	flag.BoolVar(&o.flawed, "flawed", false, "also explore the deliberately broken recipes, to see each flaw caught and shrunk")
-	flag.BoolVar(&o.write, "write", false, "write the herd table and plot into benchmarks/ (herd.md, herd.svg, herd.json)")
+	flag.BoolVar(&o.write, "write", false, "replace the committed herd report in benchmarks/ (herd.md, herd.svg, herd.json); it runs the full sizes, "+fullSizes)
 	flag.BoolVar(&o.herd, "herd", true, "run the herd comparison")
 	flag.BoolVar(&o.explore, "explore", true, "run the fault exploration")
 	flag.BoolVar(&o.verbose, "v", false, "print the output of the tests as it comes")
@@ -44,7 +44,11 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 {
+	flag.Visit(func(f *flag.Flag) { o.sizesSet = o.sizesSet || f.Name == "n" })
+	var err error
+	if o, err = checkOptions(o, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "zksim:", err)
+		fmt.Fprintln(os.Stderr)
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -56,14 +60,67 @@ func main() {
 	}
 }
 
+// fullSizes are the sizes of the committed herd report.
+const fullSizes = "10,100,1000,10000"
+
+// checkOptions checks the command line (flags o, arguments args) and
+// returns the options to run with: -write alone runs the full sizes.
+func checkOptions(o options, args []string) (options, error) {
+	if len(args) > 0 {
+		return o, fmt.Errorf("unexpected argument %q (zksim takes only flags)", args[0])
+	}
+	if !o.herd && !o.explore {
+		return o, errors.New("nothing to do: -herd=false and -explore=false turn off both jobs")
+	}
+	if err := checkSizes(o.sizes); err != nil {
+		return o, err
+	}
+	if o.checks < 1 {
+		return o, errors.New("-checks must be at least 1")
+	}
+	if o.write {
+		if !o.herd {
+			return o, errors.New("-write writes the herd report: it needs the herd comparison (-herd)")
+		}
+		if !sameSizes(o.sizes, fullSizes) {
+			if o.sizesSet {
+				return o, fmt.Errorf("-write -n %s would replace the committed herd report (N = %s) with a partial one; "+
+					"drop -write to get this report in a temporary directory, or drop -n", o.sizes, fullSizes)
+			}
+			o.sizes = fullSizes
+		}
+	}
+	return o, nil
+}
+
+// sameSizes reports whether two -n lists name the same sizes.
+func sameSizes(a, b string) bool {
+	set := func(s string) map[int]bool {
+		m := map[int]bool{}
+		for _, f := range strings.Split(s, ",") {
+			n, _ := strconv.Atoi(strings.TrimSpace(f))
+			m[n] = true
+		}
+		return m
+	}
+	x, y := set(a), set(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for n := range x {
+		if !y[n] {
+			return false
+		}
+	}
+	return true
+}
+
 // run does the two jobs and prints the summary. It returns an error when a
 // job could not run or found a violation.
 func run(ctx context.Context, o options, out io.Writer) error {
-	if err := checkSizes(o.sizes); err != nil {
+	o, err := checkOptions(o, nil)
+	if err != nil {
 		return err
-	}
-	if o.checks < 1 {
-		return errors.New("-checks must be at least 1")
 	}
 	if o.seed == 0 {
 		o.seed = drawSeed()
@@ -203,14 +260,7 @@ func checkSizes(s string) error {
 	return nil
 }
 
-// drawSeed returns a fresh non-zero seed.
-func drawSeed() uint64 {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return uint64(time.Now().UnixNano())
-	}
-	if s := binary.LittleEndian.Uint64(b[:]) >> 1; s != 0 {
-		return s
-	}
-	return 1
-}
+// drawSeed returns a fresh non-zero seed. (math/rand/v2 is seeded at
+// random; crypto/rand would double what `go run` compiles on a fresh
+// clone, before the command can print anything.)
+func drawSeed() uint64 { return max(rand.Uint64()>>1, 1) }

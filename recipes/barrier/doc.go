@@ -12,8 +12,11 @@
 //	<path>               Barrier: set while the node exists (persistent)
 //	<dir>/<guid>         DoubleBarrier or StartBarrier member (ephemeral)
 //	<dir>/ready          DoubleBarrier: created (persistent) by the member
-//	                     that completes the group; deleted by the last
-//	                     member to leave, with its own node, in one multi
+//	                     that completes the group; written to by a member
+//	                     that joins the open group late; deleted (at the
+//	                     version seen before listing the members) by the
+//	                     last member to leave, with its own node, in one
+//	                     multi
 //	<dir>/start          StartBarrier: created (persistent) by the member
 //	                     that completes the group; it stays, so later
 //	                     arrivals pass at once
@@ -30,5 +33,7 @@
 // whose session expires is no longer a member (its node is gone) and its
 // calls fail with an error matching zksim.ErrSessionExpired. A member that
 // dies before the group is complete does not count towards it; a member
-// that dies while others leave lets them go on without it.
+// that dies while others leave lets them go on without it. A process that
+// goes on with a new session is a new member (see [DoubleBarrier] for what
+// a double barrier guarantees across rounds and expiry).
 package barrier

@@ -16,10 +16,35 @@ import (
 // member has left. Each member uses its own DoubleBarrier value (it names
 // one member node); its calls must not be concurrent.
 //
-// The directory may be used for another round once every member of the
-// previous round has returned from Leave (the ready node is deleted by
-// then); a member of the next round that entered earlier would find the
-// old ready node and pass at once.
+// # Rounds
+//
+// A round opens when the ready node is created and ends when it is
+// deleted. A member belongs to the round if its node existed when the
+// ready node was created, or if it arrives while the round is open: Enter
+// then writes to the ready node once its own node exists, and passes only
+// if the ready node was still there. A member that arrives after the
+// round's ready node is gone waits for the next round, which counts its
+// members from zero. So the directory can be used round after round.
+//
+// # Guarantees, under connection loss and session expiry
+//
+//   - Enter returns nil only if the ready node existed at some moment when
+//     our member node existed: size members were present when it was
+//     created, or we joined the open round.
+//   - Leave returns nil only once its round's ready node is deleted, and
+//     the ready node is deleted (at the version read before the members
+//     were listed) only when no member node of the round is left. So a
+//     member's Leave returns only after every other member of its round
+//     has begun to Leave (deleted its node) or lost its session.
+//   - A member whose session expires is no longer a member: its node is
+//     gone, the others stop waiting for it, and its own calls fail with an
+//     error matching zksim.ErrSessionExpired. A process that goes on with
+//     a new session and a new DoubleBarrier is a new member: it joins the
+//     round if the round is still open (the others' Leave then waits for
+//     it too), or waits for the next round.
+//   - Not guaranteed: that the size members counted by Enter are all
+//     alive when the others pass. A member may die after completing the
+//     group, even before it learned that it did; its Enter then fails.
 type DoubleBarrier struct{ g group }
 
 // NewDouble returns a member of the double barrier on dir for a group of
@@ -30,6 +55,7 @@ func NewDouble(conn zksim.Conn, dir string, size int, opts ...Option) (*DoubleBa
 	if err != nil {
 		return nil, err
 	}
+	g.closes = true
 	return &DoubleBarrier{g: g}, nil
 }
 
@@ -47,7 +73,32 @@ func (b *DoubleBarrier) Enter(ctx context.Context) error { return b.g.enter(ctx)
 func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	g := &b.g
 	mePath := g.dir + "/" + g.me
+	gate := g.dir + "/" + g.gate
+	round := int64(-1) // the czxid of our round's ready node
 	for {
+		// The ready node's version before the members are listed: a member
+		// that joins later bumps it, and the versioned deletes below fail.
+		var (
+			gateOK bool
+			gst    *zksim.Stat
+		)
+		err := retry.Do(ctx, g.conn, func() error {
+			var err error
+			gateOK, gst, err = g.conn.Exists(ctx, gate)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if round == -1 && gateOK {
+			round = gst.Czxid
+		}
+		if !gateOK || gst.Czxid != round {
+			// Our round is over: its ready node is deleted only once no
+			// member of it is left. Member nodes still there are the next
+			// round's.
+			return seqnode.Delete(ctx, g.conn, mePath)
+		}
 		members, err := g.members(ctx)
 		if err != nil {
 			return err
@@ -55,13 +106,25 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 		if len(members) == 0 {
 			// Everyone is out. The last member normally deleted the ready
 			// node with its own; if it died instead, delete it here.
-			return seqnode.Delete(ctx, g.conn, g.dir+"/"+g.gate)
+			err := retry.Do(ctx, g.conn, func() error { return g.conn.Delete(ctx, gate, gst.Version) })
+			switch {
+			case err == nil, errors.Is(err, zksim.ErrNoNode):
+				return nil
+			case errors.Is(err, zksim.ErrBadVersion):
+				continue // a late member joined: look again
+			default:
+				return err
+			}
 		}
 		idx := slices.Index(members, g.me)
 		var waitFor string
 		switch {
 		case len(members) == 1 && idx == 0:
-			return g.leaveLast(ctx, mePath)
+			done, err := g.leaveLast(ctx, mePath, gst.Version)
+			if err != nil || done {
+				return err
+			}
+			continue // a late member joined: look again
 		case idx == 0:
 			waitFor = members[len(members)-1]
 		default:
@@ -92,32 +155,36 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	}
 }
 
-// leaveLast deletes our node and the ready node in one multi, so a member
-// of the next round sees either both or neither.
-func (g *group) leaveLast(ctx context.Context, mePath string) error {
+// leaveLast deletes our node and the ready node (at version gateVersion)
+// in one multi, so a member of the next round sees either both or
+// neither. It reports false when the ready node's version changed: a late
+// member joined, and the caller must look again.
+func (g *group) leaveLast(ctx context.Context, mePath string, gateVersion int32) (bool, error) {
 	gate := g.dir + "/" + g.gate
 	for losses := 0; ; {
 		res, err := g.conn.Multi(ctx,
 			&zksim.DeleteOp{Path: mePath, Version: -1},
-			&zksim.DeleteOp{Path: gate, Version: -1})
+			&zksim.DeleteOp{Path: gate, Version: gateVersion})
 		switch {
 		case err == nil:
-			return nil
+			return true, nil
 		case errors.Is(err, zksim.ErrConnectionLoss):
 			if err := retry.Pause(ctx, g.conn, losses); err != nil {
-				return err
+				return false, err
 			}
 			losses++
 			gone, err := g.memberGone(ctx, mePath)
 			if err != nil || gone {
-				return err
+				return true, err
 			}
+		case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrBadVersion):
+			return false, nil
 		case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrNoNode):
-			return seqnode.Delete(ctx, g.conn, mePath) // no ready node
+			return true, seqnode.Delete(ctx, g.conn, mePath) // no ready node
 		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
-			return nil // our node is already gone
+			return true, nil // our node is already gone
 		default:
-			return err
+			return false, err
 		}
 	}
 }

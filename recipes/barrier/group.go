@@ -17,9 +17,12 @@ type group struct {
 	conn zksim.Conn
 	dir  string
 	gate string // the gate's name in dir: "ready" or "start"
-	size int
-	me   string // our member name, a GUID
-	acl  []zksim.ACL
+	// closes tells that the gate is deleted when the group has left (the
+	// double barrier's), so a member that arrives late must join it.
+	closes bool
+	size   int
+	me     string // our member name, a GUID
+	acl    []zksim.ACL
 }
 
 // newGroup checks the arguments of the constructor called what.
@@ -36,19 +39,32 @@ func newGroup(what string, conn zksim.Conn, dir, gate string, size int, opts []O
 // enter creates our member node and blocks until the gate exists: either
 // it was open already, or we complete the group and open it, or another
 // member does. On error it deletes our member node.
+//
+// A gate that closes (the double barrier's ready node) needs one more
+// step from a member whose node was created after the gate: the group was
+// already open and may be leaving, and a leaving member may have listed
+// the members before our node existed. Such a member joins by writing to
+// the gate (any version), which bumps its version after our node exists;
+// the last member to leave deletes the gate only at the version it read
+// before listing the members, so either it sees our node or its delete
+// fails and it looks again. A gate that is gone by then closed a round we
+// were too late for: we wait for the next one.
 func (g *group) enter(ctx context.Context) (err error) {
 	gate := g.dir + "/" + g.gate
 	// Watch the gate before joining, so its opening cannot be missed.
 	var (
 		open bool
+		gst  *zksim.Stat
 		w    <-chan zksim.Event
 	)
-	err = retry.Do(ctx, g.conn, func() error {
-		var err error
-		open, _, w, err = g.conn.ExistsW(ctx, gate)
-		return err
-	})
-	if err != nil {
+	look := func() error {
+		return retry.Do(ctx, g.conn, func() error {
+			var err error
+			open, gst, w, err = g.conn.ExistsW(ctx, gate)
+			return err
+		})
+	}
+	if err := look(); err != nil {
 		return err
 	}
 	defer func() {
@@ -58,47 +74,70 @@ func (g *group) enter(ctx context.Context) (err error) {
 			_ = seqnode.Delete(cctx, g.conn, g.dir+"/"+g.me)
 		}
 	}()
-	owned, _, err := seqnode.CreateOwned(ctx, g.conn, g.dir+"/"+g.me, nil, g.acl)
+	owned, mine, err := seqnode.CreateOwned(ctx, g.conn, g.dir+"/"+g.me, nil, g.acl)
 	if err != nil {
 		return err
 	}
 	if !owned {
 		return seqnode.ErrNotOwner
 	}
-	for !open {
-		members, err := g.members(ctx)
-		if err != nil {
-			return err
-		}
-		if len(members) >= g.size {
-			return g.open(ctx, gate)
-		}
-		if err := wait(ctx, w); err != nil {
-			return err
+	for {
+		if open {
+			if !g.closes || gst.Czxid > mine.Czxid {
+				return nil // our node was there when the gate opened
+			}
+			joined, err := g.join(ctx, gate)
+			if err != nil || joined {
+				return err
+			}
+		} else {
+			members, err := g.members(ctx)
+			if err != nil {
+				return err
+			}
+			if len(members) >= g.size {
+				created, err := g.open(ctx, gate)
+				if err != nil || created {
+					return err
+				}
+			} else if err := wait(ctx, w); err != nil {
+				return err
+			}
 		}
 		// The gate was created, or (it was deleted and) something else
 		// happened to it: look again, with a new watch.
-		err = retry.Do(ctx, g.conn, func() error {
-			var err error
-			open, _, w, err = g.conn.ExistsW(ctx, gate)
-			return err
-		})
-		if err != nil {
+		if err := look(); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
-// open creates the gate; a gate already there is fine.
-func (g *group) open(ctx context.Context, gate string) error {
-	return retry.Do(ctx, g.conn, func() error {
+// open creates the gate and reports whether we created it; a gate already
+// there is no error.
+func (g *group) open(ctx context.Context, gate string) (bool, error) {
+	created := false
+	err := retry.Do(ctx, g.conn, func() error {
 		_, err := g.conn.Create(ctx, gate, nil, zksim.ModePersistent, g.acl)
 		if errors.Is(err, zksim.ErrNodeExists) {
 			return nil
 		}
+		created = err == nil
 		return err
 	})
+	return created, err
+}
+
+// join writes to the open gate, after our member node exists, and reports
+// whether the gate was still there (we are a member of its round).
+func (g *group) join(ctx context.Context, gate string) (bool, error) {
+	err := retry.Do(ctx, g.conn, func() error {
+		_, err := g.conn.Set(ctx, gate, nil, -1)
+		return err
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // members lists the member nodes (every child but the gate), sorted by

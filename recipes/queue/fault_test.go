@@ -18,6 +18,7 @@ import (
 // faultCases put the queues under zkmem's faults.
 var faultCases = bt.Cases{
 	"FaultLostOfferReply":            testLostOfferReply,
+	"FaultLostOfferReplyItemTaken":   testLostOfferReplyItemTaken,
 	"FaultLostRemoveReply":           testLostRemoveReply,
 	"FaultQueueChaos":                testQueueChaos,
 	"FaultConsumerDiesMidItem":       testConsumerDiesMidItem,

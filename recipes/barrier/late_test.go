@@ -1,0 +1,205 @@
+package barrier_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// A member that arrives at a double barrier while its group is open and
+// leaving: what it saw of the ready node is stale by the time its member
+// node exists. These tests hold its create (and the last leaver's multi)
+// to put the other members' steps in between, on zkmem in a bubble.
+
+// hold stops the first call that reaches it until released.
+type hold struct {
+	once    sync.Once
+	reached chan struct{} // closed when a call reaches the hold
+	release chan struct{} // closed by the test to let it go on
+}
+
+func newHold() *hold { return &hold{reached: make(chan struct{}), release: make(chan struct{})} }
+
+func (h *hold) stop() {
+	first := false
+	h.once.Do(func() { first = true; close(h.reached) })
+	if first {
+		<-h.release
+	}
+}
+
+// heldConn holds its first ephemeral create (a member node) on create, and
+// its first multi (the last leaver's) on multi; either may be nil.
+type heldConn struct {
+	zksim.Conn
+	create, multi *hold
+}
+
+func (c *heldConn) Create(ctx context.Context, p string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	if c.create != nil && mode == zksim.ModeEphemeral {
+		c.create.stop()
+	}
+	return c.Conn.Create(ctx, p, data, mode, acl)
+}
+
+func (c *heldConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	if c.multi != nil {
+		c.multi.stop()
+	}
+	return c.Conn.Multi(ctx, ops...)
+}
+
+func goErr(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}
+
+func pending(t *testing.T, ch <-chan error, what string) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case err := <-ch:
+		t.Fatalf("%s returned %v; want it still blocked", what, err)
+	default:
+	}
+}
+
+// lateSetup starts a zkmem server in the bubble and returns a function
+// that opens a session wrapped in a heldConn.
+func lateSetup(t *testing.T) func(create, multi *hold) *heldConn {
+	srv := zkmem.NewServer(zkmem.Options{})
+	t.Cleanup(srv.Close)
+	return func(create, multi *hold) *heldConn {
+		c, err := srv.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return &heldConn{Conn: c, create: create, multi: multi}
+	}
+}
+
+// TestDoubleLateAfterRound: the late member saw the ready node, then the
+// whole group left before its node was created. It must not pass alone: it
+// waits for the next round.
+func TestDoubleLateAfterRound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, connect(nil, nil), dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+
+		h := newHold()
+		c := newDouble(t, connect(h, nil), dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		<-h.reached // c saw the ready node; its member node is not there yet
+		la := goErr(func() error { return a.Leave(ctx) })
+		must(t, "b.Leave", b.Leave(ctx))
+		must(t, "a.Leave", <-la)
+		close(h.release)
+		pending(t, ec, "Enter of a member that arrived after its round left")
+
+		d := newDouble(t, connect(nil, nil), dir, 2)
+		must(t, "d.Enter", d.Enter(ctx))
+		must(t, "c.Enter", <-ec)
+		lc := goErr(func() error { return c.Leave(ctx) })
+		must(t, "d.Leave", d.Leave(ctx))
+		must(t, "c.Leave", <-lc)
+	})
+}
+
+// TestDoubleLateWhileLeaving: the late member's node is created after the
+// last leaver listed the members and before it deletes the ready node. The
+// late member passes (it joined an open group), so the others' Leave must
+// wait for it.
+func TestDoubleLateWhileLeaving(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		last := newHold() // the multi of whichever of a and b leaves last
+		a, b := newDouble(t, connect(nil, last), dir, 2), newDouble(t, connect(nil, last), dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+
+		h := newHold()
+		c := newDouble(t, connect(h, nil), dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		<-h.reached
+		la := goErr(func() error { return a.Leave(ctx) })
+		lb := goErr(func() error { return b.Leave(ctx) })
+		<-last.reached // the last leaver listed only itself
+		close(h.release)
+		must(t, "c.Enter", <-ec)
+		close(last.release)
+		pending(t, la, "a.Leave while c is in")
+		pending(t, lb, "b.Leave while c is in")
+
+		must(t, "c.Leave", c.Leave(ctx))
+		must(t, "a.Leave", <-la)
+		must(t, "b.Leave", <-lb)
+	})
+}
+
+// TestDoubleNextRoundWhileLeaving: a member of the next round arrives
+// (the ready node is gone) while a member of the last round, disconnected,
+// has not seen the round end. Once back, that member must leave, not wait
+// for the newcomer, which waits for its own round.
+func TestDoubleNextRoundWhileLeaving(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		last := newHold()
+		conns := []*heldConn{connect(nil, last), connect(nil, last)}
+		a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+		left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
+		<-last.reached // the last leaver listed only itself
+		synctest.Wait()
+		// The other one deleted its node and waits for the last one's.
+		children, _, err := conns[0].Children(ctx, dir)
+		must(t, "children", err)
+		if len(children) != 2 { // the last leaver's node and ready
+			t.Fatalf("children %v", children)
+		}
+		lastOne := 0
+		for _, ch := range children {
+			if ch == "ready" {
+				continue
+			}
+			_, st, err := conns[0].Exists(ctx, dir+"/"+ch)
+			must(t, "exists", err)
+			if st.EphemeralOwner != conns[0].SessionID() {
+				lastOne = 1
+			}
+		}
+		other := 1 - lastOne
+		mem := conns[other].Conn.(*zkmem.Conn)
+		mem.Server().Control(mem.SessionID()).Disconnect()
+		close(last.release)
+		must(t, "Leave of the last member", <-left[lastOne])
+
+		c := newDouble(t, connect(nil, nil), dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		pending(t, ec, "Enter of the next round's first member")
+		must(t, "reconnect", mem.Server().Control(mem.SessionID()).Reconnect())
+		must(t, "Leave of the member that was away", <-left[other])
+		pending(t, ec, "Enter of the next round's first member")
+
+		d := newDouble(t, connect(nil, nil), dir, 2)
+		must(t, "d.Enter", d.Enter(ctx))
+		must(t, "c.Enter", <-ec)
+	})
+}
