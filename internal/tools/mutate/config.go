@@ -91,7 +91,10 @@ func packageDirs(root string, args []string, exclude *regexp.Regexp) ([]string, 
 		return nil
 	}
 	for _, a := range args {
-		a = strings.TrimPrefix(a, "./")
+		a = strings.TrimPrefix(filepath.ToSlash(a), "./")
+		if a == "..." {
+			a = "./..."
+		}
 		base, recursive := strings.CutSuffix(a, "/...")
 		if !recursive {
 			if err := addDir(a); err != nil {

@@ -55,7 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.equivalent, "equivalent", "internal/tools/mutate/equivalent.txt", "file of equivalent mutant ids with reasons")
 	fs.StringVar(&o.jsonPath, "json", "", "write the report as JSON to this file (rewritten after each mutant)")
 	fs.BoolVar(&o.baseline, "baseline", true, "first run each test pattern on the unmutated code; stop if it fails")
-	fs.StringVar(&o.killerFlags, "killer-flags", "", "extra space-separated flags for the test binary, e.g. -rapid.checks=100")
+	fs.StringVar(&o.killerFlags, "killer-flags", "-rapid.nofailfile", "extra space-separated flags for the test binary (the default keeps rapid from writing fail files into the tree)")
 	fs.StringVar(&o.root, "root", ".", "the module root")
 	fs.StringVar(&o.outDir, "out", "", "keep each killer's output in this directory")
 	fs.Usage = func() {
@@ -103,7 +103,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		all = append(all, ms...)
 	}
-	equiv, err := readEquivalent(filepath.Join(root, o.equivalent))
+	eqPath := o.equivalent
+	if eqPath != "" && !filepath.IsAbs(eqPath) {
+		eqPath = filepath.Join(root, eqPath)
+	}
+	equiv, err := readEquivalent(eqPath)
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,11 @@ func (rep *Report) writeText(w io.Writer) {
 			if r.Shrunk >= 0 {
 				shrunk = fmt.Sprint(r.Shrunk)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, checks, shrunk, r.Desc)
+			change := r.Desc
+			if r.Reason != "" {
+				change += " (" + r.Reason + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, checks, shrunk, change)
 		}
 		tw.Flush()
 	}

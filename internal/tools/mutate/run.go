@@ -117,7 +117,7 @@ type runOutcome struct {
 func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, k.timeout)
 	defer cancel()
-	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-rapid.nofailfile"}, k.args...)
+	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast"}, k.args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(k.root, k.pkg)
 	cmd.WaitDelay = 5 * time.Second
@@ -218,8 +218,13 @@ func parseFailure(out string) (checks, shrunk int, failure string) {
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "--- FAIL") || strings.Contains(t, "VIOLATION") {
+		if strings.HasPrefix(t, "panic:") || strings.Contains(t, "VIOLATION") {
 			return checks, shrunk, t
+		}
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "--- FAIL") && i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+			return checks, shrunk, strings.TrimSpace(lines[i+1])
 		}
 	}
 	return checks, shrunk, firstLine(out)
