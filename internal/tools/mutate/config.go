@@ -12,12 +12,18 @@ import (
 	"strings"
 )
 
-// defaultMap sends each recipe package to the property tests of its
-// machines; the shared packages (the root and internal/) to all of them.
-const defaultMap = "recipes/lock=^TestLock;" +
+// defaultMap sends each recipe package to the property tests of the
+// machines that use it (go list -deps): lock and election use the root
+// package, contend and hold; every family uses retry and seqnode.
+const defaultMap = "recipes=^Test(Lock|Election);" +
+	"recipes/lock=^TestLock;" +
 	"recipes/election=^TestElection;" +
 	"recipes/queue=^TestQueue;" +
 	"recipes/barrier=^TestBarrier;" +
+	"recipes/internal/contend=^Test(Lock|Election);" +
+	"recipes/internal/hold=^Test(Lock|Election);" +
+	"recipes/internal/retry=^Test(Lock|Election|Queue|Barrier);" +
+	"recipes/internal/seqnode=^Test(Lock|Election|Queue|Barrier);" +
 	"*=^Test(Lock|Election|Queue|Barrier)"
 
 // testMap says which tests of the killer run for a mutant of a package.
