@@ -31,12 +31,20 @@
 //
 //	killed / (total - equivalent - uncompilable)
 //
-// and a timeout counts as not killed. For a killed mutant the report gives
+// (a mutant an interrupted run did not reach is "not run" and left out
+// too), and a timeout counts as not killed. For a killed mutant the report gives
 // the time to kill (the killer's run, not its build, shrinking included),
 // how many checks rapid ran before the failure, and the length of the
 // shrunk failing schedule: the number of "[rapid] draw action" lines rapid
 // printed when it replayed the minimal failure.
 //
 // -list lists the mutants without running them; -sample N with -seed S
-// runs a deterministic subset; -only runs the mutants with the given ids.
+// runs a deterministic subset (the same for the same mutants and seed);
+// -only runs the mutants with the given ids; -out keeps each killer's
+// output; -json writes the report as JSON, after every mutant, so an
+// interrupted run keeps what it measured. After reviewing survivors, add
+// the equivalent ones to the -equivalent file and report again without
+// running anything:
+//
+//	go run ./internal/tools/mutate -rescore /tmp/mutants.json
 package main

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,6 +39,7 @@ type options struct {
 	killerFlags string
 	root        string
 	outDir      string
+	rescore     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
@@ -58,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.killerFlags, "killer-flags", "-rapid.nofailfile", "extra space-separated flags for the test binary (the default keeps rapid from writing fail files into the tree)")
 	fs.StringVar(&o.root, "root", ".", "the module root")
 	fs.StringVar(&o.outDir, "out", "", "keep each killer's output in this directory")
+	fs.StringVar(&o.rescore, "rescore", "", "run nothing: read this JSON report, apply the -equivalent file again and report")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./internal/tools/mutate [flags] packages (e.g. ./recipes/...)\n")
 		fs.PrintDefaults()
@@ -81,6 +84,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.rescore != "" {
+		return rescore(o, root, stdout, stderr)
+	}
 	tm, err := parseMap(o.mapping)
 	if err != nil {
 		return err
@@ -103,11 +109,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		all = append(all, ms...)
 	}
-	eqPath := o.equivalent
-	if eqPath != "" && !filepath.IsAbs(eqPath) {
-		eqPath = filepath.Join(root, eqPath)
-	}
-	equiv, err := readEquivalent(eqPath)
+	equiv, err := readEquivalent(o.equivalentPath(root))
 	if err != nil {
 		return err
 	}
@@ -252,4 +254,48 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
+}
+
+// equivalentPath is the -equivalent file, relative to the module root
+// unless absolute.
+func (o *options) equivalentPath(root string) string {
+	if o.equivalent == "" || filepath.IsAbs(o.equivalent) {
+		return o.equivalent
+	}
+	return filepath.Join(root, o.equivalent)
+}
+
+// rescore reads the JSON report o.rescore, marks the mutants the
+// -equivalent file lists as equivalent (and those it no longer lists as
+// not run), and reports again: for survivors reviewed after a run.
+func rescore(o *options, root string, stdout, stderr io.Writer) error {
+	data, err := os.ReadFile(o.rescore)
+	if err != nil {
+		return err
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("%s: %w", o.rescore, err)
+	}
+	equiv, err := readEquivalent(o.equivalentPath(root))
+	if err != nil {
+		return err
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if reason, ok := equiv[r.ID]; ok {
+			r.Status, r.Reason = Equivalent, reason
+		} else if r.Status == Equivalent {
+			fmt.Fprintf(stderr, "mutate: %s is no longer listed as equivalent and was not run\n", r.ID)
+			r.Status, r.Reason = NotRun, ""
+		}
+	}
+	rep.summarize()
+	if o.jsonPath != "" {
+		if err := rep.writeJSON(o.jsonPath); err != nil {
+			return err
+		}
+	}
+	rep.writeText(stdout)
+	return nil
 }

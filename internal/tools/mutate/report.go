@@ -165,20 +165,20 @@ func (rep *Report) writeText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n## Summary\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "package\ttotal\tkilled\tsurvived\ttimeout\tuncompilable\tequivalent\tscore\t")
+	fmt.Fprintln(tw, "package\ttotal\tkilled\tsurvived\ttimeout\tuncompilable\tequivalent\tnot run\tscore\t")
 	row := func(name string, c Counts) {
 		score := "-"
 		if c.Score >= 0 {
 			score = fmt.Sprintf("%.1f%%", c.Score)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", name, c.Total, c.Killed, c.Survived, c.Timeout, c.Uncompilable, c.Equivalent, score)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", name, c.Total, c.Killed, c.Survived, c.Timeout, c.Uncompilable, c.Equivalent, c.NotRun, score)
 	}
 	for _, p := range pkgs {
 		row(p, rep.Packages[p])
 	}
 	row("all", rep.Summary)
 	tw.Flush()
-	fmt.Fprintf(w, "\nscore = killed / (total - equivalent - uncompilable); a timeout is not a kill\n")
+	fmt.Fprintf(w, "\nscore = killed / (total - equivalent - uncompilable - not run); a timeout is not a kill\n")
 	fmt.Fprintf(w, "time to kill (s): %s\n", rep.KillTime.format("%.1f", "s"))
 	fmt.Fprintf(w, "shrunk schedule (actions): %s\n", rep.Shrunk.format("%.0f", ""))
 }

@@ -129,6 +129,30 @@ func TestRunReports(t *testing.T) {
 	if !strings.Contains(stdout.String(), "n == max returns max") || !strings.Contains(stdout.String(), "50.0%") {
 		t.Errorf("report lacks the equivalent's reason or the score:\n%s", stdout.String())
 	}
+
+	// Reviewed after the run: the survivor is marked equivalent too.
+	if err := os.WriteFile(eq, []byte("tiny/tiny.go:26:2:remove-call note does nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run([]string{"-root", fixture, "-equivalent", eq, "-rescore", jsonPath, "-json", jsonPath}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = Report{}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	want = Counts{Total: 4, Killed: 1, Uncompilable: 1, Equivalent: 1, NotRun: 1, Score: 100}
+	if rep.Summary != want {
+		t.Errorf("rescored summary %+v, want %+v", rep.Summary, want)
+	}
+	if !strings.Contains(stdout.String(), "note does nothing") {
+		t.Errorf("rescored report lacks the new reason:\n%s", stdout.String())
+	}
 }
 
 // rapidFailure is what the property suite prints when rapid shrinks a
