@@ -29,11 +29,11 @@
 // a reason per line) is equivalent: no test can tell it from the original,
 // and it is left out of the score. The score is
 //
-//	killed / (total - equivalent - uncompilable)
+//	killed / (total - equivalent - uncompilable - not run)
 //
-// (a mutant an interrupted run did not reach is "not run" and left out
-// too), and a timeout counts as not killed. For a killed mutant the report gives
-// the time to kill (the killer's run, not its build, shrinking included),
+// where "not run" are the mutants an interrupted run did not reach; a
+// timeout counts as not killed. For a killed mutant the report gives the
+// time to kill (the killer's run, not its build, shrinking included),
 // how many checks rapid ran before the failure, and the length of the
 // shrunk failing schedule: the number of "[rapid] draw action" lines rapid
 // printed when it replayed the minimal failure.
