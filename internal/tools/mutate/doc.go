@@ -42,9 +42,11 @@
 // runs a deterministic subset (the same for the same mutants and seed);
 // -only runs the mutants with the given ids; -out keeps each killer's
 // output; -json writes the report as JSON, after every mutant, so an
-// interrupted run keeps what it measured. After reviewing survivors, add
-// the equivalent ones to the -equivalent file and report again without
-// running anything:
+// interrupted run keeps what it measured; -resume takes the mutants a
+// saved report already measured from it (a larger -sample with the same
+// -seed holds the smaller one, so it can grow a run). After reviewing
+// survivors, add the equivalent ones to the -equivalent file and report
+// again without running anything:
 //
 //	go run ./internal/tools/mutate -rescore /tmp/mutants.json
 package main

@@ -40,6 +40,7 @@ type options struct {
 	root        string
 	outDir      string
 	rescore     string
+	resume      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
@@ -60,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.killerFlags, "killer-flags", "-rapid.nofailfile", "extra space-separated flags for the test binary (the default keeps rapid from writing fail files into the tree)")
 	fs.StringVar(&o.root, "root", ".", "the module root")
 	fs.StringVar(&o.outDir, "out", "", "keep each killer's output in this directory")
+	fs.StringVar(&o.resume, "resume", "", "take the results of mutants already measured from this JSON report instead of running them again")
 	fs.StringVar(&o.rescore, "rescore", "", "run nothing: read this JSON report, apply the -equivalent file again and report")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: go run ./internal/tools/mutate [flags] packages (e.g. ./recipes/...)\n")
@@ -179,10 +181,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	done := map[string]Result{}
+	if o.resume != "" {
+		prev, err := readReport(o.resume)
+		if err != nil {
+			return err
+		}
+		for _, r := range prev.Results {
+			switch r.Status {
+			case Killed, Survived, Timeout, Uncompilable:
+				done[r.ID] = r
+			}
+		}
+	}
 	for i, m := range chosen {
 		if reason, ok := equiv[m.ID]; ok {
 			rep.Results = append(rep.Results, Result{Mutant: m, Status: Equivalent, Reason: reason, Checks: -1, Shrunk: -1})
 			fmt.Fprintf(stderr, "[%d/%d] %s: equivalent\n", i+1, len(chosen), m.ID)
+			continue
+		}
+		if r, ok := done[m.ID]; ok && r.Desc == m.Desc {
+			r.Mutant = m
+			rep.Results = append(rep.Results, r)
+			fmt.Fprintf(stderr, "[%d/%d] %s: %s (from %s)\n", i+1, len(chosen), m.ID, r.Status, o.resume)
 			continue
 		}
 		pat, err := tm.pattern(m.Pkg)
@@ -269,13 +290,9 @@ func (o *options) equivalentPath(root string) string {
 // -equivalent file lists as equivalent (and those it no longer lists as
 // not run), and reports again: for survivors reviewed after a run.
 func rescore(o *options, root string, stdout, stderr io.Writer) error {
-	data, err := os.ReadFile(o.rescore)
+	rep, err := readReport(o.rescore)
 	if err != nil {
 		return err
-	}
-	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return fmt.Errorf("%s: %w", o.rescore, err)
 	}
 	equiv, err := readEquivalent(o.equivalentPath(root))
 	if err != nil {
@@ -298,4 +315,17 @@ func rescore(o *options, root string, stdout, stderr io.Writer) error {
 	}
 	rep.writeText(stdout)
 	return nil
+}
+
+// readReport reads a JSON report.
+func readReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	if err := json.Unmarshal(data, rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rep, nil
 }

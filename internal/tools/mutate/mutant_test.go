@@ -202,6 +202,10 @@ func TestSampleIsDeterministic(t *testing.T) {
 	if c := ids(sample(all, 7, 43)); slices.Equal(a, c) {
 		t.Errorf("seeds 42 and 43 chose the same sample %q", a)
 	}
+	// A larger sample with the same seed holds the smaller one.
+	if larger := ids(sample(all, 12, 42)); !isSubset(a, larger) {
+		t.Errorf("sample of 12 %q does not hold the sample of 7 %q", larger, a)
+	}
 	if got := sample(all, 0, 1); len(got) != len(all) {
 		t.Errorf("sample 0 = %d mutants, want all %d", len(got), len(all))
 	}
@@ -226,4 +230,13 @@ func TestReadEquivalent(t *testing.T) {
 	if got, err := readEquivalent(filepath.Join(dir, "missing")); err != nil || len(got) != 0 {
 		t.Errorf("a missing file: %v, %v", got, err)
 	}
+}
+
+func isSubset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -130,6 +130,18 @@ func TestRunReports(t *testing.T) {
 		t.Errorf("report lacks the equivalent's reason or the score:\n%s", stdout.String())
 	}
 
+	// Resumed: nothing is run again, and the results are the same.
+	stdout.Reset()
+	stderr.Reset()
+	resumed := filepath.Join(dir, "resumed.json")
+	if err := run([]string{"-root", fixture, "-killer-flags", "", "-killer", "./tinytest", "-map", "*=^TestClamp$", "-equivalent", eq, "-json", resumed, "-baseline=false",
+		"-resume", jsonPath, "-timeout", "1ns", "-only", "tiny/tiny.go:13:13:return-nil,tiny/tiny.go:26:2:remove-call", "./..."}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := readReport(resumed); err != nil || again.Summary.Killed != 1 || again.Summary.Survived != 1 {
+		t.Errorf("resumed: %+v, %v\n%s", again.Summary, err, stderr.String())
+	}
+
 	// Reviewed after the run: the survivor is marked equivalent too.
 	if err := os.WriteFile(eq, []byte("tiny/tiny.go:26:2:remove-call note does nothing\n"), 0o644); err != nil {
 		t.Fatal(err)
