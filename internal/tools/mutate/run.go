@@ -115,9 +115,12 @@ type runOutcome struct {
 // run runs the test binary bin with -test.run pattern in the killer's
 // package directory, stopping it after the timeout.
 func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, error) {
-	ctx, cancel := context.WithTimeout(ctx, k.timeout)
+	// The test binary's own -test.timeout fires first and prints every
+	// goroutine's stack, which shows where a mutant hangs; the context is
+	// the backstop.
+	ctx, cancel := context.WithTimeout(ctx, k.timeout+10*time.Second)
 	defer cancel()
-	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast"}, k.args...)
+	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + k.timeout.String()}, k.args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(k.root, k.pkg)
 	cmd.WaitDelay = 5 * time.Second
@@ -127,7 +130,8 @@ func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, erro
 	err := cmd.Run()
 	o := runOutcome{elapsed: time.Since(start), output: out.String()}
 	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
+		strings.Contains(o.output, "panic: test timed out after"):
 		o.timedOut = true
 	case err == nil:
 		o.passed = true
@@ -176,6 +180,7 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 	switch {
 	case o.timedOut:
 		r.Status = Timeout
+		r.Failure = stuckTest(o.output)
 	case o.passed:
 		r.Status = Survived
 	default:
@@ -236,4 +241,14 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// stuckTest returns the test a timed-out binary was running, from the
+// "running tests:" list the testing package prints, or "" if none.
+func stuckTest(out string) string {
+	_, after, ok := strings.Cut(out, "running tests:\n")
+	if !ok {
+		return ""
+	}
+	return "timed out in " + firstLine(after)
 }

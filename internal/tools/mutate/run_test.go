@@ -69,13 +69,13 @@ func TestOverlayKillsSurvivesAndFailsToBuild(t *testing.T) {
 }
 
 func TestKillerTimeout(t *testing.T) {
-	k := fixtureKiller(t, time.Nanosecond)
-	r, err := k.mutant(context.Background(), fixtureMutant(t, "tiny/tiny.go:26:2:remove-call"), "^TestClamp$")
+	k := fixtureKiller(t, time.Second)
+	r, err := k.mutant(context.Background(), fixtureMutant(t, "tiny/tiny.go:26:2:remove-call"), "^TestHang$")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != Timeout {
-		t.Errorf("status %s, want timeout", r.Status)
+	if r.Status != Timeout || !strings.HasPrefix(r.Failure, "timed out in TestHang") {
+		t.Errorf("status %s (%q), want timeout in TestHang", r.Status, r.Failure)
 	}
 }
 
