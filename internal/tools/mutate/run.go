@@ -180,7 +180,7 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 	switch {
 	case o.timedOut:
 		r.Status = Timeout
-		r.Failure = stuckTest(o.output)
+		r.Failure = stuckTest(o.output, m.File)
 	case o.passed:
 		r.Status = Survived
 	default:
@@ -243,12 +243,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// stuckTest returns the test a timed-out binary was running, from the
-// "running tests:" list the testing package prints, or "" if none.
-func stuckTest(out string) string {
-	_, after, ok := strings.Cut(out, "running tests:\n")
-	if !ok {
-		return ""
+// stuckTest says where a timed-out binary was: the test it was running,
+// from the "running tests:" list the testing package prints, and the
+// first stack frame in file (the mutated file), from the stacks it dumps.
+func stuckTest(out, file string) string {
+	var parts []string
+	if _, after, ok := strings.Cut(out, "running tests:\n"); ok {
+		parts = append(parts, "timed out in "+firstLine(after))
 	}
-	return "timed out in " + firstLine(after)
+	for l := range strings.Lines(out) {
+		if i := strings.Index(l, "/"+file+":"); i >= 0 {
+			frame, _, _ := strings.Cut(l[i+1:], " ")
+			parts = append(parts, "stuck at "+strings.TrimSpace(frame))
+			break
+		}
+	}
+	return strings.Join(parts, ", ")
 }

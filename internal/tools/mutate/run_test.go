@@ -208,3 +208,15 @@ func TestDistribution(t *testing.T) {
 		t.Errorf("format: %s", s)
 	}
 }
+
+func TestStuckTest(t *testing.T) {
+	out := "panic: test timed out after 1m0s\n\trunning tests:\n\t\tTestQueueFIFO (1m0s)\n\ngoroutine 7 [running]:\n" +
+		"github.com/zksim/zksim/recipes/queue.(*core).list(0x203e904d6de0)\n\t/work/wt/x/recipes/queue/core.go:38 +0xe7\n" +
+		"\t/work/wt/x/recipes/queue/core.go:134 +0x35\n"
+	if got, want := stuckTest(out, "recipes/queue/core.go"), "timed out in TestQueueFIFO (1m0s), stuck at recipes/queue/core.go:38"; got != want {
+		t.Errorf("stuckTest = %q, want %q", got, want)
+	}
+	if got := stuckTest("panic: test timed out after 1m0s\n", "a.go"); got != "" {
+		t.Errorf("stuckTest with nothing to say = %q", got)
+	}
+}
