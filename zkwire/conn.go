@@ -259,6 +259,9 @@ func (c *conn) handshake() bool {
 		return true
 	}
 	ws := c.srv.session(req.SessionID)
+	if ws != nil && !ws.waitIfPaused(c.done) {
+		return false // a paused session's server hears no reconnect either
+	}
 	valid := ws != nil && subtle.ConstantTimeCompare(req.Passwd, c.srv.password(req.SessionID)) == 1
 	if valid {
 		c.sess.Store(ws)

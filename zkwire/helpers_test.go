@@ -2,6 +2,7 @@ package zkwire_test
 
 import (
 	"io"
+	"os"
 	"log"
 	"testing"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"github.com/zksim/zksim/zkwire"
 )
 
-var quiet = zk.WithLogger(log.New(io.Discard, "", 0))
+var quiet = zk.WithLogger(log.New(logw(), "", log.Lmicroseconds))
 
 // dial connects a go-zookeeper client and waits for its session.
 func dial(t *testing.T, addr string, timeout time.Duration) (*zk.Conn, <-chan zk.Event) {
@@ -58,4 +59,11 @@ func control(t *testing.T, srv *zkwire.TestServer, id int64) *zkwire.Control {
 		t.Fatal(err)
 	}
 	return ctl
+}
+
+func logw() io.Writer {
+	if os.Getenv("ZKLOG") != "" {
+		return os.Stderr
+	}
+	return io.Discard
 }
