@@ -101,7 +101,7 @@ func toRemote(op int32, rec jute.Record) (*zkmem.RemoteRequest, bool) {
 	case *jute.PathRequest:
 		name := map[int32]string{jute.OpGetACL: zkmem.OpGetACL, jute.OpSync: zkmem.OpSync,
 			jute.OpGetAllChildrenNumber: zkmem.OpGetAllChildrenNumber,
-			jute.OpGetEphemerals: zkmem.OpGetEphemerals, jute.OpDeleteContainer: zkmem.OpDeleteCont}[op]
+			jute.OpGetEphemerals:        zkmem.OpGetEphemerals, jute.OpDeleteContainer: zkmem.OpDeleteCont}[op]
 		return &zkmem.RemoteRequest{Op: name, Path: r.Path}, true
 	case *jute.SetACLRequest:
 		return &zkmem.RemoteRequest{Op: zkmem.OpSetACL, Path: r.Path, ACL: toACL(r.ACL), Version: r.Version}, true

@@ -2,8 +2,8 @@ package zkwire_test
 
 import (
 	"io"
-	"os"
 	"log"
+	"os"
 	"testing"
 	"time"
 
