@@ -354,7 +354,7 @@ func (s *Server) doRemote(sess *session, req *RemoteRequest, resp *RemoteRespons
 			resp.Err = zksim.ErrNoWatcher
 		}
 	case OpCloseSession:
-		sess.connected = false
+		// The session's own watches fire before the close completes.
 		s.endSession(sess)
 		delete(s.conns, sess.owner)
 	default:
