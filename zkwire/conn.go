@@ -29,10 +29,15 @@ type conn struct {
 
 	sess atomic.Pointer[session]
 
-	mu      sync.Mutex
-	q       []frame
-	closing bool
-	wake    chan struct{}
+	mu        sync.Mutex
+	q         []frame
+	closing   bool
+	inRequest bool // the reader is running a request and drains after it
+	wake      chan struct{}
+
+	wmu   sync.Mutex // held while a batch is written
+	bw    *bufio.Writer
+	batch []frame
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -61,6 +66,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		remote: nc.RemoteAddr().String(),
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
+		bw:     bufio.NewWriterSize(nc, 32<<10),
 		done:   make(chan struct{}),
 	}
 	c.lastOp.Store("NA")
@@ -92,42 +98,61 @@ func (c *conn) enqueue(b []byte, closeAfter bool) {
 	if closeAfter {
 		c.closing = true // nothing after the last frame
 	}
+	// While the reader runs a request it sends what is queued itself when
+	// done (see drain): no goroutine to wake for a reply.
+	wake := !c.inRequest
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// drain writes out what is queued, in order, and reports whether the
+// connection goes on. The reader calls it after a request, the writer
+// goroutine when woken; wmu makes the two take and write batches one at a
+// time, so frames leave in the order they were queued.
+func (c *conn) drain() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	c.batch, c.q = c.q, c.batch[:0]
+	c.mu.Unlock()
+	if len(c.batch) == 0 {
+		return true
+	}
+	for i, f := range c.batch {
+		if _, err := c.bw.Write(f.b); err != nil {
+			c.close()
+			return false
+		}
+		c.sent.Add(1)
+		c.srv.sent.Add(1)
+		if f.closeAfter {
+			c.bw.Flush()
+			c.close()
+			return false
+		}
+		c.batch[i] = frame{}
+	}
+	if c.bw.Flush() != nil {
+		c.close()
+		return false
+	}
+	return true
 }
 
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
-	bw := bufio.NewWriterSize(c.nc, 32<<10)
-	var batch []frame
 	for {
 		select {
 		case <-c.wake:
 		case <-c.done:
 			return
 		}
-		c.mu.Lock()
-		batch, c.q = c.q, batch[:0]
-		c.mu.Unlock()
-		for i, f := range batch {
-			if _, err := bw.Write(f.b); err != nil {
-				c.close()
-				return
-			}
-			c.sent.Add(1)
-			c.srv.sent.Add(1)
-			if f.closeAfter {
-				bw.Flush()
-				c.close()
-				return
-			}
-			batch[i] = frame{}
-		}
-		if bw.Flush() != nil {
-			c.close()
+		if !c.drain() {
 			return
 		}
 	}
@@ -164,11 +189,37 @@ func (c *conn) readLoop() {
 		if !ws.waitIfPaused(c.done) {
 			return
 		}
-		if !c.handle(buf) {
+		c.mu.Lock()
+		c.inRequest = true
+		c.mu.Unlock()
+		more := c.handle(buf)
+		c.mu.Lock()
+		c.inRequest = false
+		c.mu.Unlock()
+		if !more {
+			c.drainOrWake()
 			return
+		}
+		if c.br.Buffered() == 0 && !c.drain() {
+			return
+		} else if c.br.Buffered() > 0 {
+			c.drainOrWake() // more requests already here: let the writer send
 		}
 		if cap(buf) > 64<<10 {
 			buf = nil // do not keep a big frame's buffer
+		}
+	}
+}
+
+// drainOrWake hands what is queued to the writer goroutine.
+func (c *conn) drainOrWake() {
+	c.mu.Lock()
+	n := len(c.q)
+	c.mu.Unlock()
+	if n > 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
 		}
 	}
 }
