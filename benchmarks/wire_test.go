@@ -230,6 +230,63 @@ func BenchmarkWireThroughput(b *testing.B) {
 	}
 }
 
+// BenchmarkWirePipelined measures the server without a client library's
+// limits: one connection, a raw client that keeps up to 512 getData
+// requests outstanding, written in batches, and reads the replies.
+func BenchmarkWirePipelined(b *testing.B) {
+	for _, be := range wireBackends() {
+		b.Run(be.name, func(b *testing.B) {
+			nc, err := net.Dial("tcp", be.addr(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer nc.Close()
+			nc.Write(jute.AppendFrame(nil, &jute.ConnectRequest{TimeOut: 30000, Passwd: make([]byte, 16)}))
+			br := bufio.NewReaderSize(nc, 64<<10)
+			if _, err := jute.ReadFrame(br, 1<<20, nil); err != nil {
+				b.Fatal(err)
+			}
+			const window = 512
+			credit := make(chan struct{}, window)
+			for i := 0; i < window; i++ {
+				credit <- struct{}{}
+			}
+			n := b.N
+			errc := make(chan error, 1)
+			go func() {
+				var buf []byte
+				for i := 0; i < n; i++ {
+					var err error
+					if buf, err = jute.ReadFrame(br, 1<<20, buf); err != nil {
+						errc <- err
+						return
+					}
+					credit <- struct{}{}
+				}
+				errc <- nil
+			}()
+			start := time.Now()
+			bw := bufio.NewWriterSize(nc, 64<<10)
+			var frame []byte
+			for i := 0; i < n; i++ {
+				select {
+				case <-credit:
+				default:
+					bw.Flush()
+					<-credit
+				}
+				frame = jute.AppendFrame(frame[:0], &jute.RequestHeader{Xid: int32(i + 1), Type: jute.OpGetData}, &jute.PathWatchRequest{Path: "/"})
+				bw.Write(frame)
+			}
+			bw.Flush()
+			if err := <-errc; err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "ops/s")
+		})
+	}
+}
+
 // BenchmarkWireSessions holds 10,000 sessions open on the wire server,
 // their clients in another process (this test binary, re-run), and
 // reports the server's memory per session: heap and goroutine stacks in
@@ -257,10 +314,11 @@ func BenchmarkWireSessions(b *testing.B) {
 			b.Fatalf("%d sessions live, want %d", n, sessions)
 		}
 		after := memInUse()
+		goroutines := runtime.NumGoroutine()
 		stdin.Close()
 		cmd.Wait()
 		b.ReportMetric(float64(after-before)/sessions, "B/session")
-		b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
+		b.ReportMetric(float64(goroutines), "goroutines")
 		b.ReportMetric(took.Seconds(), "s-to-open")
 	}
 }

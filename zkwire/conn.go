@@ -61,12 +61,12 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		srv:    s,
 		nc:     nc,
-		br:     bufio.NewReaderSize(nc, 16<<10),
+		br:     bufio.NewReaderSize(nc, 4<<10),
 		seq:    connSeq.Add(1),
 		remote: nc.RemoteAddr().String(),
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
-		bw:     bufio.NewWriterSize(nc, 32<<10),
+		bw:     bufio.NewWriterSize(nc, 4<<10),
 		done:   make(chan struct{}),
 	}
 	c.lastOp.Store("NA")
