@@ -405,9 +405,9 @@ func (c *conn) multiRead(reads []*zkmem.Request) zkmem.Response {
 			out.Results[i] = jute.MultiResult{Type: jute.OpGetData, Rec: &jute.GetDataResponse{Data: r.Data, Stat: fromStat(r.Stat)}}
 		}
 	}
-	zxid := c.cur.collected[len(reads)-1].Zxid
-	if len(reads) == 0 {
-		zxid = c.srv.zk.LastZxid()
+	zxid := c.srv.zk.LastZxid() // an empty multiRead
+	if len(reads) > 0 {
+		zxid = c.cur.collected[len(reads)-1].Zxid
 	}
 	c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: c.cur.xid, Zxid: zxid}, out), false)
 	c.cur.replied = true
