@@ -13,6 +13,8 @@ type backend struct {
 	name    string
 	addr    string // host:port, ZK_ADDR
 	control string // control URL, ZKSIM_CONTROL; "" for a real ZooKeeper
+
+	extraEnv []string // more KEY=value for the programs, after the rest
 }
 
 // env is the environment of a client program: this process's, with
@@ -29,7 +31,7 @@ func (b backend) env() []string {
 	if b.control != "" {
 		env = append(env, "ZKSIM_CONTROL="+b.control)
 	}
-	return env
+	return append(env, b.extraEnv...)
 }
 
 // backends are the servers every client program runs against, each
