@@ -1,0 +1,163 @@
+package zkwire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/zkwire/jute"
+)
+
+// ErrUnknownSession is returned for a session id the server does not know
+// or that is no longer alive.
+var ErrUnknownSession = errors.New("zkwire: unknown session")
+
+// ErrUnknownOp is returned for an op name ZooKeeper does not have.
+var ErrUnknownOp = errors.New("zkwire: unknown op name")
+
+// Control is the fault control handle of one session: what the server
+// does to it and to its client's connection.
+type Control struct {
+	ws *session
+}
+
+// Control returns the control handle of the live session id.
+func (s *Server) Control(id int64) (*Control, error) {
+	ws := s.session(id)
+	if ws == nil || !ws.rs.Alive() {
+		return nil, fmt.Errorf("%w: 0x%x", ErrUnknownSession, id)
+	}
+	return &Control{ws: ws}, nil
+}
+
+// SessionID returns the id of the session.
+func (c *Control) SessionID() int64 { return c.ws.id }
+
+// Expire makes the server expire the session now: its ephemerals go in one
+// transaction, other sessions' watches fire, and its connection closes; the
+// client learns when it reconnects.
+func (c *Control) Expire() { c.ws.expire() }
+
+// Disconnect closes the session's connection; the session lives until its
+// timeout, and the client may resume it from a new connection.
+func (c *Control) Disconnect() {
+	if conn := c.ws.current(); conn != nil {
+		conn.close()
+	}
+}
+
+// LoseNextReply arms a lost reply: the next request with the op name given
+// (ZooKeeper's: "create", "getData", "multi"...; "" for any op but ping)
+// is applied by the server, then the connection closes before its reply.
+func (c *Control) LoseNextReply(op string) error { return c.arm(op, true) }
+
+// DropNextRequest arms a dropped request: the next request with the op
+// name given ("" for any op but ping) is not applied, and the connection
+// closes.
+func (c *Control) DropNextRequest(op string) error { return c.arm(op, false) }
+
+func (c *Control) arm(op string, lose bool) error {
+	code := anyOp
+	if op != "" {
+		var ok bool
+		if code, ok = jute.OpByName(op); !ok {
+			return fmt.Errorf("%w: %q", ErrUnknownOp, op)
+		}
+	}
+	c.ws.arm(code, lose)
+	return nil
+}
+
+// Pause makes the server stop hearing the client: nothing more is read
+// from its connection, pings included, so the session expires after its
+// timeout unless Resume comes first.
+func (c *Control) Pause() { c.ws.pause() }
+
+// Resume ends a Pause: the requests the client sent meanwhile are read and
+// answered in order.
+func (c *Control) Resume() { c.ws.unpause() }
+
+// Delay holds every reply and notification to the client for d before
+// sending it, in order; 0 ends the delay.
+func (c *Control) Delay(d time.Duration) { c.ws.delay.Store(int64(d)) }
+
+// ControlHandler returns the HTTP control endpoint (see the package
+// documentation).
+func (s *Server) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
+		ids := s.SessionIDs()
+		out := make([]json.Number, len(ids))
+		for i, id := range ids {
+			out[i] = json.Number(strconv.FormatInt(id, 10))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := parseSessionID(r.PathValue("id"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ctl, err := s.Control(id)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		op := r.URL.Query().Get("op")
+		switch r.PathValue("action") {
+		case "expire":
+			ctl.Expire()
+		case "disconnect":
+			ctl.Disconnect()
+		case "lose-next-reply":
+			err = ctl.LoseNextReply(op)
+		case "drop-next-request":
+			err = ctl.DropNextRequest(op)
+		case "pause":
+			ctl.Pause()
+		case "resume":
+			ctl.Resume()
+		case "delay":
+			var d time.Duration
+			if d, err = time.ParseDuration(r.URL.Query().Get("for")); err == nil && d < 0 {
+				err = errors.New("negative delay")
+			}
+			if err == nil {
+				ctl.Delay(d)
+			}
+		default:
+			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
+
+func parseSessionID(s string) (int64, error) {
+	var (
+		u   uint64
+		err error
+	)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		u, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		var v int64
+		v, err = strconv.ParseInt(s, 10, 64)
+		u = uint64(v)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bad session id %q", s)
+	}
+	return int64(u), nil
+}
