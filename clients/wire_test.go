@@ -1,10 +1,15 @@
 package clients_test
 
-import "testing"
+import (
+	"testing"
 
-// startWire starts zksim's wire server for the test.
+	"github.com/zksim/zksim/zkwire"
+)
+
+// startWire starts zksim's wire server in-process for the test, with its
+// control endpoint; t.Cleanup closes both.
 func startWire(t *testing.T) backend {
 	t.Helper()
-	t.Skip("zkwire: the wire server is not merged yet")
-	return backend{}
+	srv := zkwire.NewTestServer(t)
+	return backend{name: "zkwire", addr: srv.Addr(), control: srv.ControlURL()}
 }
