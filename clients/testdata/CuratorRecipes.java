@@ -2,9 +2,9 @@
 // zksim's wire server or a real ZooKeeper.
 //
 // Usage: java -cp CLASSPATH CuratorRecipes SCENARIO
-// with SCENARIO one of mutex, leader, queue, expiry. The server address comes
-// from ZK_ADDR (host:port); ZKSIM_CONTROL is the control URL of zksim's wire
-// server, without which the expiry scenario skips.
+// with SCENARIO one of mutex, leader, queue, expiry, disconnect, lost-create.
+// The server address comes from ZK_ADDR (host:port); ZKSIM_CONTROL is the
+// control URL of zksim's wire server, without which the last three skip.
 //
 // Output: "PASS scenario" (exit 0), "SKIP scenario: reason" (exit 0), or a
 // stack trace (exit 1). Every wait is bounded, so a hang is a failure.
@@ -40,6 +40,8 @@ import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 
 public class CuratorRecipes {
     static final String ADDR = envOr("ZK_ADDR", "127.0.0.1:2181");
@@ -51,7 +53,7 @@ public class CuratorRecipes {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
-            System.err.println("usage: CuratorRecipes mutex|leader|queue|expiry");
+            System.err.println("usage: CuratorRecipes mutex|leader|queue|expiry|disconnect|lost-create");
             System.exit(2);
         }
         CuratorRecipes t = new CuratorRecipes();
@@ -76,10 +78,18 @@ public class CuratorRecipes {
             case "leader": leader(); return null;
             case "queue": queue(); return null;
             case "expiry":
+            case "disconnect":
+            case "lost-create":
                 if (CONTROL.isEmpty()) {
                     return "ZKSIM_CONTROL not set (not zksim's wire server)";
                 }
-                expiry();
+                if (scenario.equals("expiry")) {
+                    expiry();
+                } else if (scenario.equals("disconnect")) {
+                    disconnect();
+                } else {
+                    lostCreate();
+                }
                 return null;
             default: throw new IllegalArgumentException("unknown scenario " + scenario);
         }
@@ -296,6 +306,84 @@ public class CuratorRecipes {
         check(sid2 != sid, "same session id after expiry");
         check(mb.acquire(WAIT_MS, TimeUnit.MILLISECONDS), "b did not get the mutex of an expired holder");
         mb.release();
+    }
+
+    // A dropped connection: Curator reports SUSPENDED then RECONNECTED on
+    // the same session; the ZooKeeper client re-registers its watch on the
+    // reconnect (setWatches), so a change made around the drop fires it
+    // once; the ephemeral stays; the LeaderLatch leads again with one node.
+    void disconnect() throws Exception {
+        CuratorFramework a = client();
+        CuratorFramework b = client();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        a.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        String path = root + "/data";
+        String eph = root + "/eph";
+        b.create().creatingParentsIfNeeded().forPath(path, "v0".getBytes(StandardCharsets.UTF_8));
+        a.create().withMode(CreateMode.EPHEMERAL).forPath(eph);
+        LeaderLatch latch = new LeaderLatch(a, root + "/leader", "a");
+        latch.start();
+        check(latch.await(WAIT_MS, TimeUnit.MILLISECONDS), "latch: no leadership");
+        List<WatchedEvent> events = new CopyOnWriteArrayList<>();
+        // State changes reach every watcher too (type None): keep the others.
+        a.getData().usingWatcher((Watcher) e -> {
+            if (e.getType() != Watcher.Event.EventType.None) {
+                events.add(e);
+            }
+        }).forPath(path);
+
+        long sid = a.getZookeeperClient().getZooKeeper().getSessionId();
+        HttpResponse<String> resp = control("/sessions/" + sid + "/disconnect");
+        check(resp.statusCode() == 200, "disconnect: " + resp.statusCode() + " " + resp.body());
+        b.setData().forPath(path, "v1".getBytes(StandardCharsets.UTF_8));
+
+        waitUntil(() -> states.contains(ConnectionState.SUSPENDED), "state SUSPENDED");
+        waitUntil(() -> states.lastIndexOf(ConnectionState.RECONNECTED) > states.indexOf(ConnectionState.SUSPENDED), "state RECONNECTED after SUSPENDED");
+        check(!states.contains(ConnectionState.LOST), "LOST after a mere disconnect: " + states);
+        check(a.getZookeeperClient().getZooKeeper().getSessionId() == sid, "a new session after a mere disconnect");
+        waitUntil(() -> !events.isEmpty(), "the data watch to fire");
+        WatchedEvent ev = events.get(0);
+        check(ev.getType() == Watcher.Event.EventType.NodeDataChanged && path.equals(ev.getPath()),
+                "watch event " + ev + ", want NodeDataChanged " + path);
+        check(b.checkExists().forPath(eph) != null, "the ephemeral went with the connection");
+        waitUntil(latch::hasLeadership, "latch leads again");
+        waitUntil(() -> {
+            try {
+                return b.getChildren().forPath(root + "/leader").size() == 1;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, "one latch node");
+        b.setData().forPath(path, "v2".getBytes(StandardCharsets.UTF_8));
+        Thread.sleep(200);
+        check(events.size() == 1, "a one-shot watch fired " + events.size() + " times: " + events);
+        latch.close();
+    }
+
+    // A lost reply to the create of a lock node: the node is made, the
+    // client gets a connection loss, and Curator's protected create finds
+    // the node after the reconnect, so the mutex is held with no orphan
+    // node and released cleanly.
+    void lostCreate() throws Exception {
+        CuratorFramework a = client();
+        CuratorFramework b = client();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        a.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        String lockPath = root + "/lock";
+        a.create().creatingParentsIfNeeded().forPath(lockPath);
+
+        long sid = a.getZookeeperClient().getZooKeeper().getSessionId();
+        // Curator 5 creates with op create2 (the reply carries a Stat).
+        HttpResponse<String> resp = control("/sessions/" + sid + "/lose-next-reply?op=create2");
+        check(resp.statusCode() == 200, "lose-next-reply: " + resp.statusCode() + " " + resp.body());
+        InterProcessMutex m = new InterProcessMutex(a, lockPath);
+        check(m.acquire(WAIT_MS, TimeUnit.MILLISECONDS), "acquire through a lost create reply");
+        waitUntil(() -> states.contains(ConnectionState.SUSPENDED), "SUSPENDED: the lost reply closes the connection");
+        List<String> nodes = b.getChildren().forPath(lockPath);
+        check(nodes.size() == 1, "lock nodes " + nodes + ", want one");
+        check(!new InterProcessMutex(b, lockPath).acquire(300, TimeUnit.MILLISECONDS), "b took a mutex that a holds");
+        m.release();
+        check(b.getChildren().forPath(lockPath).isEmpty(), "lock nodes left after release");
     }
 
     static HttpResponse<String> control(String path) throws Exception {

@@ -24,6 +24,7 @@ import urllib.request
 import uuid
 
 from kazoo.client import KazooClient
+from kazoo.exceptions import ConnectionLoss, NodeExistsError
 from kazoo.protocol.states import EventType, KazooState
 from kazoo.recipe.barrier import Barrier, DoubleBarrier
 from kazoo.recipe.queue import LockingQueue, Queue
@@ -373,18 +374,27 @@ class KazooRecipes(unittest.TestCase):
         a.delete(path + "/x")
         wait_until(lambda: seen[-1:] == [["y"]], "ChildrenWatch [y]")
 
-    # -- Session expiry ---------------------------------------------------
+    # -- Faults through ZKSIM_CONTROL ---------------------------------------
+    # The test_control_ methods need zksim's control endpoint.
+
+    def need_control(self):
+        if not CONTROL:
+            self.skipTest("ZKSIM_CONTROL not set (not zksim's wire server)")
+
+    def fault(self, c, action):
+        """POSTs /sessions/{c's session}/action; fails unless 200."""
+        status, body = control("POST", "/sessions/%d/%s" % (c.client_id[0], action))
+        self.assertEqual(status, 200, "%s: %s" % (action, body))
 
     def watch_states(self, c):
         states = []
         c.add_listener(lambda s: states.append(s))
         return states
 
-    def test_session_expiry(self):
+    def test_control_expiry(self):
         """A session expired through ZKSIM_CONTROL: its ephemeral node is
         gone, kazoo reports LOST, then reconnects with a new session."""
-        if not CONTROL:
-            self.skipTest("ZKSIM_CONTROL not set (not zksim's wire server)")
+        self.need_control()
         c = self.client()
         states = self.watch_states(c)
         eph = self.root + "/eph"
@@ -404,11 +414,10 @@ class KazooRecipes(unittest.TestCase):
         status, _ = control("POST", "/sessions/%d/expire" % sid)
         self.assertEqual(status, 404, "expiring an expired session")
 
-    def test_session_expiry_lock(self):
+    def test_control_expiry_lock(self):
         """A lock holder whose session is expired through ZKSIM_CONTROL loses
         the lock: the waiting client gets it."""
-        if not CONTROL:
-            self.skipTest("ZKSIM_CONTROL not set (not zksim's wire server)")
+        self.need_control()
         a, b = self.client(), self.client()
         path = self.root + "/lock"
         la, lb = a.Lock(path, "a"), b.Lock(path, "b")
@@ -418,6 +427,98 @@ class KazooRecipes(unittest.TestCase):
         self.assertEqual(status, 200, body)
         self.assertTrue(lb.acquire(timeout=WAIT), "b did not get the lock of an expired holder")
         lb.release()
+
+    def test_control_disconnect(self):
+        """A dropped connection: kazoo goes SUSPENDED then CONNECTED on the
+        same session; its ephemeral stays. kazoo 2.8 does not restore
+        one-shot watches (it fires them with a NONE event on the drop); its
+        DataWatch recipe re-reads after the reconnect and sees the change
+        made meanwhile."""
+        self.need_control()
+        a, b = self.client(), self.client()
+        states = self.watch_states(b)
+        path, eph = self.root + "/data", self.root + "/eph"
+        a.create(path, b"v0")
+        b.create(eph, ephemeral=True)
+        sid = b.client_id[0]
+        fired = []
+        b.get(path, watch=fired.append)
+        seen = []
+        b.DataWatch(path)(lambda data, stat: seen.append(data))
+        wait_until(lambda: seen == [b"v0"], "DataWatch v0")
+
+        self.fault(b, "disconnect")
+        a.set(path, b"v1")
+        wait_until(lambda: KazooState.SUSPENDED in states, "kazoo state SUSPENDED")
+        wait_until(lambda: states[-1] == KazooState.CONNECTED, "kazoo state CONNECTED again")
+        self.assertEqual(b.client_id[0], sid, "a new session after a mere disconnect")
+        self.assertNotIn(KazooState.LOST, states)
+        wait_until(lambda: seen[-1:] == [b"v1"], "DataWatch v1 after the reconnect")
+        self.assertIn(fired[0].type, (EventType.NONE, EventType.CHANGED))
+        self.assertIsNotNone(a.exists(eph), "the ephemeral went with the connection")
+        a.set(path, b"v2")
+        wait_until(lambda: seen[-1:] == [b"v2"], "DataWatch v2")
+
+    def test_control_lose_reply(self):
+        """A lost reply: the create is applied but kazoo gets ConnectionLoss;
+        after the reconnect (same session) the node is there, so a retried
+        create gets NodeExistsError."""
+        self.need_control()
+        c = self.client()
+        sid = c.client_id[0]
+        path = self.root + "/applied"
+        self.fault(c, "lose-next-reply?op=create")
+        with self.assertRaises(ConnectionLoss):
+            c.create(path, b"x")
+        wait_until(lambda: c.connected, "kazoo connected again")
+        self.assertEqual(c.client_id[0], sid)
+        self.assertEqual(self.admin.get(path)[0], b"x", "the request whose reply was lost was not applied")
+        with self.assertRaises(NodeExistsError):
+            c.retry(c.create, path, b"x")
+
+    def test_control_drop_request(self):
+        """A dropped request: kazoo gets ConnectionLoss and the create was
+        never applied; kazoo's retry then creates it once."""
+        self.need_control()
+        c = self.client()
+        path = self.root + "/dropped"
+        self.fault(c, "drop-next-request?op=create")
+        with self.assertRaises(ConnectionLoss):
+            c.create(path, b"x")
+        wait_until(lambda: c.connected, "kazoo connected again")
+        self.assertIsNone(self.admin.exists(path), "a dropped request was applied")
+        c.retry(c.create, path, b"y")
+        self.assertEqual(self.admin.get(path)[0], b"y")
+
+    def test_control_pause(self):
+        """A paused client (the server stops hearing it): its session
+        expires after its timeout; kazoo sees LOST; its lock passes on."""
+        self.need_control()
+        c = KazooClient(hosts=ADDR, timeout=4.0)  # the wire server's smallest by default
+        self.clients.append(c)
+        c.start(timeout=WAIT)
+        states = self.watch_states(c)
+        other = self.client()
+        path = self.root + "/lock"
+        self.assertTrue(c.Lock(path, "paused").acquire(timeout=WAIT))
+        waiting = other.Lock(path, "other")
+        self.assertFalse(waiting.acquire(blocking=False))
+        self.fault(c, "pause")
+        self.assertTrue(waiting.acquire(timeout=WAIT), "the lock of a paused, expired client did not pass on")
+        wait_until(lambda: KazooState.LOST in states, "kazoo state LOST")
+        waiting.release()
+
+    def test_control_delay(self):
+        """Delayed replies: a read takes at least the delay; a zero delay
+        ends it."""
+        self.need_control()
+        c = self.client()
+        self.fault(c, "delay?for=500ms")
+        start = time.monotonic()
+        c.exists(self.root)
+        self.assertGreaterEqual(time.monotonic() - start, 0.45, "the reply was not delayed")
+        self.fault(c, "delay?for=0s")
+        self.assertIsNotNone(c.exists(self.root))
 
     def test_session_expiry_by_close(self):
         """The way kazoo's own test harness expires a session, which works on
