@@ -24,7 +24,10 @@ import urllib.request
 import uuid
 
 from kazoo.client import KazooClient
-from kazoo.exceptions import ConnectionLoss, NodeExistsError
+from kazoo.exceptions import (BadVersionError, ConnectionLoss, NoAuthError,
+                              NodeExistsError, RolledBackError,
+                              RuntimeInconsistency)
+from kazoo.security import make_digest_acl
 from kazoo.protocol.states import EventType, KazooState
 from kazoo.recipe.barrier import Barrier, DoubleBarrier
 from kazoo.recipe.queue import LockingQueue, Queue
@@ -373,6 +376,71 @@ class KazooRecipes(unittest.TestCase):
         wait_until(lambda: seen[-1:] == [["x", "y"]], "ChildrenWatch [x, y]")
         a.delete(path + "/x")
         wait_until(lambda: seen[-1:] == [["y"]], "ChildrenWatch [y]")
+
+    # -- Transactions, ACLs, four-letter words ----------------------------
+
+    def test_transaction(self):
+        """kazoo's transaction (multi): all or nothing; a failed check rolls
+        back the whole of it and reports each operation's outcome."""
+        c = self.client()
+        a, b = self.root + "/a", self.root + "/b"
+        t = c.transaction()
+        t.create(a, b"1")
+        t.create(b, b"2")
+        t.set_data(a, b"3")
+        self.assertEqual(t.commit()[:2], [a, b])
+        self.assertEqual(c.get(a)[0], b"3")
+
+        t = c.transaction()
+        t.delete(b)
+        t.check(a, 7)  # wrong version
+        t.set_data(a, b"4")
+        results = t.commit()
+        # Before the failed op: rolled back (0); after it: -2.
+        self.assertIsInstance(results[0], RolledBackError)
+        self.assertIsInstance(results[1], BadVersionError)
+        self.assertIsInstance(results[2], RuntimeInconsistency)
+        self.assertIsNotNone(c.exists(b), "a failed transaction deleted b")
+        self.assertEqual(c.get(a)[0], b"3")
+
+        t = c.transaction()
+        t.check(a, 1)
+        t.delete(b)
+        self.assertEqual(t.commit(), [True, True])
+        self.assertIsNone(c.exists(b))
+
+    def test_digest_acl(self):
+        """A node readable only with a digest credential: a client without
+        it gets NoAuthError, one that adds it (addAuth) reads it."""
+        owner, stranger, friend = self.client(), self.client(), self.client()
+        owner.add_auth("digest", "alice:secret")
+        path = self.root + "/private"
+        owner.create(path, b"s3cret", acl=[make_digest_acl("alice", "secret", all=True)])
+        try:
+            self.assertEqual(owner.get(path)[0], b"s3cret")
+            with self.assertRaises(NoAuthError):
+                stranger.get(path)
+            with self.assertRaises(NoAuthError):  # getACL needs READ or ADMIN since 3.4.14
+                stranger.get_acls(path)
+            friend.add_auth("digest", "alice:secret")
+            self.assertEqual(friend.get(path)[0], b"s3cret")
+            acls, _ = friend.get_acls(path)
+            self.assertEqual(len(acls), 1)
+            self.assertEqual(acls[0].id.scheme, "digest")
+            self.assertTrue(acls[0].id.id.startswith("alice:"))
+        finally:
+            owner.delete(path)
+
+    def test_four_letter_words(self):
+        """kazoo's command() sends four-letter words on a side connection:
+        ruok answers imok, srvr and stat describe the server, and
+        server_version() parses envi."""
+        c = self.client()
+        self.assertEqual(c.command(b"ruok"), "imok")
+        self.assertIn("Zookeeper version: 3.8", c.command(b"srvr"))
+        self.assertIn("Clients:", c.command(b"stat"))
+        self.assertIn("zk_version", c.command(b"mntr"))
+        self.assertEqual(c.server_version()[:2], (3, 8))
 
     # -- Faults through ZKSIM_CONTROL ---------------------------------------
     # The test_control_ methods need zksim's control endpoint.
