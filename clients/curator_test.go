@@ -5,9 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // curatorScenarios are the scenarios of testdata/CuratorRecipes.java, and
@@ -19,6 +21,11 @@ var curatorScenarios = []struct {
 	{"mutex", false},
 	{"leader", false},
 	{"queue", false},
+	{"cache", false},
+	{"semaphore", false},
+	{"double-barrier", false},
+	{"transaction", false},
+	{"admin", false},
 	{"expiry", true},
 	{"disconnect", true},
 	{"lost-create", true},
@@ -67,26 +74,38 @@ func curatorClasspath(extra ...string) string {
 	return strings.Join(cp, string(os.PathListSeparator))
 }
 
+// curatorTimeout bounds the one JVM that runs every scenario for a backend.
+const curatorTimeout = 4 * time.Minute
+
 var curatorVerdict = regexp.MustCompile(`(?m)^(PASS|SKIP|FAIL) (\S+)(?:: (.*))?$`)
 
-// TestCurator compiles the Curator program with javac and runs each
-// scenario as its own JVM.
+// TestCurator compiles the Curator program with javac, runs every scenario
+// in one JVM per backend (a JVM per scenario costs a second or more each)
+// and reports each scenario as a subtest.
 func TestCurator(t *testing.T) {
 	needJDK(t)
 	classes := compileJava(t)
 	forEachBackend(t, func(t *testing.T, b backend) {
-		for _, scenario := range curatorScenarios {
-			sc := scenario.name
-			if scenario.needsControl && b.control == "" {
-				t.Logf("%s not run: it needs a control endpoint", sc)
+		var names []string
+		for _, sc := range curatorScenarios {
+			if sc.needsControl && b.control == "" {
+				t.Logf("%s not run: it needs a control endpoint", sc.name)
 				continue
 			}
+			names = append(names, sc.name)
+		}
+		r := runWithin(t, curatorTimeout, b, ".", "java",
+			append([]string{"-cp", curatorClasspath(classes), "CuratorRecipes"}, names...)...)
+		sections := curatorSections(r.stdout)
+		for _, sc := range names {
 			t.Run(sc, func(t *testing.T) {
-				r := run(t, b, ".", "java", "-cp", curatorClasspath(classes), "CuratorRecipes", sc)
-				m := curatorVerdict.FindStringSubmatch(r.stdout)
+				out, ok := sections[sc]
+				m := curatorVerdict.FindStringSubmatch(out)
 				switch {
-				case r.code != 0 || m == nil || m[1] == "FAIL" || m[2] != sc:
-					t.Fatalf("curator %s failed against %s:\n%s", sc, b.name, r)
+				case !ok || m == nil || m[2] != sc:
+					t.Fatalf("curator %s: no verdict against %s:\n%s", sc, b.name, r)
+				case m[1] == "FAIL":
+					t.Fatalf("curator %s failed against %s:\n%s", sc, b.name, out)
 				case m[1] == "SKIP" && b.control != "":
 					t.Fatalf("curator %s skipped against %s, which has a control endpoint: %s", sc, b.name, m[3])
 				case m[1] == "SKIP":
@@ -94,5 +113,27 @@ func TestCurator(t *testing.T) {
 				}
 			})
 		}
+		if failed := slices.ContainsFunc(names, func(sc string) bool {
+			return strings.HasPrefix(curatorVerdict.FindString(sections[sc]), "FAIL")
+		}); r.code != 0 && !failed {
+			t.Fatalf("curator exited %d with no scenario failed:\n%s", r.code, r)
+		}
 	})
+}
+
+// curatorSections splits the program's output at its "=== RUN scenario"
+// lines.
+func curatorSections(stdout string) map[string]string {
+	sections := map[string]string{}
+	var cur string
+	for line := range strings.Lines(stdout) {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "=== RUN "); ok {
+			cur = name
+			continue
+		}
+		if cur != "" {
+			sections[cur] += line
+		}
+	}
+	return sections
 }

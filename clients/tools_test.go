@@ -111,7 +111,13 @@ func filterNoise(s string) string {
 // outlives processTimeout.
 func run(t testing.TB, b backend, dir string, name string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), processTimeout)
+	return runWithin(t, processTimeout, b, dir, name, args...)
+}
+
+// runWithin is run with another time limit than processTimeout.
+func runWithin(t testing.TB, limit time.Duration, b backend, dir string, name string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
@@ -122,7 +128,7 @@ func run(t testing.TB, b backend, dir string, name string, args ...string) resul
 	err := cmd.Run()
 	r := result{cmd: name + " " + strings.Join(args, " "), stdout: stdout.String(), stderr: stderr.String()}
 	if ctx.Err() != nil {
-		t.Fatalf("%s: killed after %v\n%s", r.cmd, processTimeout, r)
+		t.Fatalf("%s: killed after %v\n%s", r.cmd, limit, r)
 	}
 	var exit *exec.ExitError
 	switch {

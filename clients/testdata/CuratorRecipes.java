@@ -1,13 +1,16 @@
 // Curator 5.4 (Debian libcurator-recipes-java) against a ZooKeeper server:
 // zksim's wire server or a real ZooKeeper.
 //
-// Usage: java -cp CLASSPATH CuratorRecipes SCENARIO
-// with SCENARIO one of mutex, leader, queue, expiry, disconnect, lost-create.
+// Usage: java -cp CLASSPATH CuratorRecipes SCENARIO...
+// with SCENARIO one of mutex, leader, queue, cache, semaphore, double-barrier,
+// transaction, admin, expiry, disconnect, lost-create.
 // The server address comes from ZK_ADDR (host:port); ZKSIM_CONTROL is the
 // control URL of zksim's wire server, without which the last three skip.
 //
-// Output: "PASS scenario" (exit 0), "SKIP scenario: reason" (exit 0), or a
-// stack trace (exit 1). Every wait is bounded, so a hang is a failure.
+// It runs the scenarios in turn, each with its own clients and root path.
+// Output per scenario: "=== RUN scenario", then "PASS scenario", "SKIP
+// scenario: reason" or "FAIL scenario: error" and a stack trace. The exit
+// status is 1 if any failed. Every wait is bounded, so a hang is a failure.
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +34,13 @@ import java.util.function.BooleanSupplier;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.queue.DistributedQueue;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
@@ -40,6 +49,8 @@ import org.apache.curator.framework.recipes.queue.QueueSerializer;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
@@ -52,21 +63,24 @@ public class CuratorRecipes {
     final String root = "/curator-" + UUID.randomUUID().toString().substring(0, 8);
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: CuratorRecipes mutex|leader|queue|expiry|disconnect|lost-create");
+        if (args.length == 0) {
+            System.err.println("usage: CuratorRecipes SCENARIO... (see the file)");
             System.exit(2);
         }
-        CuratorRecipes t = new CuratorRecipes();
         int code = 0;
-        try {
-            String skip = t.run(args[0]);
-            System.out.println(skip == null ? "PASS " + args[0] : "SKIP " + args[0] + ": " + skip);
-        } catch (Throwable e) {
-            System.out.println("FAIL " + args[0] + ": " + e);
-            e.printStackTrace();
-            code = 1;
-        } finally {
-            t.cleanup();
+        for (String scenario : args) {
+            System.out.println("=== RUN " + scenario);
+            CuratorRecipes t = new CuratorRecipes();
+            try {
+                String skip = t.run(scenario);
+                System.out.println(skip == null ? "PASS " + scenario : "SKIP " + scenario + ": " + skip);
+            } catch (Throwable e) {
+                System.out.println("FAIL " + scenario + ": " + e);
+                e.printStackTrace(System.out);
+                code = 1;
+            } finally {
+                t.cleanup();
+            }
         }
         System.exit(code);
     }
@@ -77,6 +91,11 @@ public class CuratorRecipes {
             case "mutex": mutex(); return null;
             case "leader": leader(); return null;
             case "queue": queue(); return null;
+            case "cache": cache(); return null;
+            case "semaphore": semaphore(); return null;
+            case "double-barrier": doubleBarrier(); return null;
+            case "transaction": transaction(); return null;
+            case "admin": admin(); return null;
             case "expiry":
             case "disconnect":
             case "lost-create":
@@ -124,6 +143,18 @@ public class CuratorRecipes {
         }
         for (CuratorFramework c : clients) {
             c.close();
+        }
+    }
+
+    /**
+     * The children of path, none if it does not exist: the recipes make
+     * their parents as containers, which a real server deletes once empty.
+     */
+    static List<String> children(CuratorFramework c, String path) throws Exception {
+        try {
+            return c.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
         }
     }
 
@@ -199,7 +230,7 @@ public class CuratorRecipes {
         a.release();
         check(b.acquire(WAIT_MS, TimeUnit.MILLISECONDS), "b: acquire after a released");
         b.release();
-        check(admin.getChildren().forPath(lockPath).isEmpty(), "lock nodes left behind");
+        check(children(admin, lockPath).isEmpty(), "lock nodes left behind");
     }
 
     // LeaderLatch: of three latches exactly one leads and all agree on who;
@@ -229,7 +260,7 @@ public class CuratorRecipes {
         // close deletes the latch node in the background.
         waitUntil(() -> {
             try {
-                return admin.getChildren().forPath(path).isEmpty();
+                return children(admin, path).isEmpty();
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
@@ -278,6 +309,146 @@ public class CuratorRecipes {
         check(got.poll(200, TimeUnit.MILLISECONDS) == null, "an item was consumed twice");
         q.close();
         producer.close();
+    }
+
+    // CuratorCache (a persistent recursive watch, addWatch): it sees every
+    // node made, changed and deleted under its root by another client.
+    void cache() throws Exception {
+        CuratorFramework a = client();
+        CuratorFramework b = client();
+        String path = root + "/cache";
+        b.create().creatingParentsIfNeeded().forPath(path, "r".getBytes(StandardCharsets.UTF_8));
+        List<String> events = new CopyOnWriteArrayList<>();
+        CuratorCache cache = CuratorCache.build(a, path);
+        java.util.concurrent.CountDownLatch primed = new java.util.concurrent.CountDownLatch(1);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreates(n -> events.add("create " + n.getPath() + " " + new String(n.getData(), StandardCharsets.UTF_8)))
+                .forChanges((o, n) -> events.add("change " + n.getPath() + " " + new String(n.getData(), StandardCharsets.UTF_8)))
+                .forDeletes(o -> events.add("delete " + o.getPath()))
+                .forInitialized(primed::countDown)
+                .build());
+        cache.start();
+        check(primed.await(WAIT_MS, TimeUnit.MILLISECONDS), "cache not initialized");
+        // The cache reads a node's data in the background after each event:
+        // a change made before that read would be folded into the create.
+        // So each step waits for the cache to catch up before the next.
+        b.create().forPath(path + "/x", "1".getBytes(StandardCharsets.UTF_8));
+        waitForEvent(events, "create " + path + "/x 1");
+        b.create().forPath(path + "/x/y", "2".getBytes(StandardCharsets.UTF_8));
+        waitForEvent(events, "create " + path + "/x/y 2");
+        b.setData().forPath(path + "/x", "3".getBytes(StandardCharsets.UTF_8));
+        waitForEvent(events, "change " + path + "/x 3");
+        b.delete().forPath(path + "/x/y");
+        waitForEvent(events, "delete " + path + "/x/y");
+        List<String> want = List.of("create " + path + " r", "create " + path + "/x 1", "create " + path + "/x/y 2",
+                "change " + path + "/x 3", "delete " + path + "/x/y");
+        waitUntil(() -> events.size() >= want.size(), "cache events " + want);
+        check(events.equals(want), "cache events " + events + ", want " + want);
+        check(new String(cache.get(path + "/x").get().getData(), StandardCharsets.UTF_8).equals("3"), "cache data of x");
+        check(cache.get(path + "/x/y").isEmpty(), "cache still has x/y");
+        cache.close();
+    }
+
+    static void waitForEvent(List<String> events, String want) throws InterruptedException {
+        try {
+            waitUntil(() -> events.contains(want), want);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; cache events " + events, e);
+        }
+    }
+
+    // InterProcessSemaphoreV2 with two leases: a third client waits until a
+    // holder returns its lease.
+    void semaphore() throws Exception {
+        String path = root + "/semaphore";
+        InterProcessSemaphoreV2 s1 = new InterProcessSemaphoreV2(client(), path, 2);
+        InterProcessSemaphoreV2 s2 = new InterProcessSemaphoreV2(client(), path, 2);
+        InterProcessSemaphoreV2 s3 = new InterProcessSemaphoreV2(client(), path, 2);
+        Lease l1 = s1.acquire(WAIT_MS, TimeUnit.MILLISECONDS);
+        Lease l2 = s2.acquire(WAIT_MS, TimeUnit.MILLISECONDS);
+        check(l1 != null && l2 != null, "two leases of two");
+        check(s3.acquire(300, TimeUnit.MILLISECONDS) == null, "a third lease of two");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        Future<Lease> third = pool.submit(() -> s3.acquire(WAIT_MS, TimeUnit.MILLISECONDS));
+        Thread.sleep(100);
+        check(!third.isDone(), "the third client got a lease while two were out");
+        s1.returnLease(l1);
+        Lease l3 = third.get(WAIT_MS, TimeUnit.MILLISECONDS);
+        check(l3 != null, "no lease after one was returned");
+        check(s1.getParticipantNodes().size() == 2, "participants " + s1.getParticipantNodes());
+        s2.returnLease(l2);
+        s3.returnLease(l3);
+        pool.shutdown();
+    }
+
+    // DistributedDoubleBarrier with three members: nobody passes enter
+    // before all three arrived; all leave.
+    void doubleBarrier() throws Exception {
+        String path = root + "/dbarrier";
+        int n = 3;
+        AtomicInteger arrived = new AtomicInteger();
+        List<Integer> passed = new CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            futures.add(pool.submit(() -> {
+                DistributedDoubleBarrier b = new DistributedDoubleBarrier(client(), path, n);
+                Thread.sleep(100L * id);
+                arrived.incrementAndGet();
+                check(b.enter(WAIT_MS, TimeUnit.MILLISECONDS), "enter timed out");
+                passed.add(arrived.get());
+                check(b.leave(WAIT_MS, TimeUnit.MILLISECONDS), "leave timed out");
+                return null;
+            }));
+        }
+        joinAll(futures);
+        pool.shutdown();
+        check(passed.equals(List.of(n, n, n)), "passed enter with arrivals " + passed + ", want all " + n);
+    }
+
+    // A transaction (multi): all or nothing, with each operation's result.
+    void transaction() throws Exception {
+        CuratorFramework c = client();
+        c.create().creatingParentsIfNeeded().forPath(root + "/t");
+        List<CuratorTransactionResult> res = c.transaction().forOperations(
+                c.transactionOp().create().forPath(root + "/t/a", "1".getBytes(StandardCharsets.UTF_8)),
+                c.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(root + "/t/s-"),
+                c.transactionOp().setData().forPath(root + "/t/a", "2".getBytes(StandardCharsets.UTF_8)),
+                c.transactionOp().check().withVersion(1).forPath(root + "/t/a"));
+        check(res.size() == 4, "results " + res);
+        check(res.get(1).getResultPath().equals(root + "/t/s-0000000001"), "sequential path " + res.get(1).getResultPath());
+        check(res.get(2).getResultStat().getVersion() == 1, "setData stat version " + res.get(2).getResultStat());
+        try {
+            c.transaction().forOperations(
+                    c.transactionOp().delete().forPath(root + "/t/a"),
+                    c.transactionOp().check().withVersion(7).forPath(root + "/t/s-0000000001"));
+            throw new AssertionError("a transaction with a failing check committed");
+        } catch (KeeperException.BadVersionException e) {
+            // expected: all or nothing
+        }
+        check(c.checkExists().forPath(root + "/t/a") != null, "a failed transaction deleted a");
+    }
+
+    // The 3.6+ requests a ZooKeeper client sends: getEphemerals,
+    // getAllChildrenNumber, whoAmI, sync, createContainer (Curator's
+    // creatingParentContainersIfNeeded).
+    void admin() throws Exception {
+        CuratorFramework c = client();
+        ZooKeeper zk = c.getZookeeperClient().getZooKeeper();
+        c.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(root + "/box/e1");
+        c.create().withMode(CreateMode.EPHEMERAL).forPath(root + "/box/e2");
+        c.create().forPath(root + "/box/p");
+        check(c.checkExists().forPath(root + "/box").getEphemeralOwner() == 0, "the container is ephemeral");
+        List<String> eph = zk.getEphemerals(root + "/box");
+        Collections.sort(eph);
+        check(eph.equals(List.of(root + "/box/e1", root + "/box/e2")), "getEphemerals " + eph);
+        check(zk.getAllChildrenNumber(root) == 4, "getAllChildrenNumber " + zk.getAllChildrenNumber(root));
+        List<org.apache.zookeeper.data.ClientInfo> who = zk.whoAmI();
+        check(who.size() == 1 && who.get(0).getAuthScheme().equals("ip") && who.get(0).getUser().equals("127.0.0.1"), "whoAmI " + who);
+        java.util.concurrent.CompletableFuture<Integer> synced = new java.util.concurrent.CompletableFuture<>();
+        zk.sync(root, (rc, p, ctx) -> synced.complete(rc), null);
+        check(synced.get(WAIT_MS, TimeUnit.MILLISECONDS) == 0, "sync rc");
     }
 
     // A session expired through ZKSIM_CONTROL: Curator reports LOST then
@@ -349,7 +520,7 @@ public class CuratorRecipes {
         waitUntil(latch::hasLeadership, "latch leads again");
         waitUntil(() -> {
             try {
-                return b.getChildren().forPath(root + "/leader").size() == 1;
+                return children(b, root + "/leader").size() == 1;
             } catch (Exception e) {
                 throw new RuntimeException(e);
             }
