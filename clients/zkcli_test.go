@@ -21,6 +21,7 @@ func TestZkCli(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		t.Run("commands", func(t *testing.T) { zkCliCommands(t, b) })
 		t.Run("watch", func(t *testing.T) { zkCliWatch(t, b) })
+		t.Run("script", func(t *testing.T) { zkCliScript(t, b) })
 	})
 }
 
@@ -256,5 +257,73 @@ func zkCliWatch(t *testing.T, b backend) {
 	}
 	if !strings.Contains(stderr.String(), "Node does not exist: "+root+"/later") {
 		t.Errorf("stat -w on a missing node: want \"Node does not exist\" on stderr:\n%s", filterNoise(stderr.String()))
+	}
+}
+
+// zkCliScript pipes a script into one zkCli.sh session: containers,
+// getAllChildrenNumber, getEphemerals, whoami, addauth with a digest ACL,
+// sync, and a persistent recursive watch (addWatch) removed by
+// removewatches.
+func zkCliScript(t *testing.T, b backend) {
+	root := uniquePath("zkcliscript")
+	script := strings.Join([]string{
+		"create " + root + " a",
+		"create -c " + root + "/box",
+		"create -e " + root + "/box/e x",
+		"create " + root + "/p",
+		"getAllChildrenNumber " + root,
+		"getEphemerals " + root,
+		"whoami",
+		"addauth digest bob:pw",
+		"setAcl " + root + "/p auth:bob:pw:cdrwa",
+		"getAcl " + root + "/p",
+		"whoami",
+		"sync " + root,
+		"addWatch -m PERSISTENT_RECURSIVE " + root,
+		"set " + root + "/p q",
+		"create " + root + "/p/deep",
+		"get " + root + "/p", // a marker: the watch events came before its reply
+		"removewatches " + root + " -a",
+		"deleteall " + root,
+		"ls " + root,
+		"ls /zookeeper", // zkCli exits with the status of its last command
+		"quit",
+	}, "\n") + "\n"
+	ctx, cancel := context.WithTimeout(t.Context(), processTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, zkCli, "-server", b.addr)
+	cmd.Env = b.env()
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Stdin = strings.NewReader(script)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("zkCli.sh: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), filterNoise(stderr.String()))
+	}
+	out := lines(stdout.String() + stderr.String())
+	event := func(typ, path string) string {
+		return fmt.Sprintf("WatchedEvent state:SyncConnected type:%s path:%s", typ, path)
+	}
+	for _, want := range []string{
+		"Created " + root + "/box",
+		"Created " + root + "/box/e",
+		"3",                    // getAllChildrenNumber
+		"[" + root + "/box/e]", // getEphemerals
+		"ip: 127.0.0.1",        // whoami
+		"'digest,'bob:ikIaKsbtGweaHnb/jKn7OHqbunM=", // getAcl: bob's digest
+		": cdrwa",
+		"digest: bob", // whoami after addauth
+		"Sync is OK",
+		event("NodeDataChanged", root+"/p"),
+		event("NodeCreated", root+"/p/deep"),
+		event("PersistentWatchRemoved", root),
+		"Node does not exist: " + root, // ls after deleteall
+	} {
+		if !slices.Contains(out, want) {
+			t.Errorf("zkCli.sh printed no line %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("script:\n%s\nstdout:\n%s\nstderr:\n%s", script, stdout.String(), filterNoise(stderr.String()))
 	}
 }
