@@ -297,7 +297,7 @@ func MeasureHerd(t *testing.T, v Variant, n, changes int, seed uint64) HerdResul
 		if v.herd {
 			// Hold back every delivery until all the nodes are created.
 			for i := range n {
-				if err := w.Delay(i, time.Duration(n)*serve+time.Second); err != nil {
+				if err := w.Faults().Delay(i, time.Duration(n)*serve+time.Second); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -326,7 +326,7 @@ func MeasureHerd(t *testing.T, v Variant, n, changes int, seed uint64) HerdResul
 			before, steps := c.snapshot(), w.Steps()
 			start := time.Now()
 			if v.expire {
-				if err := w.Expire(clientOf[leader]); err != nil {
+				if err := w.Faults().Expire(clientOf[leader]); err != nil {
 					t.Fatal(err)
 				}
 			} else {

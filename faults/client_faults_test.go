@@ -31,7 +31,7 @@ func TestDisconnectReconnectRestoresWatches(t *testing.T) {
 		})
 		mustRun(t, w, func() bool { return watches.len() == 2 })
 		st := watchStates(w, c0)
-		if err := w.Inject(faults.Disconnect{Client: 0, For: time.Second}); err != nil {
+		if err := w.Inject(faults.Disconnect(0, time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		var events record[stamped[zksim.Event]]
@@ -97,7 +97,7 @@ func TestExpireDeletesEphemeralsClientLearnsOnReconnect(t *testing.T) {
 			ev := <-watch.get()[0]
 			deleted.add(stamped[zksim.Event]{w.Now(), ev})
 		})
-		if err := w.Inject(faults.Expire{Client: 0}); err != nil {
+		if err := w.Inject(faults.Expire(0)); err != nil {
 			t.Fatal(err)
 		}
 		mustRun(t, w, func() bool { return deleted.len() == 1 && len(states(st)) == 2 })
@@ -147,7 +147,7 @@ func TestPauseHolderOutlivesItsSession(t *testing.T) {
 				held1.set()
 			}
 		})
-		if err := w.Inject(faults.Pause{Client: 0, For: 10 * time.Second}); err != nil {
+		if err := w.Inject(faults.Pause(0, 10*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		mustRun(t, w, held1.get)
@@ -190,7 +190,7 @@ func TestDelayReordersAcrossSessions(t *testing.T) {
 			chans.add(ch1)
 		})
 		mustRun(t, w, func() bool { return chans.len() == 2 })
-		if err := w.Inject(faults.Delay{Client: 1, For: 2 * time.Second}); err != nil {
+		if err := w.Inject(faults.Delay(1, 2*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		var seen record[stamped[int]]
@@ -251,7 +251,7 @@ func TestCostModelAndSlowServer(t *testing.T) {
 		if d := call(func(ctx context.Context) { c.Exists(ctx, "/slow") }); d != 2*time.Millisecond+5*time.Microsecond+50*time.Millisecond {
 			t.Errorf("exists /slow took %v, want 2.005ms + 50ms", d)
 		}
-		if err := w.Inject(faults.SlowServer{Extra: 100 * time.Millisecond, For: time.Second}); err != nil {
+		if err := w.Inject(faults.SlowServer(100*time.Millisecond, time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		if d := call(func(ctx context.Context) { c.Exists(ctx, "/x") }); d != 102*time.Millisecond+2*time.Microsecond {

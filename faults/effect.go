@@ -57,8 +57,8 @@ func (r *rule) String() string {
 
 func (r *rule) Step(*sim.World, *rand.Rand) sim.Fault { return nil }
 
-func (r *rule) Request(req sim.RequestInfo, rng *rand.Rand) sim.Fate {
-	if r.p == nil || r.p.Match(req, rng) {
+func (r *rule) Request(w *sim.World, client int, req *zkmem.Request, rng *rand.Rand) sim.Fate {
+	if r.p == nil || r.p.Match(w, client, req, rng) {
 		return r.e.fate
 	}
 	return sim.Fate{}

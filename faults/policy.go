@@ -38,7 +38,7 @@ func (o *once) Step(w *sim.World, _ *rand.Rand) sim.Fault {
 	return o.f
 }
 
-func (o *once) Request(sim.RequestInfo, *rand.Rand) sim.Fate { return sim.Fate{} }
+func (o *once) Request(*sim.World, int, *zkmem.Request, *rand.Rand) sim.Fate { return sim.Fate{} }
 
 // Sometimes injects, at each step with probability p, one of fs drawn at
 // random. Faults aimed at AnyClient strike a client drawn at random.
@@ -62,7 +62,9 @@ func (s *sometimes) Step(_ *sim.World, rng *rand.Rand) sim.Fault {
 	return s.fs[rng.IntN(len(s.fs))]
 }
 
-func (s *sometimes) Request(sim.RequestInfo, *rand.Rand) sim.Fate { return sim.Fate{} }
+func (s *sometimes) Request(*sim.World, int, *zkmem.Request, *rand.Rand) sim.Fate {
+	return sim.Fate{}
+}
 
 // Combine joins policies: at each step the first that has a fault to
 // inject wins (later ones are not asked); every request gets the merged
@@ -73,6 +75,13 @@ type combined []sim.Policy
 
 func (c combined) String() string { return "(Combine" + joinStrings([]sim.Policy(c)) + ")" }
 
+// Start implements sim.Starter: it starts the policies joined.
+func (c combined) Start(w *sim.World) {
+	for _, p := range c {
+		sim.StartPolicy(p, w)
+	}
+}
+
 func (c combined) Step(w *sim.World, rng *rand.Rand) sim.Fault {
 	for _, p := range c {
 		if f := p.Step(w, rng); f != nil {
@@ -82,10 +91,10 @@ func (c combined) Step(w *sim.World, rng *rand.Rand) sim.Fault {
 	return nil
 }
 
-func (c combined) Request(r sim.RequestInfo, rng *rand.Rand) sim.Fate {
+func (c combined) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
 	var f sim.Fate
 	for _, p := range c {
-		f = f.Merge(p.Request(r, rng))
+		f = f.Merge(p.Request(w, client, r, rng))
 	}
 	return f
 }
@@ -101,6 +110,9 @@ type limit struct {
 
 func (l *limit) String() string { return fmt.Sprintf("(Limit %d %v)", l.n, l.p) }
 
+// Start implements sim.Starter: it starts the policy limited.
+func (l *limit) Start(w *sim.World) { sim.StartPolicy(l.p, w) }
+
 func (l *limit) Step(w *sim.World, rng *rand.Rand) sim.Fault {
 	if l.steps <= 0 {
 		return nil
@@ -112,11 +124,11 @@ func (l *limit) Step(w *sim.World, rng *rand.Rand) sim.Fault {
 	return f
 }
 
-func (l *limit) Request(r sim.RequestInfo, rng *rand.Rand) sim.Fate {
+func (l *limit) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
 	if l.reqs <= 0 {
 		return sim.Fate{}
 	}
-	f := l.p.Request(r, rng)
+	f := l.p.Request(w, client, r, rng)
 	if !f.IsZero() {
 		l.reqs--
 	}
@@ -127,17 +139,53 @@ func (l *limit) Request(r sim.RequestInfo, rng *rand.Rand) sim.Fate {
 // start): each request loses its reply or is dropped with probability p,
 // children are shuffled half the time, and at each step, with probability
 // p/4, a random client is disconnected for up to a second, expired, paused
-// for sessionTimeout and a half (long enough to expire), or has its
-// deliveries delayed for up to half a second.
-func Mix(p float64, sessionTimeout time.Duration) sim.Policy {
+// for its session timeout and a half (long enough to expire) or a third of
+// it, or has its deliveries delayed for up to half a second. The session
+// timeout is the World's (sim.World.SessionTimeout), read when the policy
+// first acts: the same policy fits every World.
+func Mix(p float64) sim.Policy {
+	return &mix{p: p}
+}
+
+// mix builds the Mix policy for the session timeout of its World, which it
+// learns when the World starts (sim.Starter), and prints itself with it.
+type mix struct {
+	p     float64
+	inner sim.Policy
+}
+
+// Start implements sim.Starter.
+func (m *mix) Start(w *sim.World) { m.policy(w) }
+
+func (m *mix) policy(w *sim.World) sim.Policy {
+	if m.inner == nil {
+		m.inner = mixFor(m.p, w.SessionTimeout())
+	}
+	return m.inner
+}
+
+func (m *mix) String() string {
+	if m.inner == nil {
+		return "(Mix " + strconv.FormatFloat(m.p, 'g', -1, 64) + ")"
+	}
+	return m.inner.String()
+}
+
+func (m *mix) Step(w *sim.World, rng *rand.Rand) sim.Fault { return m.policy(w).Step(w, rng) }
+
+func (m *mix) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
+	return m.policy(w).Request(w, client, r, rng)
+}
+
+func mixFor(p float64, sessionTimeout time.Duration) sim.Policy {
 	return Combine(
 		Sometimes(p/4,
-			Disconnect{Client: AnyClient, For: 200 * time.Millisecond},
-			Disconnect{Client: AnyClient, For: time.Second},
-			Expire{Client: AnyClient},
-			Pause{Client: AnyClient, For: sessionTimeout + sessionTimeout/2},
-			Pause{Client: AnyClient, For: sessionTimeout / 3},
-			Delay{Client: AnyClient, For: 500 * time.Millisecond},
+			Disconnect(AnyClient, 200*time.Millisecond),
+			Disconnect(AnyClient, time.Second),
+			Expire(AnyClient),
+			Pause(AnyClient, sessionTimeout+sessionTimeout/2),
+			Pause(AnyClient, sessionTimeout/3),
+			Delay(AnyClient, 500*time.Millisecond),
 		),
 		LoseReply.If(Randomly(p)),
 		DropRequest.If(Randomly(p)),

@@ -23,16 +23,16 @@ func TestFaultsPrintThemselves(t *testing.T) {
 			"(DropRequest (Any (OnPath /lock) (Not (AfterStep 10))))"},
 		{faults.ShuffleChildren.Always(), "(ShuffleChildren)"},
 		{faults.Slow(5 * time.Millisecond).If(faults.AfterTime(time.Second)), "((Slow 5ms) (AfterTime 1s))"},
-		{faults.At(12, faults.Pause{Client: 3, For: 15 * time.Second}), "(At 12 Pause(c3, 15s))"},
-		{faults.AtTime(time.Second, faults.LoseNextReply{Client: 2, Op: zkmem.OpCreate}), "(AtTime 1s LoseNextReply(c2, create))"},
-		{faults.Sometimes(0.5, faults.Expire{Client: faults.AnyClient}, faults.Disconnect{Client: 1, For: -1}),
+		{faults.At(12, faults.Pause(3, 15*time.Second)), "(At 12 Pause(c3, 15s))"},
+		{faults.AtTime(time.Second, faults.LoseNextReply(2, zkmem.OpCreate)), "(AtTime 1s LoseNextReply(c2, create))"},
+		{faults.Sometimes(0.5, faults.Expire(faults.AnyClient), faults.Disconnect(1, -1)),
 			"(Sometimes 0.5 Expire(c?) Disconnect(c1))"},
 		{faults.Limit(2, faults.Combine(faults.DropRequest.If(faults.Randomly(0.25)))), "(Limit 2 (Combine (DropRequest (Randomly 0.25))))"},
-		{faults.Delay{Client: 0, For: 300 * time.Millisecond}, "Delay(c0, 300ms)"},
-		{faults.DropNextRequest{Client: 4}, "DropNextRequest(c4, any)"},
-		{faults.SlowServer{Extra: 20 * time.Millisecond, For: time.Second}, "SlowServer(+20ms, 1s)"},
-		{faults.Reconnect{Client: 1}, "Reconnect(c1)"},
-		{faults.Resume{Client: 1}, "Resume(c1)"},
+		{faults.Delay(0, 300*time.Millisecond), "Delay(c0, 300ms)"},
+		{faults.DropNextRequest(4, zkmem.OpAny), "DropNextRequest(c4, any)"},
+		{faults.SlowServer(20*time.Millisecond, time.Second), "SlowServer(+20ms, 1s)"},
+		{faults.Reconnect(1), "Reconnect(c1)"},
+		{faults.Resume(1), "Resume(c1)"},
 	} {
 		if got := tc.v.String(); got != tc.want {
 			t.Errorf("got %s\nwant %s", got, tc.want)
@@ -59,7 +59,7 @@ func loop(w *sim.World) {
 
 // At places a fault at an exact step, and the trace shows it there.
 func TestAtPlacesFaultAtStep(t *testing.T) {
-	cfg := sim.Config{Seed: 2, Clients: 3, Policy: faults.At(12, faults.Expire{Client: 1})}
+	cfg := sim.Config{Seed: 2, Clients: 3, Policy: faults.At(12, faults.Expire(1))}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		loop(w)
 		mustRun(t, w, func() bool { return w.Steps() >= 30 })
@@ -78,7 +78,7 @@ func TestSometimesDrawsFromSeed(t *testing.T) {
 	faultLines := func(seed uint64) string {
 		var lines []string
 		cfg := sim.Config{Seed: seed, Clients: 8, ReconnectDelay: 10 * time.Millisecond,
-			Policy: faults.Limit(3, faults.Sometimes(0.05, faults.Disconnect{Client: faults.AnyClient, For: 0}))}
+			Policy: faults.Limit(3, faults.Sometimes(0.05, faults.Disconnect(faults.AnyClient, 0)))}
 		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 			loop(w)
 			mustRun(t, w, func() bool { return w.Steps() >= 400 })

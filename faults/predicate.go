@@ -8,27 +8,40 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
 )
 
-// Predicate selects requests as they reach the server. Match may draw from
-// rng (the World's fault generator) and may keep state (Times counts).
+// Predicate selects requests as they reach the server: request r of
+// client client in World w (at step w.Steps()+1, virtual time w.Now()).
+// Match may draw from rng (the World's fault generator) and may keep state
+// (Times counts).
 type Predicate interface {
 	fmt.Stringer
-	Match(r sim.RequestInfo, rng *rand.Rand) bool
+	Match(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) bool
 }
+
+// reqFunc is the part of a request a predicate looks at.
+type reqFunc func(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) bool
 
 type predFunc struct {
 	name  string
-	match func(r sim.RequestInfo, rng *rand.Rand) bool
+	match reqFunc
 }
 
-func (p predFunc) String() string                               { return p.name }
-func (p predFunc) Match(r sim.RequestInfo, rng *rand.Rand) bool { return p.match(r, rng) }
+func (p predFunc) String() string { return p.name }
 
-// OnOp selects requests with one of the given op names (zkmem.OpCreate,
-// zkmem.OpGetChildren, ...; "close" for Close).
-func OnOp(ops ...string) Predicate {
-	return predFunc{"(OnOp " + strings.Join(ops, " ") + ")", func(r sim.RequestInfo, _ *rand.Rand) bool {
+func (p predFunc) Match(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) bool {
+	return p.match(w, client, r, rng)
+}
+
+// OnOp selects requests with one of the given ops (zkmem.OpCreate,
+// zkmem.OpGetChildren, ...; zkmem.OpCloseSession for Close).
+func OnOp(ops ...zkmem.Op) Predicate {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.String()
+	}
+	return predFunc{"(OnOp " + strings.Join(names, " ") + ")", func(_ *sim.World, _ int, r *zkmem.Request, _ *rand.Rand) bool {
 		for _, op := range ops {
 			if r.Op == op {
 				return true
@@ -44,9 +57,9 @@ func ForClient(clients ...int) Predicate {
 	for i, c := range clients {
 		names[i] = clientName(c)
 	}
-	return predFunc{"(ForClient " + strings.Join(names, " ") + ")", func(r sim.RequestInfo, _ *rand.Rand) bool {
+	return predFunc{"(ForClient " + strings.Join(names, " ") + ")", func(_ *sim.World, client int, _ *zkmem.Request, _ *rand.Rand) bool {
 		for _, c := range clients {
-			if r.Client == c {
+			if client == c {
 				return true
 			}
 		}
@@ -56,26 +69,30 @@ func ForClient(clients ...int) Predicate {
 
 // OnPath selects requests whose path starts with prefix.
 func OnPath(prefix string) Predicate {
-	return predFunc{"(OnPath " + prefix + ")", func(r sim.RequestInfo, _ *rand.Rand) bool {
+	return predFunc{"(OnPath " + prefix + ")", func(_ *sim.World, _ int, r *zkmem.Request, _ *rand.Rand) bool {
 		return strings.HasPrefix(r.Path, prefix)
 	}}
 }
 
 // AfterStep selects requests that reach the server at step n or later.
 func AfterStep(n int) Predicate {
-	return predFunc{"(AfterStep " + strconv.Itoa(n) + ")", func(r sim.RequestInfo, _ *rand.Rand) bool { return r.Step >= n }}
+	return predFunc{"(AfterStep " + strconv.Itoa(n) + ")", func(w *sim.World, _ int, _ *zkmem.Request, _ *rand.Rand) bool {
+		return w.Steps()+1 >= n
+	}}
 }
 
 // AfterTime selects requests that reach the server at virtual time t or
 // later.
 func AfterTime(t time.Duration) Predicate {
-	return predFunc{"(AfterTime " + t.String() + ")", func(r sim.RequestInfo, _ *rand.Rand) bool { return r.Now >= t }}
+	return predFunc{"(AfterTime " + t.String() + ")", func(w *sim.World, _ int, _ *zkmem.Request, _ *rand.Rand) bool {
+		return w.Now() >= t
+	}}
 }
 
 // Randomly selects each request it is asked about with probability p,
 // drawn from the World's fault generator.
 func Randomly(p float64) Predicate {
-	return predFunc{"(Randomly " + strconv.FormatFloat(p, 'g', -1, 64) + ")", func(_ sim.RequestInfo, rng *rand.Rand) bool {
+	return predFunc{"(Randomly " + strconv.FormatFloat(p, 'g', -1, 64) + ")", func(_ *sim.World, _ int, _ *zkmem.Request, rng *rand.Rand) bool {
 		return rng.Float64() < p
 	}}
 }
@@ -84,7 +101,7 @@ func Randomly(p float64) Predicate {
 // All, put it last so that it counts only requests the others selected.
 func Times(n int) Predicate {
 	left := n
-	return predFunc{"(Times " + strconv.Itoa(n) + ")", func(sim.RequestInfo, *rand.Rand) bool {
+	return predFunc{"(Times " + strconv.Itoa(n) + ")", func(*sim.World, int, *zkmem.Request, *rand.Rand) bool {
 		if left <= 0 {
 			return false
 		}
@@ -96,9 +113,9 @@ func Times(n int) Predicate {
 // All selects requests every p selects; it stops at the first that does
 // not (so later predicates are not asked, and draw nothing).
 func All(ps ...Predicate) Predicate {
-	return predFunc{"(All" + joinStrings(ps) + ")", func(r sim.RequestInfo, rng *rand.Rand) bool {
+	return predFunc{"(All" + joinStrings(ps) + ")", func(w *sim.World, c int, r *zkmem.Request, rng *rand.Rand) bool {
 		for _, p := range ps {
-			if !p.Match(r, rng) {
+			if !p.Match(w, c, r, rng) {
 				return false
 			}
 		}
@@ -109,9 +126,9 @@ func All(ps ...Predicate) Predicate {
 // Any selects requests at least one p selects; it stops at the first that
 // does.
 func Any(ps ...Predicate) Predicate {
-	return predFunc{"(Any" + joinStrings(ps) + ")", func(r sim.RequestInfo, rng *rand.Rand) bool {
+	return predFunc{"(Any" + joinStrings(ps) + ")", func(w *sim.World, c int, r *zkmem.Request, rng *rand.Rand) bool {
 		for _, p := range ps {
-			if p.Match(r, rng) {
+			if p.Match(w, c, r, rng) {
 				return true
 			}
 		}
@@ -121,7 +138,9 @@ func Any(ps ...Predicate) Predicate {
 
 // Not selects requests p does not select.
 func Not(p Predicate) Predicate {
-	return predFunc{"(Not " + p.String() + ")", func(r sim.RequestInfo, rng *rand.Rand) bool { return !p.Match(r, rng) }}
+	return predFunc{"(Not " + p.String() + ")", func(w *sim.World, c int, r *zkmem.Request, rng *rand.Rand) bool {
+		return !p.Match(w, c, r, rng)
+	}}
 }
 
 func joinStrings[T fmt.Stringer](xs []T) string {

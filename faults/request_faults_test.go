@@ -159,7 +159,7 @@ func sortedCopy(s []string) []string {
 // create fails with ErrConnectionLoss although its node exists, and c0's
 // creates are untouched.
 func TestScheduledLoseNextReply(t *testing.T) {
-	cfg := sim.Config{Seed: 1, Clients: 2, Policy: faults.At(1, faults.LoseNextReply{Client: 1, Op: zkmem.OpCreate})}
+	cfg := sim.Config{Seed: 1, Clients: 2, Policy: faults.At(1, faults.LoseNextReply(1, zkmem.OpCreate))}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		var errs [2]record[error]
 		for i := range 2 {

@@ -325,14 +325,14 @@ func (w *world) liveness(t *rapid.T) {
 	w.live = true
 	w.mu.Unlock()
 	w.sched.t = nil
-	w.sw.SlowServer(0, 0)
+	w.sw.Faults().SlowServer(0, 0)
 	for _, c := range w.clients {
 		if c.paused() {
-			_ = w.sw.Resume(c.conn.Index())
+			_ = w.sw.Faults().Resume(c.conn.Index())
 		}
 		if c.partitioned {
 			c.partitioned = false
-			_ = w.sw.Reconnect(c.conn.Index())
+			_ = w.sw.Faults().Reconnect(c.conn.Index())
 		}
 	}
 	w.trace("faults stop")

@@ -48,7 +48,7 @@ func (s *scheduler) choose(n int) int {
 var requestFates = []string{"", "", "", "LoseReply", "DropRequest", "Shuffle"}
 
 // Request draws the fate of a request admitted by a Step action.
-func (s *scheduler) Request(r sim.RequestInfo, _ *rand.Rand) sim.Fate {
+func (s *scheduler) Request(_ *sim.World, _ int, r *zkmem.Request, _ *rand.Rand) sim.Fate {
 	if !s.drawing || !s.w.cfg.faults {
 		return sim.Fate{}
 	}
@@ -180,16 +180,16 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 				t.SkipNow() // a paused process cannot reconnect
 			}
 			c.partitioned = false
-			w.inject(t, faults.Reconnect{Client: c.conn.Index()})
+			w.inject(t, faults.Reconnect(c.conn.Index()))
 			return
 		}
 		c.partitioned = true
-		w.inject(t, faults.Disconnect{Client: c.conn.Index(), For: -1})
+		w.inject(t, faults.Disconnect(c.conn.Index(), -1))
 	}
 	// Expire makes the server expire a client's session now.
 	a["Expire"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "expire")
-		w.inject(t, faults.Expire{Client: c.conn.Index()})
+		w.inject(t, faults.Expire(c.conn.Index()))
 	}
 	// Pause stops a client process (it sends nothing, hears nothing, and
 	// its session expires at the server after the timeout), or resumes a
@@ -197,9 +197,9 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	a["Pause"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "pause")
 		if c.paused() {
-			w.inject(t, faults.Resume{Client: c.conn.Index()})
+			w.inject(t, faults.Resume(c.conn.Index()))
 		} else {
-			w.inject(t, faults.Pause{Client: c.conn.Index(), For: -1})
+			w.inject(t, faults.Pause(c.conn.Index(), -1))
 		}
 	}
 	// Delay holds back what the server sends a client for a while (its
@@ -211,14 +211,14 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	a["Delay"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "delay")
 		d := rapid.SampledFrom([]time.Duration{100 * time.Millisecond, 500 * time.Millisecond}).Draw(t, "for")
-		w.inject(t, faults.Delay{Client: c.conn.Index(), For: d})
+		w.inject(t, faults.Delay(c.conn.Index(), d))
 	}
 	// Slow makes the server take time over every request for a while: a
 	// GC pause on the leader, a disk that stalls.
 	a["Slow"] = func(t *rapid.T) {
 		extra := rapid.SampledFrom([]time.Duration{20 * time.Millisecond, 300 * time.Millisecond}).Draw(t, "extra")
 		d := rapid.SampledFrom([]time.Duration{500 * time.Millisecond, 3 * time.Second}).Draw(t, "for")
-		w.inject(t, faults.SlowServer{Extra: extra, For: d})
+		w.inject(t, faults.SlowServer(extra, d))
 	}
 	return a
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -345,10 +346,11 @@ func (m *zkmemMachine) reopen(t *rapid.T, old *zkmem.Conn) {
 // Expire expires a session on the server.
 func (m *zkmemMachine) Expire(t *rapid.T) {
 	c, s := m.session(t)
-	ok := m.srv.ExpireSession(c.SessionID())
+	ok := slices.Contains(m.srv.SessionIDs(), c.SessionID())
 	if ok != s.alive {
-		t.Fatalf("ExpireSession = %v, model says alive = %v", ok, s.alive)
+		t.Fatalf("session live = %v, model says alive = %v", ok, s.alive)
 	}
+	m.srv.Control(c.SessionID()).Expire()
 	if s.alive {
 		m.model.endSession(c.SessionID())
 		if s.state == zksim.StateConnected {
@@ -365,7 +367,7 @@ func (m *zkmemMachine) Expire(t *rapid.T) {
 
 func (m *zkmemMachine) Disconnect(t *rapid.T) {
 	c, s := m.session(t)
-	c.Disconnect()
+	c.Server().Control(c.SessionID()).Disconnect()
 	if s.state == zksim.StateConnected {
 		s.state = zksim.StateDisconnected
 	}
@@ -376,7 +378,7 @@ func (m *zkmemMachine) Disconnect(t *rapid.T) {
 
 func (m *zkmemMachine) Reconnect(t *rapid.T) {
 	c, s := m.session(t)
-	err := c.Reconnect()
+	err := c.Server().Control(c.SessionID()).Reconnect()
 	var wantErr error
 	switch {
 	case s.state == zksim.StateDisconnected && s.alive:

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/zksim/zksim"
@@ -16,60 +15,44 @@ import (
 // after its service time under the cost model.
 func (w *World) admit(s *session) {
 	req := s.pending.pop()
-	fate := w.fate(s, req)
-	cost := w.cfg.Cost.Cost(req.size) + fate.Slow + w.slowExtra
+	req.fate = w.fate(s, req)
+	cost := w.cfg.Cost.Cost(req.size) + req.fate.Slow + w.slowExtra
 	if cost <= 0 {
-		w.execute(s, req, fate)
+		w.execute(s, req)
 		w.refresh(s)
 		return
 	}
 	s.inService = req
 	w.busy++
-	w.schedule(w.now+cost, &timed{kind: tComplete, s: s, req: req, fate: fate})
-	w.stepf("%s admit %s %s%s (service %v)", s.name, req.op, req.path, req.watchMark(), cost)
+	w.schedule(w.now+cost, &timed{kind: tComplete, s: s, req: req})
+	w.stepf("%s admit %s %s%s (service %v)", s.name, req.name, req.desc.Path, req.watchMark(), cost)
 	w.refresh(s)
 }
 
-// fate decides what happens to a request reaching the server: a fault
-// armed for its client, then the policy. A request sent on a broken
-// connection fails at once, so no fault is spent on it.
+// fate asks the policy what happens to a request reaching the server. A
+// request sent on a broken connection fails at once, so the policy is not
+// asked about it. The fault it decides reaches the request through the
+// session's fault plane (see session.decide), where faults armed with
+// Faults.LoseNextReply and Faults.DropNextRequest come first.
 func (w *World) fate(s *session, req *request) Fate {
-	var f Fate
-	if req.op == opExternal || s.zc.State() != zksim.StateConnected {
-		return f
+	if w.policy == nil || req.name == opExternal || s.zc.State() != zksim.StateConnected {
+		return Fate{}
 	}
-	for i, a := range s.armed {
-		if a.op == "" || a.op == req.op {
-			f.Fault = a.fault
-			s.armed = slices.Delete(s.armed, i, i+1)
-			break
-		}
-	}
-	if w.policy != nil {
-		f = f.Merge(w.policy.Request(RequestInfo{
-			Client: s.idx, Op: req.op, Path: req.path, Size: req.size, Step: w.step + 1, Now: w.now,
-		}, w.frng))
-	}
-	return f
+	return w.policy.Request(w, s.idx, &req.desc, w.frng)
 }
 
 // execute applies req on the server and queues its reply.
-func (w *World) execute(s *session, req *request, fate Fate) {
+func (w *World) execute(s *session, req *request) {
 	before := s.zc.State()
-	if fate.Fault != zkmem.NoFault {
-		f := fate.Fault
-		s.zc.SetFaultHook(func(zkmem.Request) zkmem.Fault { return f })
-	}
+	s.applying = req
 	req.res = req.do(context.Background(), s.zc)
-	if fate.Fault != zkmem.NoFault {
-		s.zc.SetFaultHook(nil)
-		if req.op != opClose {
-			req.note = " [" + fate.Fault.String() + "]"
-		}
+	s.applying = nil
+	if req.hit != zkmem.NoFault {
+		req.note = " [" + req.hit.String() + "]"
 	}
-	if req.res.names != nil && req.op == zkmem.OpGetChildren {
+	if req.res.names != nil && req.desc.Op == zkmem.OpGetChildren {
 		sortChildren(req.res.names)
-		if fate.Shuffle {
+		if req.fate.Shuffle {
 			w.frng.Shuffle(len(req.res.names), func(i, j int) {
 				req.res.names[i], req.res.names[j] = req.res.names[j], req.res.names[i]
 			})
@@ -79,7 +62,7 @@ func (w *World) execute(s *session, req *request, fate Fate) {
 	w.stateChange(s, before, s.zc.State(), -1, true)
 	s.push(-1, item{kind: itemReply, req: req})
 	if w.trace.on {
-		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.op, req.path, req.watchMark(), req.summary(), req.note)
+		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.name, req.desc.Path, req.watchMark(), req.summary(), req.note)
 	} else {
 		w.step++
 	}
@@ -94,17 +77,17 @@ func (w *World) deliverHead(s *session) {
 	case itemReply:
 		req := it.req
 		if w.trace.on {
-			w.stepf("%s deliver reply %s %s%s -> %s", s.name, req.op, req.path, req.watchMark(), req.summary())
+			w.stepf("%s deliver reply %s %s%s -> %s", s.name, req.name, req.desc.Path, req.watchMark(), req.summary())
 		} else {
 			w.step++
 		}
-		if req.op == opClose {
+		if req.name == opClose {
 			s.conn.finish()
 		}
 		close(req.done)
 	case itemEvent:
 		w.stepf("%s deliver event %v %s", s.name, it.ev.Type, it.ev.Path)
-		s.zc.DeliverEvent(it.ev)
+		s.deliverEvent(it.ev)
 	case itemState:
 		w.stepf("%s deliver state %v", s.name, it.state)
 		s.conn.publish(it.state)
@@ -117,7 +100,7 @@ func (w *World) deliverHead(s *session) {
 		}
 		before := s.zc.State()
 		at := s.fifoLen()
-		err := s.zc.Reconnect()
+		err := s.ctl.Reconnect()
 		after := s.zc.State()
 		if err != nil {
 			w.stepf("%s reconnect: %s", s.name, errName(err))
@@ -205,7 +188,7 @@ func (w *World) runTimed(a *timed) {
 	case tComplete:
 		s.inService = nil
 		w.busy--
-		w.execute(s, a.req, a.fate)
+		w.execute(s, a.req)
 	case tSlowEnd:
 		if w.slowGen != a.gen {
 			return

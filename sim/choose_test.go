@@ -80,7 +80,7 @@ func TestExternalCall(t *testing.T) {
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		c := w.Conn(0)
 		var calls, returned box[int]
-		if err := w.Pause(0, -1); err != nil {
+		if err := w.Faults().Pause(0, -1); err != nil {
 			t.Fatal(err)
 		}
 		w.Go(func(ctx context.Context) {
@@ -104,7 +104,7 @@ func TestExternalCall(t *testing.T) {
 		if w.Live(0) {
 			t.Fatalf("the paused client's session outlived its session timeout (4s, the server's minimum)")
 		}
-		if err := w.Resume(0); err != nil {
+		if err := w.Faults().Resume(0); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w, func() bool { return returned.ok() })
@@ -143,9 +143,9 @@ func TestDisconnectAfterReconnectStaysDown(t *testing.T) {
 	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
 		c := w.Conn(0)
 		for _, f := range []func() error{
-			func() error { return w.Disconnect(0, -1) },
-			func() error { return w.Reconnect(0) },
-			func() error { return w.Disconnect(0, -1) },
+			func() error { return w.Faults().Disconnect(0, -1) },
+			func() error { return w.Faults().Reconnect(0) },
+			func() error { return w.Faults().Disconnect(0, -1) },
 		} {
 			if err := f(); err != nil {
 				t.Fatal(err)
@@ -157,7 +157,7 @@ func TestDisconnectAfterReconnectStaysDown(t *testing.T) {
 		if c.State() != zksim.StateDisconnected {
 			t.Fatalf("state %v after Disconnect, Reconnect, Disconnect; want StateDisconnected", c.State())
 		}
-		if err := w.Reconnect(0); err != nil {
+		if err := w.Faults().Reconnect(0); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w, func() bool { return c.State() == zksim.StateConnected })

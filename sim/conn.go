@@ -81,19 +81,21 @@ func (c *Conn) call(ctx context.Context, req *request) result {
 	}
 }
 
-func (c *Conn) send(ctx context.Context, op, path string, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
-	return c.call(ctx, &request{op: op, path: path, size: len(path) + size, do: do})
+// send sends the request desc describes; do applies it on the zkmem
+// connection. size is what the request weighs beyond its path.
+func (c *Conn) send(ctx context.Context, desc zkmem.Request, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
+	return c.sendAs(ctx, desc.Op.String(), desc, size, do)
 }
 
-// sendW sends a request that sets a watch.
-func (c *Conn) sendW(ctx context.Context, op, path string, do func(ctx context.Context, zc *zkmem.Conn) result) result {
-	return c.call(ctx, &request{op: op, path: path, size: len(path), watch: true, do: do})
+// sendAs is send for a request the trace names name.
+func (c *Conn) sendAs(ctx context.Context, name string, desc zkmem.Request, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
+	return c.call(ctx, &request{desc: desc, name: name, size: len(desc.Path) + size, do: do})
 }
 
 // Create implements zksim.Conn.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
 	data = slices.Clone(data)
-	r := c.send(ctx, zkmem.OpCreate, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpCreate, Path: path, Data: data, Mode: mode, ACL: acl, TTL: -1}, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
 		p, err := zc.Create(ctx, path, data, mode, acl)
 		return result{path: p, err: err}
 	})
@@ -103,7 +105,7 @@ func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zksim.
 // CreateTTL implements zksim.Conn.
 func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
 	data = slices.Clone(data)
-	r := c.send(ctx, zkmem.OpCreate, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpCreate, Path: path, Data: data, Mode: mode, ACL: acl, TTL: ttl}, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
 		p, err := zc.CreateTTL(ctx, path, data, mode, acl, ttl)
 		return result{path: p, err: err}
 	})
@@ -112,14 +114,14 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zks
 
 // Delete implements zksim.Conn.
 func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
-	return c.send(ctx, zkmem.OpDelete, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	return c.send(ctx, zkmem.Request{Op: zkmem.OpDelete, Path: path, Version: version}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		return result{err: zc.Delete(ctx, path, version)}
 	}).err
 }
 
 // Exists implements zksim.Conn.
 func (c *Conn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
-	r := c.send(ctx, zkmem.OpExists, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpExists, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		ok, st, err := zc.Exists(ctx, path)
 		return result{ok: ok, stat: st, err: err}
 	})
@@ -128,7 +130,7 @@ func (c *Conn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, erro
 
 // ExistsW implements zksim.Conn.
 func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
-	r := c.sendW(ctx, zkmem.OpExists, path, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpExists, Path: path, Watch: true}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		ok, st, ch, err := zc.ExistsW(ctx, path)
 		return result{ok: ok, stat: st, ch: ch, err: err}
 	})
@@ -137,7 +139,7 @@ func (c *Conn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-c
 
 // Get implements zksim.Conn.
 func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
-	r := c.send(ctx, zkmem.OpGetData, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetData, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		data, st, err := zc.Get(ctx, path)
 		return result{data: data, stat: st, err: err}
 	})
@@ -146,7 +148,7 @@ func (c *Conn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error
 
 // GetW implements zksim.Conn.
 func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
-	r := c.sendW(ctx, zkmem.OpGetData, path, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetData, Path: path, Watch: true}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		data, st, ch, err := zc.GetW(ctx, path)
 		return result{data: data, stat: st, ch: ch, err: err}
 	})
@@ -156,7 +158,7 @@ func (c *Conn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-ch
 // Set implements zksim.Conn.
 func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (*zksim.Stat, error) {
 	data = slices.Clone(data)
-	r := c.send(ctx, zkmem.OpSetData, path, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpSetData, Path: path, Data: data, Version: version}, len(data), func(ctx context.Context, zc *zkmem.Conn) result {
 		st, err := zc.Set(ctx, path, data, version)
 		return result{stat: st, err: err}
 	})
@@ -166,7 +168,7 @@ func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32)
 // Children implements zksim.Conn. The names come in the simulator's
 // canonical order (by sequence number, then name), or shuffled by a fault.
 func (c *Conn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
-	r := c.send(ctx, zkmem.OpGetChildren, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetChildren, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		names, st, err := zc.Children(ctx, path)
 		return result{names: names, stat: st, err: err}
 	})
@@ -175,7 +177,7 @@ func (c *Conn) Children(ctx context.Context, path string) ([]string, *zksim.Stat
 
 // ChildrenW implements zksim.Conn.
 func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
-	r := c.sendW(ctx, zkmem.OpGetChildren, path, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetChildren, Path: path, Watch: true}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		names, st, ch, err := zc.ChildrenW(ctx, path)
 		return result{names: names, stat: st, ch: ch, err: err}
 	})
@@ -198,7 +200,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, er
 			size += len(o.Data)
 		}
 	}
-	r := c.send(ctx, zkmem.OpMulti, path, size-len(path), func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpMulti, Path: path, Ops: ops}, size-len(path), func(ctx context.Context, zc *zkmem.Conn) result {
 		res, err := zc.Multi(ctx, ops...)
 		return result{ops: res, err: err}
 	})
@@ -207,7 +209,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, er
 
 // Sync implements zksim.Conn.
 func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
-	r := c.send(ctx, zkmem.OpSync, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpSync, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		p, err := zc.Sync(ctx, path)
 		return result{path: p, err: err}
 	})
@@ -216,7 +218,7 @@ func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 
 // GetACL implements zksim.Conn.
 func (c *Conn) GetACL(ctx context.Context, path string) ([]zksim.ACL, *zksim.Stat, error) {
-	r := c.send(ctx, zkmem.OpGetACL, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetACL, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		acl, st, err := zc.GetACL(ctx, path)
 		return result{acl: acl, stat: st, err: err}
 	})
@@ -226,7 +228,7 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]zksim.ACL, *zksim.Sta
 // SetACL implements zksim.Conn.
 func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version int32) (*zksim.Stat, error) {
 	acl = slices.Clone(acl)
-	r := c.send(ctx, zkmem.OpSetACL, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpSetACL, Path: path, ACL: acl, Version: version}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		st, err := zc.SetACL(ctx, path, acl, version)
 		return result{stat: st, err: err}
 	})
@@ -236,14 +238,14 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 // AddAuth implements zksim.Conn.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	auth = slices.Clone(auth)
-	return c.send(ctx, zkmem.OpAddAuth, "", len(scheme)+len(auth), func(ctx context.Context, zc *zkmem.Conn) result {
+	return c.send(ctx, zkmem.Request{Op: zkmem.OpAddAuth, AuthScheme: scheme, Auth: auth}, len(scheme)+len(auth), func(ctx context.Context, zc *zkmem.Conn) result {
 		return result{err: zc.AddAuth(ctx, scheme, auth)}
 	}).err
 }
 
 // AddWatch implements zksim.PersistentWatcher.
 func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMode) (<-chan zksim.Event, error) {
-	r := c.send(ctx, zkmem.OpAddWatch, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpAddWatch, Path: path, AddWatchMode: mode}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		ch, err := zc.AddWatch(ctx, path, mode)
 		return result{ch: ch, err: err}
 	})
@@ -252,14 +254,14 @@ func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMod
 
 // RemoveWatches implements zksim.PersistentWatcher.
 func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.WatcherKind) error {
-	return c.send(ctx, zkmem.OpRemoveWatches, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	return c.send(ctx, zkmem.Request{Op: zkmem.OpRemoveWatches, Path: path, WatcherKind: kind}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		return result{err: zc.RemoveWatches(ctx, path, kind)}
 	}).err
 }
 
 // GetEphemerals implements zksim.EphemeralsLister.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
-	r := c.send(ctx, zkmem.OpGetEphemerals, prefix, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetEphemerals, Path: prefix}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		paths, err := zc.GetEphemerals(ctx, prefix)
 		return result{names: paths, err: err}
 	})
@@ -268,7 +270,7 @@ func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, erro
 
 // GetAllChildrenNumber implements zksim.ChildCounter.
 func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int32, error) {
-	r := c.send(ctx, zkmem.OpGetAllChildrenNumber, path, 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.send(ctx, zkmem.Request{Op: zkmem.OpGetAllChildrenNumber, Path: path}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		n, err := zc.GetAllChildrenNumber(ctx, path)
 		return result{count: n, err: err}
 	})
@@ -288,7 +290,7 @@ func (c *Conn) Close() error {
 	if finished {
 		return nil
 	}
-	r := c.send(context.Background(), opClose, "", 0, func(ctx context.Context, zc *zkmem.Conn) result {
+	r := c.sendAs(context.Background(), opClose, zkmem.Request{Op: zkmem.OpCloseSession}, 0, func(ctx context.Context, zc *zkmem.Conn) result {
 		return result{err: zc.Close()}
 	})
 	if r.err == zksim.ErrClosing {

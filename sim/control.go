@@ -7,10 +7,18 @@ import (
 	"github.com/zksim/zksim/zkmem"
 )
 
-// The fault primitives. Package faults wraps them in printable Fault
-// values; they may also be called directly from the World's goroutine
-// between steps (a fault called this way is not a step of its own and is
-// not traced unless through World.Inject).
+// Faults is the World's role as a fault injector: the fault primitives.
+// Package faults wraps them in printable Fault values; they may also be
+// called directly from the World's goroutine between steps (a fault called
+// this way is not a step of its own and is not traced unless through
+// World.Inject). Faults that strike the server's side of a session (a lost
+// reply, a dropped request, a disconnect, an expiry) go through the
+// session's zkmem.Control, the one fault plane; the World schedules what
+// the client hears and when.
+type Faults struct{ w *World }
+
+// Faults returns the World's fault primitives.
+func (w *World) Faults() *Faults { return &w.faults }
 
 // ErrGone is returned by a fault primitive aimed at a client whose session
 // has already expired or been closed.
@@ -22,13 +30,14 @@ var ErrGone = errors.New("sim: session already expired or closed")
 // reconnectAfter >= 0 it starts reconnecting that much later; with a
 // negative value it stays down until Reconnect. If the session expires
 // meanwhile, the client learns it when it reconnects.
-func (w *World) Disconnect(i int, reconnectAfter time.Duration) error {
+func (f *Faults) Disconnect(i int, reconnectAfter time.Duration) error {
+	w := f.w
 	s := w.sessions[i]
 	if s.gone {
 		return ErrGone
 	}
 	before := s.zc.State()
-	s.zc.Disconnect()
+	s.ctl.Disconnect()
 	w.stateChange(s, before, s.zc.State(), -1, false)
 	s.stayDown = reconnectAfter < 0
 	if s.down && !s.stayDown {
@@ -42,7 +51,8 @@ func (w *World) Disconnect(i int, reconnectAfter time.Duration) error {
 // FIFO has been delivered up to here. Reconnecting restores its watches by
 // the setWatches rules; if the session expired, the client learns it now
 // (StateExpired, watches end with EventNotWatching).
-func (w *World) Reconnect(i int) error {
+func (f *Faults) Reconnect(i int) error {
+	w := f.w
 	s := w.sessions[i]
 	s.stayDown = false
 	if !s.down {
@@ -58,7 +68,8 @@ func (w *World) Reconnect(i int) error {
 // connection, so the client hears StateDisconnected, and learns of the
 // expiry when it reconnects (after Config.ReconnectDelay), or, if paused,
 // when it resumes.
-func (w *World) Expire(i int) error {
+func (f *Faults) Expire(i int) error {
+	w := f.w
 	s := w.sessions[i]
 	if s.gone {
 		return ErrGone
@@ -72,10 +83,10 @@ func (w *World) expireNow(s *session) {
 	if !s.down {
 		before := s.zc.State()
 		s.hiddenDrop = s.paused
-		s.zc.Disconnect()
+		s.ctl.Disconnect()
 		w.stateChange(s, before, s.zc.State(), -1, !s.paused)
 	}
-	w.srv.ExpireSession(s.zc.SessionID())
+	s.ctl.Expire()
 	s.gone = true
 }
 
@@ -85,7 +96,8 @@ func (w *World) expireNow(s *session) {
 // session timeout. With d >= 0 the client resumes after d; with a negative
 // d, at Resume. Its goroutines are not stopped: timers they set still fire,
 // but whatever they send waits.
-func (w *World) Pause(i int, d time.Duration) error {
+func (f *Faults) Pause(i int, d time.Duration) error {
+	w := f.w
 	s := w.sessions[i]
 	if s.paused {
 		return nil
@@ -104,7 +116,8 @@ func (w *World) Pause(i int, d time.Duration) error {
 // Resume ends a pause of client i. It gets what was queued for it
 // meanwhile; if its session expired, it hears StateDisconnected then
 // StateExpired.
-func (w *World) Resume(i int) error {
+func (f *Faults) Resume(i int) error {
+	w := f.w
 	s := w.sessions[i]
 	if s.paused {
 		w.resume(s)
@@ -129,7 +142,8 @@ func (w *World) resume(s *session) {
 // Delay holds back every delivery to client i for d (or until an earlier
 // delay ends, if that is later): replies and events queue in its FIFO,
 // whose order is kept, while other clients go on.
-func (w *World) Delay(i int, d time.Duration) error {
+func (f *Faults) Delay(i int, d time.Duration) error {
+	w := f.w
 	s := w.sessions[i]
 	if w.now+d <= s.delayedUntil {
 		return nil // already held back longer
@@ -140,27 +154,26 @@ func (w *World) Delay(i int, d time.Duration) error {
 	return nil
 }
 
-// LoseNextReply arranges for client i's next request with op ("" for any)
-// to be applied by the server while its reply is lost: the caller gets
+// LoseNextReply arms, in client i's session's fault plane, a lost reply
+// for its next request with op (zkmem.OpAny for any): it is applied by the server while its reply is lost: the caller gets
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
-func (w *World) LoseNextReply(i int, op string) {
-	s := w.sessions[i]
-	s.armed = append(s.armed, armedFault{op: op, fault: zkmem.LoseReply})
+func (f *Faults) LoseNextReply(i int, op zkmem.Op) {
+	f.w.sessions[i].ctl.LoseNextReply(op)
 }
 
-// DropNextRequest arranges for client i's next request with op ("" for
-// any) to be lost before the server sees it: the caller gets
+// DropNextRequest arms, in client i's session's fault plane, a dropped
+// request for its next request with op (zkmem.OpAny for any): it is lost before the server sees it: the caller gets
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
-func (w *World) DropNextRequest(i int, op string) {
-	s := w.sessions[i]
-	s.armed = append(s.armed, armedFault{op: op, fault: zkmem.DropRequest})
+func (f *Faults) DropNextRequest(i int, op zkmem.Op) {
+	f.w.sessions[i].ctl.DropNextRequest(op)
 }
 
 // SlowServer adds extra to the service time of every request admitted
 // during the next d (for good if d <= 0; extra 0 ends it).
-func (w *World) SlowServer(extra, d time.Duration) {
+func (f *Faults) SlowServer(extra, d time.Duration) {
+	w := f.w
 	w.slowExtra = extra
 	w.slowGen++
 	if d > 0 && extra > 0 {

@@ -7,7 +7,7 @@
 // # Usage
 //
 //	func TestLockUnderFaults(t *testing.T) {
-//		cfg := sim.Config{Seed: 42, Clients: 5, Policy: faults.Mix(0.02, 10*time.Second)}
+//		cfg := sim.Config{Seed: 42, Clients: 5, Policy: faults.Mix(0.02)}
 //		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 //			for i := range 5 {
 //				conn := w.Conn(i)

@@ -32,7 +32,7 @@ func (c *Conn) External(ctx context.Context, name string, apply func() error) er
 	if finished {
 		return zksim.ErrClosing
 	}
-	return c.send(ctx, opExternal, name, 0, func(context.Context, *zkmem.Conn) result {
+	return c.sendAs(ctx, opExternal, zkmem.Request{Path: name}, 0, func(context.Context, *zkmem.Conn) result {
 		return result{err: apply()}
 	}).err
 }

@@ -37,7 +37,7 @@ func TestVirtualTimeMeasuresHandoffAndFailover(t *testing.T) {
 			}
 			start := w.Now()
 			if crash {
-				w.Inject(faults.Pause{Client: 0, For: -1})
+				w.Inject(faults.Pause(0, -1))
 			} else {
 				w.Go(func(ctx context.Context) { m0.Unlock(ctx) })
 			}

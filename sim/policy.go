@@ -36,22 +36,28 @@ type Policy interface {
 	fmt.Stringer
 	// Step returns the fault to inject as this step, or nil for none.
 	Step(w *World, rng *rand.Rand) Fault
-	// Request says what happens to request r on its way to the server and
-	// back. The zero Fate leaves it alone.
-	Request(r RequestInfo, rng *rand.Rand) Fate
+	// Request says what happens to request r of client client as it
+	// reaches the server (at step w.Steps()+1, virtual time w.Now()) and on
+	// its way back. The zero Fate leaves it alone. The request is zkmem's
+	// descriptor: its Op (close is zkmem.OpCloseSession), Path (the first
+	// op's for a multi), and the rest of what it asks.
+	Request(w *World, client int, r *zkmem.Request, rng *rand.Rand) Fate
 }
 
-// RequestInfo describes a request as it reaches the server.
-type RequestInfo struct {
-	Client int           // index of the client that sent it
-	Op     string        // ZooKeeper's op name: zkmem.OpCreate, zkmem.OpGetChildren, ...
-	Path   string        // the path it acts on (the first op's, for a multi)
-	Size   int           // approximate size in bytes (path and data)
-	Step   int           // the step at which it reaches the server
-	Now    time.Duration // virtual time since the World started
+// Starter is implemented by a Policy that needs to know its World before
+// the run (its session timeout, say). New starts the policy, once, before
+// it prints it at the top of the trace; a policy that wraps others starts
+// them with StartPolicy.
+type Starter interface {
+	Start(w *World)
 }
 
-func (r RequestInfo) String() string { return fmt.Sprintf("c%d %s %s", r.Client, r.Op, r.Path) }
+// StartPolicy starts p if it is a Starter.
+func StartPolicy(p Policy, w *World) {
+	if st, ok := p.(Starter); ok {
+		st.Start(w)
+	}
+}
 
 // Fate is what happens to one request.
 type Fate struct {
@@ -59,7 +65,8 @@ type Fate struct {
 	// sees the request) or zkmem.LoseReply (the server applies it, then the
 	// connection breaks before the reply arrives). Either way the caller
 	// gets zksim.ErrConnectionLoss, and the client reconnects after
-	// Config.ReconnectDelay.
+	// Config.ReconnectDelay. It reaches the request through the session's
+	// zkmem fault plane, after any fault armed there for the request.
 	Fault zkmem.Fault
 	// Slow adds to the request's service time (a slow server, a GC pause
 	// on the leader). It only matters when the cost model is in use or

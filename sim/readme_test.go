@@ -12,7 +12,7 @@ import (
 
 // The simulator test the README shows; kept here so it stays true.
 func TestLockUnderFaults(t *testing.T) {
-	cfg := sim.Config{Seed: 42, Clients: 3, Policy: faults.Mix(0.02, 4*time.Second)}
+	cfg := sim.Config{Seed: 42, Clients: 3, Policy: faults.Mix(0.02)}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		for i := range 3 {
 			m := lock.New(w.Conn(i), "/lock")

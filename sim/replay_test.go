@@ -124,7 +124,7 @@ func runCancelWorld(t *testing.T, seed uint64, clients int) (trace string, timed
 		Seed: seed, Clients: clients, SessionTimeout: 4 * time.Second,
 		ReconnectDelay: 50 * time.Millisecond, Server: zkmemOptions(),
 		Cost:   sim.CostModel{PerRequest: time.Millisecond},
-		Policy: faults.Mix(0.05, 4*time.Second), MaxSteps: 20000,
+		Policy: faults.Mix(0.05), MaxSteps: 20000,
 	}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		var finished, timeouts atomic.Int64

@@ -15,13 +15,14 @@ import (
 // request is one call of a client, from the moment it is sent until its
 // reply is delivered.
 type request struct {
-	op    string // zkmem's op name
-	path  string
-	size  int
-	watch bool // a W variant: it sets a watch
-	do    func(ctx context.Context, zc *zkmem.Conn) result
-	res   result
-	note  string // a fault that struck it, for the trace
+	desc zkmem.Request // what it asks, as the fault policies see it
+	name string        // its op's name in the trace
+	size int
+	do   func(ctx context.Context, zc *zkmem.Conn) result
+	res  result
+	fate Fate        // decided when the server admits it
+	hit  zkmem.Fault // the fault the plane gave it when applied
+	note string      // a fault that struck it, for the trace
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
 	done      chan struct{}
@@ -43,7 +44,7 @@ type result struct {
 
 // watchMark marks the requests that set a watch in the trace.
 func (req *request) watchMark() string {
-	if req.watch {
+	if req.desc.Watch {
 		return " +watch"
 	}
 	return ""
@@ -55,7 +56,7 @@ func (req *request) summary() string {
 	if r.err != nil {
 		return errName(r.err)
 	}
-	switch req.op {
+	switch req.desc.Op {
 	case zkmem.OpCreate:
 		return r.path
 	case zkmem.OpExists:

@@ -130,7 +130,7 @@ func (w *World) collect() {
 		in := inboxes[i]
 		if len(in) > 1 {
 			slices.SortStableFunc(in, func(a, b *request) int {
-				return cmp.Or(-compareBool(a.abandoned, b.abandoned), cmp.Compare(a.op, b.op), cmp.Compare(a.path, b.path), cmp.Compare(a.size, b.size))
+				return cmp.Or(-compareBool(a.abandoned, b.abandoned), cmp.Compare(a.name, b.name), cmp.Compare(a.desc.Path, b.desc.Path), cmp.Compare(a.size, b.size))
 			})
 		}
 		for _, r := range in {

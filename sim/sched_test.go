@@ -83,7 +83,7 @@ func TestOwnWatchEventBeforeReply(t *testing.T) {
 func TestStateLagsUntilDelivered(t *testing.T) {
 	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
 		c := w.Conn(0)
-		if err := w.Disconnect(0, -1); err != nil {
+		if err := w.Faults().Disconnect(0, -1); err != nil {
 			t.Fatal(err)
 		}
 		if got := c.Underlying().State(); got != zksim.StateDisconnected {
@@ -98,7 +98,7 @@ func TestStateLagsUntilDelivered(t *testing.T) {
 		if got := c.State(); got != zksim.StateDisconnected {
 			t.Fatalf("client state %v after delivery, want Disconnected", got)
 		}
-		if err := w.Reconnect(0); err != nil {
+		if err := w.Faults().Reconnect(0); err != nil {
 			t.Fatal(err)
 		}
 		run(t, w, func() bool { return c.State() == zksim.StateConnected })
@@ -152,7 +152,7 @@ func TestClientTimersAdvanceTime(t *testing.T) {
 func TestCanceledCallStillAppliedAndCloseUnblocks(t *testing.T) {
 	sim.Test(t, sim.Config{Seed: 1, Clients: 2}, func(t *testing.T, w *sim.World) {
 		c0, c1 := w.Conn(0), w.Conn(1)
-		if err := w.Pause(0, 2*time.Second); err != nil {
+		if err := w.Faults().Pause(0, 2*time.Second); err != nil {
 			t.Fatal(err)
 		}
 		var createErr, pendingErr box[error]
@@ -182,7 +182,7 @@ func TestCanceledCallStillAppliedAndCloseUnblocks(t *testing.T) {
 		if !exists.get() {
 			t.Fatal("the abandoned create was not applied after the client resumed")
 		}
-		w.Pause(1, -1)
+		w.Faults().Pause(1, -1)
 		w.Go(func(ctx context.Context) {
 			_, _, err := c1.Exists(ctx, "/late")
 			pendingErr.put(err)

@@ -31,7 +31,13 @@ type session struct {
 	idx  int
 	name string
 	zc   *zkmem.Conn
+	ctl  *zkmem.Control // its session's fault plane
 	conn *Conn
+
+	// deliver hands zc a watch event held in the FIFO.
+	deliver func(zksim.Event)
+	// applying is the request being applied, while it is.
+	applying *request
 
 	// Guarded by w.mu: touched by client goroutines and server callbacks.
 	inbox []*request  // requests sent since the last step
@@ -41,7 +47,6 @@ type session struct {
 	// Owned by the scheduler.
 	pending   deque[*request] // requests the server has not taken yet
 	inService *request        // the request being served (cost model)
-	armed     []armedFault    // faults armed for this client's next requests
 
 	paused       bool
 	delayedUntil time.Duration // deliveries wait until then
@@ -53,17 +58,35 @@ type session struct {
 	gone         bool // expired or closed, as the server sees it
 }
 
-type armedFault struct {
-	op    string // "" for any op
-	fault zkmem.Fault
+// decide is the session's fault hook in zkmem's fault plane, installed
+// once: the request being applied gets the fault armed for it, else the one
+// the policy gave it when the server admitted it; the trace notes which.
+// Other requests (a reconnection's setWatches) keep the armed fault. It is
+// called with the server's lock held, on the World's goroutine.
+func (s *session) decide(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	req := s.applying
+	if req == nil || r.Op != req.desc.Op {
+		return armed
+	}
+	s.applying = nil
+	f := armed
+	if f == zkmem.NoFault {
+		f = req.fate.Fault
+	}
+	req.hit = f
+	return f
 }
+
+// deliverEvent hands the client a watch event from the FIFO.
+func (s *session) deliverEvent(ev zksim.Event) { s.deliver(ev) }
 
 // hold receives the watch events zkmem would deliver to this session. It is
 // called with the server's lock held, from whichever goroutine made the
 // server act.
-func (s *session) hold(ev zksim.Event) {
+func (s *session) hold(ev zksim.Event, deliver func(zksim.Event)) {
 	w := s.w
 	w.mu.Lock()
+	s.deliver = deliver
 	s.fifo.push(item{kind: itemEvent, ev: ev})
 	if !s.dirty {
 		s.dirty = true

@@ -27,7 +27,6 @@ type timed struct {
 	s    *session
 	gen  int
 	req  *request
-	fate Fate
 }
 
 // timeline is a min-heap of timed actions by (at, seq).

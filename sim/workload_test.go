@@ -107,7 +107,7 @@ func runLockWorld(t *testing.T, seed uint64, clients int) (string, *contenders) 
 		ReconnectDelay: 50 * time.Millisecond,
 		Server:         zkmemOptions(),
 		Cost:           sim.CostModel{PerRequest: time.Millisecond},
-		Policy:         faults.Mix(0.02, 4*time.Second),
+		Policy:         faults.Mix(0.02),
 		MaxSteps:       20000,
 	}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {

@@ -119,8 +119,9 @@ type World struct {
 	slowExtra time.Duration // added to every request's service time
 	slowGen   int
 
-	trace tracer
-	timer *time.Timer
+	trace  tracer
+	timer  *time.Timer
+	faults Faults
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -138,9 +139,11 @@ func New(cfg Config) (*World, error) {
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
 	}
+	w.faults.w = w
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
 	if w.policy != nil {
+		StartPolicy(w.policy, w)
 		w.notef("policy %v", w.policy)
 	}
 	for range cfg.Clients {
@@ -169,6 +172,8 @@ func (w *World) Connect() (*Conn, error) {
 		return nil, err
 	}
 	s.zc = zc
+	s.ctl = w.srv.Control(zc.SessionID())
+	s.ctl.SetFaultHook(s.decide)
 	s.conn = &Conn{s: s, state: zksim.StateConnected}
 	w.sessions = append(w.sessions, s)
 	w.applyOK.grow(len(w.sessions))
@@ -203,6 +208,14 @@ func (w *World) Paused(i int) bool { return w.sessions[i].paused }
 // (say, reading the tree at the end of a run). Calls on it are not
 // scheduled and not traced.
 func (w *World) Server() *zkmem.Server { return w.srv }
+
+// SessionTimeout returns the session timeout of the World's clients:
+// Config.SessionTimeout as the server negotiates it (clamped to the
+// server's bounds). Fault policies size pauses and disconnections by it.
+func (w *World) SessionTimeout() time.Duration {
+	o := w.srv.Options()
+	return min(max(w.cfg.SessionTimeout, o.MinSessionTimeout), o.MaxSessionTimeout)
+}
 
 // Seed returns the seed the World was created with.
 func (w *World) Seed() uint64 { return w.cfg.Seed }

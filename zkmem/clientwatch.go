@@ -145,36 +145,14 @@ func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMod
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	var wm watchMode
-	switch mode {
-	case zksim.WatchPersistent:
-		wm = modePersistent
-	case zksim.WatchPersistentRecursive:
-		wm = modeRecursive
-	default:
+	if mode != zksim.WatchPersistent && mode != zksim.WatchPersistentRecursive {
 		return nil, zksim.ErrBadArguments
 	}
-	fault, err := c.enter(ctx, OpAddWatch, path)
+	resp, err := c.do(ctx, &Request{Op: OpAddWatch, Path: path, AddWatchMode: mode})
 	if err != nil {
 		return nil, err
 	}
-	// DataTree.addWatch: a recursive watch lives in the data table only.
-	c.sess.addWatch(c.srv.dataWatches, path, wm)
-	if wm != modeRecursive {
-		c.sess.addWatch(c.srv.childWatches, path, wm)
-	}
-	var out <-chan zksim.Event
-	if fault != LoseReply {
-		sub := &persistentSub{mode: mode, p: pump.New(pumpBuffer, nil, c.closed)}
-		c.mu.Lock()
-		c.persistent[path] = append(c.persistent[path], sub)
-		c.mu.Unlock()
-		out = sub.p.Out()
-	}
-	if err := c.leave(fault, nil); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return resp.sub.p.Out(), nil
 }
 
 // RemoveWatches implements zksim.PersistentWatcher. As with ZooKeeper's
@@ -187,29 +165,23 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.Watche
 	if kind < zksim.WatcherChildren || kind > zksim.WatcherPersistentRecursive {
 		return zksim.ErrBadArguments
 	}
-	fault, err := c.enter(ctx, OpRemoveWatches, path)
-	if err != nil {
-		return err
-	}
 	c.mu.Lock()
-	removed := c.takeWatches(path, kind)
+	has := c.hasWatches(path, kind)
 	c.mu.Unlock()
-	if len(removed) == 0 {
-		c.leave(fault, nil)
+	if !has {
+		if err := stateErr(c.State()); err != nil {
+			return err
+		}
 		return zksim.ErrNoWatcher
 	}
-	for _, r := range removed {
-		switch r.table {
-		case tableData:
-			c.sess.removeWatch(c.srv.dataWatches, path)
-		case tableChild:
-			c.sess.removeWatch(c.srv.childWatches, path)
-		case tableBoth:
-			c.sess.removeWatch(c.srv.dataWatches, path)
-			c.sess.removeWatch(c.srv.childWatches, path)
-		}
+	resp, err := c.do(ctx, &Request{Op: OpRemoveWatches, Path: path, WatcherKind: kind})
+	if err != nil && len(resp.removed) == 0 {
+		return err
 	}
-	for _, r := range removed {
+	if resp.Fault != NoFault {
+		return err
+	}
+	for _, r := range resp.removed {
 		ev := zksim.Event{Type: r.event, State: zksim.StateConnected, Path: path}
 		if r.ch != nil {
 			r.ch <- ev
@@ -218,31 +190,49 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.Watche
 			r.sub.p.Finish(&ev)
 		}
 	}
-	return c.leave(fault, nil)
+	return nil
 }
 
-type watchTableRef uint8
-
-const (
-	tableData watchTableRef = iota
-	tableChild
-	tableBoth
-)
+// hasWatches reports whether RemoveWatches(path, kind) has anything to
+// remove on the client. Called with c.mu held.
+func (c *Conn) hasWatches(path string, kind zksim.WatcherKind) bool {
+	persistent := func(match func(zksim.AddWatchMode) bool) bool {
+		for _, sub := range c.persistent[path] {
+			if match(sub.mode) {
+				return true
+			}
+		}
+		return false
+	}
+	isPersistent := func(m zksim.AddWatchMode) bool { return m == zksim.WatchPersistent }
+	switch kind {
+	case zksim.WatcherChildren:
+		return len(c.childW[path]) > 0 || persistent(isPersistent)
+	case zksim.WatcherData:
+		return len(c.dataW[path]) > 0 || len(c.existW[path]) > 0 || persistent(isPersistent)
+	case zksim.WatcherAny:
+		return len(c.childW[path]) > 0 || len(c.dataW[path]) > 0 || len(c.existW[path]) > 0 || len(c.persistent[path]) > 0
+	case zksim.WatcherPersistent:
+		return persistent(isPersistent)
+	case zksim.WatcherPersistentRecursive:
+		return persistent(func(m zksim.AddWatchMode) bool { return m == zksim.WatchPersistentRecursive })
+	}
+	return false
+}
 
 type removedWatch struct {
 	ch    chan zksim.Event
 	sub   *persistentSub
 	event zksim.EventType
-	table watchTableRef
 }
 
 // takeWatches removes from the client the watches RemoveWatches removes
 // (ZKWatchManager.removeWatcher). Called with c.mu held.
 func (c *Conn) takeWatches(path string, kind zksim.WatcherKind) []removedWatch {
 	var out []removedWatch
-	take := func(m map[string][]chan zksim.Event, ev zksim.EventType, t watchTableRef) {
+	take := func(m map[string][]chan zksim.Event, ev zksim.EventType) {
 		for _, ch := range m[path] {
-			out = append(out, removedWatch{ch: ch, event: ev, table: t})
+			out = append(out, removedWatch{ch: ch, event: ev})
 		}
 		delete(m, path)
 	}
@@ -250,7 +240,7 @@ func (c *Conn) takeWatches(path string, kind zksim.WatcherKind) []removedWatch {
 		kept := c.persistent[path][:0]
 		for _, sub := range c.persistent[path] {
 			if match(sub.mode) {
-				out = append(out, removedWatch{sub: sub, event: zksim.EventPersistentWatchRemoved, table: tableBoth})
+				out = append(out, removedWatch{sub: sub, event: zksim.EventPersistentWatchRemoved})
 			} else {
 				kept = append(kept, sub)
 			}
@@ -264,16 +254,16 @@ func (c *Conn) takeWatches(path string, kind zksim.WatcherKind) []removedWatch {
 	isPersistent := func(m zksim.AddWatchMode) bool { return m == zksim.WatchPersistent }
 	switch kind {
 	case zksim.WatcherChildren:
-		take(c.childW, zksim.EventChildWatchRemoved, tableChild)
+		take(c.childW, zksim.EventChildWatchRemoved)
 		takePersistent(isPersistent)
 	case zksim.WatcherData:
-		take(c.dataW, zksim.EventDataWatchRemoved, tableData)
-		take(c.existW, zksim.EventDataWatchRemoved, tableData)
+		take(c.dataW, zksim.EventDataWatchRemoved)
+		take(c.existW, zksim.EventDataWatchRemoved)
 		takePersistent(isPersistent)
 	case zksim.WatcherAny:
-		take(c.childW, zksim.EventChildWatchRemoved, tableChild)
-		take(c.dataW, zksim.EventDataWatchRemoved, tableData)
-		take(c.existW, zksim.EventDataWatchRemoved, tableData)
+		take(c.childW, zksim.EventChildWatchRemoved)
+		take(c.dataW, zksim.EventDataWatchRemoved)
+		take(c.existW, zksim.EventDataWatchRemoved)
 		takePersistent(func(zksim.AddWatchMode) bool { return true })
 	case zksim.WatcherPersistent:
 		takePersistent(isPersistent)
@@ -285,9 +275,9 @@ func (c *Conn) takeWatches(path string, kind zksim.WatcherKind) []removedWatch {
 
 // setWatches re-registers a reconnecting client's watches relative to the
 // last zxid it saw (DataTree.setWatches). Called with srv.mu held.
-func (s *Server) setWatches(sess *session, rel int64, data, exist, child, persistent, recursive []string) {
+func (s *Server) setWatches(sess *Session, rel int64, data, exist, child, persistent, recursive []string) {
 	notify := func(typ zksim.EventType, path string) {
-		sess.notify(zksim.Event{Type: typ, State: zksim.StateConnected, Path: path})
+		sess.notify(zksim.Event{Type: typ, State: zksim.StateConnected, Path: path}, s.zxid)
 	}
 	for _, p := range data {
 		n := s.tree.get(p)

@@ -138,7 +138,7 @@ func TestConcurrentEphemeralsAndExpiry(t *testing.T) {
 				}
 			}
 			if i%2 == 0 {
-				c.Expire()
+				control(c).Expire()
 			}
 		}()
 	}

@@ -41,7 +41,7 @@ func zkmemBackend(t *testing.T, extendedTypes bool) conformance.Backend {
 			if err != nil {
 				return err
 			}
-			mc.Expire()
+			control(mc).Expire()
 			return nil
 		},
 		Disconnect: func(_ context.Context, c zksim.Conn) error {
@@ -49,7 +49,7 @@ func zkmemBackend(t *testing.T, extendedTypes bool) conformance.Backend {
 			if err != nil {
 				return err
 			}
-			mc.Disconnect()
+			control(mc).Disconnect()
 			return nil
 		},
 		Reconnect: func(_ context.Context, c zksim.Conn) error {
@@ -57,7 +57,7 @@ func zkmemBackend(t *testing.T, extendedTypes bool) conformance.Backend {
 			if err != nil {
 				return err
 			}
-			return mc.Reconnect()
+			return control(mc).Reconnect()
 		},
 		SetNextSequence: func(_ context.Context, parent string, next int32) error {
 			return srv.SetNextSequence(parent, next)

@@ -2,7 +2,6 @@ package zkmem
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,11 +11,12 @@ import (
 
 // Conn is an in-process client connection to a Server, owning one session.
 // It implements zksim.Conn, zksim.PersistentWatcher, zksim.EphemeralsLister
-// and zksim.ChildCounter, and carries the test controls described in the
-// package documentation.
+// and zksim.ChildCounter. It is a client: every call becomes one Request
+// through its Session's Do, and the faults it meets are controlled on the
+// server side, through Server.Control(conn.SessionID()).
 type Conn struct {
 	srv  *Server
-	sess *session // fixed at Connect; its fields are guarded by srv.mu
+	sess *Session // fixed at Connect; its fields are guarded by srv.mu
 	cfg  connConfig
 
 	// lastZxid is the zxid of the last reply this client saw; guarded by
@@ -30,10 +30,9 @@ type Conn struct {
 	childW     map[string][]chan zksim.Event
 	persistent map[string][]*persistentSub
 	subs       []*pump.Pump
-	hook       func(Request) Fault
-	armed      []armedFault
 	redial     *time.Timer
 	closed     chan struct{} // closed when the Conn is closed
+	deliver    func(zksim.Event)
 }
 
 var (
@@ -60,12 +59,15 @@ func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
 		persistent: make(map[string][]*persistentSub),
 		closed:     make(chan struct{}),
 	}
+	if cfg.transport != nil {
+		c.deliver = c.receive
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, zksim.ErrClosing
 	}
-	c.sess = s.openSession(cfg.sessionTimeout, c)
+	c.sess = s.openSession(cfg.sessionTimeout, (*connSink)(c))
 	c.lastZxid = s.zxid
 	s.conns[c] = struct{}{}
 	return c, nil
@@ -102,75 +104,100 @@ func stateErr(st zksim.State) error {
 	return zksim.ErrConnectionLoss
 }
 
-// enter starts a request: it checks the context and the connection, decides
-// the request's fault and, unless the request is lost on the way, returns
-// with the server locked. Every successful enter is paired with leave.
-func (c *Conn) enter(ctx context.Context, op, path string) (Fault, error) {
+// do sends one request through the session's executor, after checking the
+// context and the connection, and realises what the response says about
+// the connection: a closed one drops and reconnects after the reconnect
+// delay, and a fault turns the outcome into ErrConnectionLoss.
+func (c *Conn) do(ctx context.Context, req *Request) (Response, error) {
 	if err := ctx.Err(); err != nil {
-		return NoFault, err
+		return Response{}, err
 	}
 	c.mu.Lock()
-	if err := stateErr(c.state); err != nil {
-		c.mu.Unlock()
-		return NoFault, err
-	}
-	var fault Fault
-	for i, a := range c.armed {
-		if a.op == "" || a.op == op {
-			c.armed = append(c.armed[:i], c.armed[i+1:]...)
-			fault = a.fault
-			break
-		}
-	}
-	hook := c.hook
-	armed := fault != NoFault
+	st := c.state
 	c.mu.Unlock()
-	if !armed && hook != nil {
-		fault = hook(Request{Op: op, Path: path})
+	if err := stateErr(st); err != nil {
+		return Response{}, err
 	}
-	if fault == DropRequest {
+	resp := c.sess.Do(req)
+	if resp.Closed {
 		c.faultDrop()
-		return fault, zksim.ErrConnectionLoss
 	}
-	c.srv.mu.Lock()
-	if c.srv.closed || !c.sess.connected || c.sess.dead {
-		c.srv.mu.Unlock()
-		return fault, zksim.ErrConnectionLoss
+	if resp.Fault != NoFault {
+		return resp, zksim.ErrConnectionLoss
 	}
-	return fault, nil
+	return resp, resp.Err
 }
 
-// leave finishes a request entered with enter: it unlocks the server and,
-// for a lost reply, drops the connection and replaces err.
-func (c *Conn) leave(fault Fault, err error) error {
-	if fault == LoseReply {
-		c.srv.mu.Unlock()
-		c.faultDrop()
-		return zksim.ErrConnectionLoss
+// connSink is the Conn as its session's Sink: replies and events go
+// straight into the client-side watch tables, under the server's lock.
+type connSink Conn
+
+// Reply implements Sink.
+func (cs *connSink) Reply(req *Request, resp *Response) { cs.reply(req, resp) }
+
+// reply takes in a reply as a client library does: it remembers its zxid
+// and registers the watch the request set (ZKWatchManager), before any
+// later event can reach the client. Called with srv.mu held.
+func (cs *connSink) reply(req *Request, resp *Response) {
+	c := (*Conn)(cs)
+	c.lastZxid = resp.Zxid
+	switch req.Op {
+	case OpRemoveWatches:
+		if resp.Err == nil || resp.Err == zksim.ErrNoWatcher {
+			c.mu.Lock()
+			resp.removed = c.takeWatches(req.Path, req.WatcherKind)
+			c.mu.Unlock()
+		}
+		return
+	case OpAddWatch:
+		if resp.Err == nil {
+			sub := &persistentSub{mode: req.AddWatchMode, p: pump.New(pumpBuffer, nil, c.closed)}
+			c.mu.Lock()
+			c.persistent[req.Path] = append(c.persistent[req.Path], sub)
+			c.mu.Unlock()
+			resp.sub = sub
+		}
+		return
 	}
-	c.lastZxid = c.srv.zxid
-	c.srv.mu.Unlock()
-	return err
-}
-
-// tooBig handles a request over the server's size limit: the server closes
-// the connection without applying it. Called with srv.mu held; unlocks it.
-func (c *Conn) tooBig() error {
-	c.srv.mu.Unlock()
-	c.faultDrop()
-	return zksim.ErrConnectionLoss
-}
-
-func (c *Conn) tooLarge(size int) bool {
-	return requestHeaderSize+size > c.srv.opts.MaxRequestBytes
-}
-
-func copyBytes(b []byte) []byte {
-	if b == nil {
-		return nil
+	if !req.Watch || resp.Err != nil {
+		return
 	}
-	return append([]byte(nil), b...)
+	switch req.Op {
+	case OpExists:
+		if resp.Stat != nil {
+			resp.ch = c.register(c.dataW, req.Path)
+		} else {
+			resp.ch = c.register(c.existW, req.Path)
+		}
+	case OpGetData:
+		resp.ch = c.register(c.dataW, req.Path)
+	case OpGetChildren:
+		resp.ch = c.register(c.childW, req.Path)
+	}
 }
+
+// Event implements Sink.
+func (cs *connSink) Event(ev zksim.Event, _ int64) {
+	c := (*Conn)(cs)
+	if hold := c.cfg.transport; hold != nil {
+		hold(ev, c.deliver)
+		return
+	}
+	c.receive(ev)
+}
+
+// Closed implements Sink.
+func (cs *connSink) Closed(err error) {
+	c := (*Conn)(cs)
+	switch err {
+	case zksim.ErrConnectionLoss:
+		c.lostConnection()
+	case zksim.ErrSessionExpired:
+		c.learnExpired(true)
+	}
+}
+
+func (cs *connSink) reconnect() error { return (*Conn)(cs).reconnect() }
 
 // Create implements zksim.Conn.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
@@ -179,27 +206,19 @@ func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zksim.
 
 // CreateTTL implements zksim.Conn.
 func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
-	return c.create(ctx, path, data, mode, acl, ttl.Milliseconds())
+	return c.create(ctx, path, data, mode, acl, ttl)
 }
 
-func (c *Conn) create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl int64) (string, error) {
+func (c *Conn) create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
 	if err := zksim.ValidatePath(path, mode.IsSequential()); err != nil {
 		return "", err
 	}
-	fault, err := c.enter(ctx, OpCreate, path)
+	resp, err := c.do(ctx, &Request{Op: OpCreate, Path: path, Data: data, Mode: mode, ACL: acl, TTL: ttl,
+		Size: createSize(path, data, acl, ttl >= 0)})
 	if err != nil {
 		return "", err
 	}
-	if c.tooLarge(createSize(path, data, acl, ttl >= 0)) {
-		return "", c.tooBig()
-	}
-	t := c.srv.begin()
-	created, _, err := c.srv.create(t, c.sess, path, copyBytes(data), mode, acl, ttl)
-	c.srv.commit(t)
-	if err = c.leave(fault, err); err != nil {
-		return "", err
-	}
-	return created, nil
+	return resp.Path, nil
 }
 
 // Delete implements zksim.Conn.
@@ -207,14 +226,8 @@ func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return err
 	}
-	fault, err := c.enter(ctx, OpDelete, path)
-	if err != nil {
-		return err
-	}
-	t := c.srv.begin()
-	err = c.srv.delete(t, c.sess, path, version)
-	c.srv.commit(t)
-	return c.leave(fault, err)
+	_, err := c.do(ctx, &Request{Op: OpDelete, Path: path, Version: version})
+	return err
 }
 
 // Set implements zksim.Conn.
@@ -222,24 +235,11 @@ func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32)
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	fault, err := c.enter(ctx, OpSetData, path)
+	resp, err := c.do(ctx, &Request{Op: OpSetData, Path: path, Data: data, Version: version, Size: setDataSize(path, data)})
 	if err != nil {
 		return nil, err
 	}
-	if c.tooLarge(setDataSize(path, data)) {
-		return nil, c.tooBig()
-	}
-	t := c.srv.begin()
-	n, err := c.srv.setData(t, c.sess, path, copyBytes(data), version)
-	var st *zksim.Stat
-	if err == nil {
-		st = n.stat()
-	}
-	c.srv.commit(t)
-	if err = c.leave(fault, err); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return resp.Stat, nil
 }
 
 // Exists implements zksim.Conn.
@@ -257,31 +257,19 @@ func (c *Conn) exists(ctx context.Context, path string, watch bool) (bool, *zksi
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return false, nil, nil, err
 	}
-	fault, err := c.enter(ctx, OpExists, path)
+	resp, err := c.do(ctx, &Request{Op: OpExists, Path: path, Watch: watch})
 	if err != nil {
 		return false, nil, nil, err
 	}
-	n := c.srv.tree.get(path)
-	var ch chan zksim.Event
-	if watch {
-		// exists watches live in the data table, present node or not.
-		c.sess.addWatch(c.srv.dataWatches, path, modeStandard)
-		if fault != LoseReply {
-			if n != nil {
-				ch = c.register(c.dataW, path)
-			} else {
-				ch = c.register(c.existW, path)
-			}
-		}
+	return resp.Stat != nil, resp.Stat, chanOrNil(resp.ch), nil
+}
+
+// chanOrNil returns ch as a receive-only channel, nil when ch is nil.
+func chanOrNil(ch chan zksim.Event) <-chan zksim.Event {
+	if ch == nil {
+		return nil
 	}
-	var st *zksim.Stat
-	if n != nil {
-		st = n.stat()
-	}
-	if err := c.leave(fault, nil); err != nil {
-		return false, nil, nil, err
-	}
-	return n != nil, st, ch, nil
+	return ch
 }
 
 // Get implements zksim.Conn.
@@ -299,29 +287,11 @@ func (c *Conn) get(ctx context.Context, path string, watch bool) ([]byte, *zksim
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	fault, err := c.enter(ctx, OpGetData, path)
+	resp, err := c.do(ctx, &Request{Op: OpGetData, Path: path, Watch: watch})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	n, err := c.srv.getData(c.sess, path)
-	var (
-		data []byte
-		st   *zksim.Stat
-		ch   chan zksim.Event
-	)
-	if err == nil {
-		data, st = copyBytes(n.data), n.stat()
-		if watch {
-			c.sess.addWatch(c.srv.dataWatches, path, modeStandard)
-			if fault != LoseReply {
-				ch = c.register(c.dataW, path)
-			}
-		}
-	}
-	if err = c.leave(fault, err); err != nil {
-		return nil, nil, nil, err
-	}
-	return data, st, ch, nil
+	return resp.Data, resp.Stat, chanOrNil(resp.ch), nil
 }
 
 // Children implements zksim.Conn. zkmem returns the names sorted; a real
@@ -340,29 +310,30 @@ func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string,
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	fault, err := c.enter(ctx, OpGetChildren, path)
+	resp, err := c.do(ctx, &Request{Op: OpGetChildren, Path: path, Watch: watch})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	n, err := c.srv.getData(c.sess, path) // same checks: NoNode, then READ
-	var (
-		names []string
-		st    *zksim.Stat
-		ch    chan zksim.Event
-	)
-	if err == nil {
-		names, st = n.childNames(), n.stat()
-		if watch {
-			c.sess.addWatch(c.srv.childWatches, path, modeStandard)
-			if fault != LoseReply {
-				ch = c.register(c.childW, path)
-			}
+	return resp.Children, resp.Stat, chanOrNil(resp.ch), nil
+}
+
+// Multi implements zksim.Conn. The ops run in order against the tree as the
+// earlier ops left it and share one zxid; the first failure rolls every op
+// back and no watch fires. Paths are checked by the server, op by op, so a
+// bad path is reported in that op's result.
+func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	first := ""
+	if len(ops) > 0 && ops[0] != nil {
+		first = ops[0].OpPath()
+	}
+	resp, err := c.do(ctx, &Request{Op: OpMulti, Path: first, Ops: ops, Size: multiSize(ops)})
+	if err != nil {
+		if zksim.CodeOf(err) == zksim.ErrConnectionLoss.Code {
+			return nil, err
 		}
+		return resp.Results, err
 	}
-	if err = c.leave(fault, err); err != nil {
-		return nil, nil, nil, err
-	}
-	return names, st, ch, nil
+	return resp.Results, nil
 }
 
 // Sync implements zksim.Conn. A zkmem server is its own leader, so Sync
@@ -371,14 +342,11 @@ func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return "", err
 	}
-	fault, err := c.enter(ctx, OpSync, path)
+	resp, err := c.do(ctx, &Request{Op: OpSync, Path: path})
 	if err != nil {
 		return "", err
 	}
-	if err := c.leave(fault, nil); err != nil {
-		return "", err
-	}
-	return path, nil
+	return resp.Path, nil
 }
 
 // GetACL implements zksim.Conn.
@@ -386,15 +354,11 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]zksim.ACL, *zksim.Sta
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, err
 	}
-	fault, err := c.enter(ctx, OpGetACL, path)
+	resp, err := c.do(ctx, &Request{Op: OpGetACL, Path: path})
 	if err != nil {
 		return nil, nil, err
 	}
-	acl, st, err := c.srv.getACL(c.sess, path)
-	if err = c.leave(fault, err); err != nil {
-		return nil, nil, err
-	}
-	return acl, st, nil
+	return resp.ACL, resp.Stat, nil
 }
 
 // SetACL implements zksim.Conn.
@@ -402,76 +366,28 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	fault, err := c.enter(ctx, OpSetACL, path)
+	resp, err := c.do(ctx, &Request{Op: OpSetACL, Path: path, ACL: acl, Version: version, Size: setACLSize(path, acl)})
 	if err != nil {
 		return nil, err
 	}
-	if c.tooLarge(setACLSize(path, acl)) {
-		return nil, c.tooBig()
-	}
-	t := c.srv.begin()
-	n, err := c.srv.setACL(t, c.sess, path, acl, version)
-	var st *zksim.Stat
-	if err == nil {
-		st = n.stat()
-	}
-	if err = c.leave(fault, err); err != nil {
-		return nil, err
-	}
-	return st, nil
+	return resp.Stat, nil
 }
 
 // AddAuth implements zksim.Conn. Schemes "digest" (auth "user:password")
 // and "ip" are known; any other fails with ErrAuthFailed, and, as on a real
 // server, the connection is dropped (the session survives).
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	fault, err := c.enter(ctx, OpAddAuth, "")
-	if err != nil {
-		return err
-	}
-	id, ok := authenticate(scheme, auth)
-	if !ok {
-		c.srv.mu.Unlock()
-		c.faultDrop()
-		return zksim.ErrAuthFailed
-	}
-	known := false
-	for _, a := range c.sess.auth {
-		if a == id {
-			known = true
-		}
-	}
-	if !known {
-		c.sess.auth = append(c.sess.auth, id)
-	}
-	return c.leave(fault, nil)
+	_, err := c.do(ctx, &Request{Op: OpAddAuth, AuthScheme: scheme, Auth: auth})
+	return err
 }
 
 // GetEphemerals implements zksim.EphemeralsLister.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
-	fault, err := c.enter(ctx, OpGetEphemerals, prefix)
+	resp, err := c.do(ctx, &Request{Op: OpGetEphemerals, Path: prefix})
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
-	if strings.TrimSpace(prefix) == "/" {
-		prefix = ""
-	}
-	if c.sess.ephemerals != nil {
-		c.sess.ephemerals.Ascend(func(n *node) bool {
-			if strings.HasPrefix(n.path, prefix) {
-				paths = append(paths, n.path)
-			}
-			return true
-		})
-	}
-	if err := c.leave(fault, nil); err != nil {
-		return nil, err
-	}
-	if paths == nil {
-		paths = []string{}
-	}
-	return paths, nil
+	return resp.Children, nil
 }
 
 // GetAllChildrenNumber implements zksim.ChildCounter.
@@ -479,17 +395,9 @@ func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int32, er
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return 0, err
 	}
-	fault, err := c.enter(ctx, OpGetAllChildrenNumber, path)
+	resp, err := c.do(ctx, &Request{Op: OpGetAllChildrenNumber, Path: path})
 	if err != nil {
 		return 0, err
 	}
-	var count int32
-	n, err := c.srv.getData(c.sess, path) // NoNode, then READ
-	if err == nil {
-		count = countDescendants(n)
-	}
-	if err = c.leave(fault, err); err != nil {
-		return 0, err
-	}
-	return count, nil
+	return resp.Count, nil
 }

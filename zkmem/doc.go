@@ -10,18 +10,49 @@
 // it validates paths before sending, fans a watch event out to every channel
 // registered for it, and re-registers watches when it reconnects.
 //
-// # Test controls
+// # Sessions and transports
 //
-// The concrete types carry the controls a test needs to put coordination code
-// under the faults it meets in production:
+// The server's side of a session is a [*Session], whatever carries its
+// requests: the in-process Conn, or a wire-protocol connection.
+// [Server.OpenSession] opens one with a negotiated timeout;
+// [Server.ResumeSession] attaches a new connection to it by id, password and
+// the client's last zxid. Every request, from every transport, passes
+// through one executor, [Session.Do]: it takes a [Request] (a typed [Op] and
+// the request's fields) and returns a [Response] (the reply's fields, the
+// reply's zxid, and the [Fault] the transport must realise). The session's
+// [Sink] hears replies, watch notifications and the closing of its
+// connection in the server's order, with the server's lock held, so a
+// transport that writes them out in that order keeps ZooKeeper's per-session
+// FIFO. [Session.Ping], [Session.Detach] and [Session.Close] are the
+// transport's heartbeat, its closed connection, and closeSession.
 //
-//   - [Conn.Disconnect] and [Conn.Reconnect]: the connection drops while the
-//     session lives on; watches come back by the server's setWatches rules;
-//   - [Conn.LoseNextReply], [Conn.DropNextRequest] and [Conn.SetFaultHook]:
-//     a request is applied but its reply is lost, or it never reaches the
-//     server; either way the caller gets [zksim.ErrConnectionLoss];
-//   - [Conn.Expire] and [Server.ExpireSession]: the server expires a session;
-//   - [Server.Close]: the server goes away.
+// # The fault plane
+//
+// A session's faults are armed and decided in one place, on the server side,
+// reached through its [Control] handle ([Server.Control] with the session
+// id), never through the client type:
+//
+//   - [Control.LoseNextReply]: the server applies the request, then the
+//     connection closes before the reply leaves;
+//   - [Control.DropNextRequest]: the request never reaches the server, and
+//     the connection closes;
+//   - [Control.SetFaultHook]: a [FaultHook] decides the fault of every
+//     request (it is told the armed one); a simulator installs one and
+//     decides every request's fate through it;
+//   - [Control.Disconnect] and [Control.Reconnect]: the connection closes
+//     while the session lives until its timeout; an in-process Conn comes
+//     back, its watches restored by the server's setWatches rules;
+//   - [Control.Expire]: the server expires the session (ephemerals gone in
+//     one transaction, watchers told);
+//   - [Control.Pause] and [Control.Resume]: the server hears nothing from the
+//     client, and expires the session after its timeout unless resumed;
+//   - [Control.Delay]: replies and notifications are held for a while, in
+//     order.
+//
+// The in-process Conn realises a closed connection as
+// [zksim.ErrConnectionLoss] and [zksim.StateDisconnected], then reconnects
+// by itself after a fault ([WithReconnectDelay]); a wire transport closes its
+// socket. [Server.Close] makes the server go away.
 //
 // # Determinism
 //

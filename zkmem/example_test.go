@@ -20,7 +20,7 @@ func Example() {
 	_, _, changed, _ := bob.ChildrenW(ctx, "/jobs")
 
 	// Alice's create reaches the server but its reply is lost.
-	alice.LoseNextReply(zkmem.OpCreate)
+	srv.Control(alice.SessionID()).LoseNextReply(zkmem.OpCreate)
 	_, err := alice.Create(ctx, "/jobs/job-", nil, zksim.ModePersistentSequential, zksim.OpenACL())
 	fmt.Println(err)
 	fmt.Println(<-changed)
@@ -33,7 +33,7 @@ func Example() {
 }
 
 // Expire a session to see what its ephemerals' watchers see.
-func ExampleConn_Expire() {
+func ExampleControl_Expire() {
 	ctx := context.Background()
 	srv := zkmem.NewServer(zkmem.Options{})
 	defer srv.Close()
@@ -42,7 +42,7 @@ func ExampleConn_Expire() {
 
 	holder.Create(ctx, "/leader", []byte("holder"), zksim.ModeEphemeral, zksim.OpenACL())
 	_, _, gone, _ := watcher.ExistsW(ctx, "/leader")
-	holder.Expire()
+	srv.Control(holder.SessionID()).Expire()
 	fmt.Println(<-gone)
 	_, err := holder.Create(ctx, "/leader", nil, zksim.ModeEphemeral, zksim.OpenACL())
 	fmt.Println(err)

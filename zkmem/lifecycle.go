@@ -7,64 +7,50 @@ import (
 	"github.com/zksim/zksim/internal/pump"
 )
 
-// The connection and session lifecycle of a Conn, and its test controls.
+// The connection and session lifecycle of a Conn, as its client library
+// sees it. What breaks the connection is decided on the server side (see
+// Control); the Conn realises it.
 
-// Disconnect drops the connection while the session lives on. Calls fail
-// with ErrConnectionLoss, subscribers see StateDisconnected, the server
-// forgets the session's watches (the client keeps them), and the server
-// expires the session if Reconnect does not come within its timeout. The
-// Conn stays down until Reconnect. Disconnecting a Conn that is not
-// connected does nothing.
-func (c *Conn) Disconnect() {
+// lostConnection is the Conn's side of Control.Disconnect: the connection
+// is gone and stays down until Control.Reconnect. Called with srv.mu held.
+func (c *Conn) lostConnection() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.redial != nil {
 		c.redial.Stop()
 		c.redial = nil
 	}
-	c.mu.Unlock()
-	c.drop()
+	if c.state == zksim.StateConnected {
+		c.publish(zksim.StateDisconnected)
+	}
 }
 
-// drop breaks the connection and reports whether it was up.
-func (c *Conn) drop() bool {
-	c.srv.mu.Lock()
-	c.srv.disconnect(c.sess)
-	c.srv.mu.Unlock()
+// faultDrop follows a response that closed the connection (the session is
+// already detached): subscribers see StateDisconnected, and the Conn
+// reconnects after the configured delay, at once by default.
+func (c *Conn) faultDrop() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.state != zksim.StateConnected {
-		return false
+		c.mu.Unlock()
+		return
 	}
 	c.publish(zksim.StateDisconnected)
-	return true
-}
-
-// faultDrop breaks the connection after a fault and reconnects after the
-// configured delay, at once by default.
-func (c *Conn) faultDrop() {
-	if !c.drop() {
-		return
-	}
 	if c.cfg.reconnectDelay <= 0 {
-		c.Reconnect()
+		c.mu.Unlock()
+		c.reconnect()
 		return
 	}
-	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.redial != nil {
 		c.redial.Stop()
 	}
-	c.redial = time.AfterFunc(c.cfg.reconnectDelay, func() { c.Reconnect() })
+	c.redial = time.AfterFunc(c.cfg.reconnectDelay, func() { c.reconnect() })
 }
 
-// Reconnect connects a disconnected Conn to its session again. Subscribers
-// see StateConnected, and the client's watches are re-registered against
-// the last zxid it saw: a watch whose node changed meanwhile fires at once
-// (DataTree.setWatches). If the session expired meanwhile the Conn learns
-// it now: subscribers see StateExpired, watches end with EventNotWatching,
-// and Reconnect returns ErrSessionExpired. Reconnecting a connected Conn
-// does nothing.
-func (c *Conn) Reconnect() error {
+// reconnect connects a disconnected Conn to its session again (see
+// Control.Reconnect): it resumes the session with its id, password and last
+// zxid, then re-registers its watches with a setWatches request.
+func (c *Conn) reconnect() error {
 	c.mu.Lock()
 	if c.redial != nil {
 		c.redial.Stop()
@@ -75,40 +61,33 @@ func (c *Conn) Reconnect() error {
 	if st != zksim.StateDisconnected {
 		return stateErr(st)
 	}
-	c.srv.mu.Lock()
-	if c.srv.closed {
-		c.srv.mu.Unlock()
+	s := c.srv
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
 		return zksim.ErrConnectionLoss
 	}
-	if c.sess.dead {
-		c.srv.mu.Unlock()
+	sess := c.sess
+	if sess.dead {
+		s.mu.Unlock()
 		c.learnExpired(false)
 		return zksim.ErrSessionExpired
 	}
-	if c.sess.expiryTimer != nil {
-		c.sess.expiryTimer.Stop()
-		c.sess.expiryTimer = nil
-	}
-	c.sess.connected = true
 	c.mu.Lock()
 	if c.state != zksim.StateDisconnected { // closed meanwhile
 		c.mu.Unlock()
-		c.srv.mu.Unlock()
+		s.mu.Unlock()
 		return stateErr(c.State())
 	}
+	sess.attach((*connSink)(c))
 	c.publish(zksim.StateConnected)
-	data, exist, child, persistent, recursive := c.watchPaths()
+	w := &SetWatches{RelativeZxid: c.lastZxid}
+	w.Data, w.Exist, w.Child, w.Persistent, w.Recursive = c.watchPaths()
 	c.mu.Unlock()
-	c.srv.setWatches(c.sess, c.lastZxid, data, exist, child, persistent, recursive)
-	c.lastZxid = c.srv.zxid
-	c.srv.mu.Unlock()
+	s.mu.Unlock()
+	c.sess.Do(&Request{Op: OpSetWatches, SetWatches: w})
 	return nil
 }
-
-// Expire makes the server expire this Conn's session now (see
-// Server.ExpireSession). A connected Conn sees StateDisconnected then
-// StateExpired at once; a disconnected one learns on Reconnect.
-func (c *Conn) Expire() { c.srv.ExpireSession(c.sess.id) }
 
 // learnExpired moves the Conn to StateExpired: the client has heard that
 // its session is gone.
@@ -142,10 +121,8 @@ func (c *Conn) Close() error {
 	if closed {
 		return nil
 	}
+	c.sess.Do(&Request{Op: OpCloseSession})
 	c.srv.mu.Lock()
-	if c.sess.connected && !c.sess.dead && !c.srv.closed {
-		c.srv.endSession(c.sess)
-	}
 	delete(c.srv.conns, c)
 	c.srv.mu.Unlock()
 	c.finish(zksim.StateClosed, zksim.ErrClosing)
@@ -188,49 +165,4 @@ func (c *Conn) finish(st zksim.State, err error) {
 	for _, e := range endings {
 		e.p.CloseWith(&e.last)
 	}
-}
-
-// DeliverEvent hands the client a watch event that an event transport (see
-// WithEventTransport) held back. Events must be delivered in the order they
-// were held for a session to see ZooKeeper's ordering guarantees.
-func (c *Conn) DeliverEvent(ev zksim.Event) { c.receive(ev) }
-
-// Pause models a client process that stops running: it sends nothing, not
-// even heartbeats, while its connection stays open. The server starts the
-// session's expiry clock; if the timeout passes before Resume, the session
-// expires (ephemerals deleted, other sessions notified) and the client
-// learns it when it resumes. zkmem does not stop the caller's goroutines:
-// a scheduler that pauses a client must also stop issuing its calls.
-func (c *Conn) Pause() {
-	c.srv.mu.Lock()
-	defer c.srv.mu.Unlock()
-	sess := c.sess
-	if !sess.connected || sess.dead || sess.paused || c.srv.closed {
-		return
-	}
-	sess.paused = true
-	sess.expiryTimer = time.AfterFunc(sess.timeout, func() { c.srv.expireIfSilent(sess) })
-}
-
-// Resume ends a Pause. If the session expired meanwhile, the Conn sees
-// StateDisconnected then StateExpired and Resume returns ErrSessionExpired.
-func (c *Conn) Resume() error {
-	c.srv.mu.Lock()
-	sess := c.sess
-	if !sess.paused {
-		c.srv.mu.Unlock()
-		return stateErr(c.State())
-	}
-	sess.paused = false
-	if sess.expiryTimer != nil {
-		sess.expiryTimer.Stop()
-		sess.expiryTimer = nil
-	}
-	dead := sess.dead
-	c.srv.mu.Unlock()
-	if dead {
-		c.learnExpired(true)
-		return zksim.ErrSessionExpired
-	}
-	return nil
 }

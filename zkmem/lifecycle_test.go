@@ -54,7 +54,7 @@ func TestSessionExpiresAfterTimeoutWithoutConnection(t *testing.T) {
 		require.NoError(t, err)
 		states := c.SessionEvents(ctx)
 
-		c.Disconnect()
+		control(c).Disconnect()
 		require.Equal(t, zksim.StateDisconnected, nextState(t, states))
 		_, _, err = c.Get(ctx, "/eph")
 		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
@@ -71,7 +71,7 @@ func TestSessionExpiresAfterTimeoutWithoutConnection(t *testing.T) {
 		require.Equal(t, zksim.EventNodeDeleted, ev.Type)
 		require.Equal(t, zksim.StateDisconnected, c.State(), "the client learns only when it reconnects")
 
-		require.ErrorIs(t, c.Reconnect(), zksim.ErrSessionExpired)
+		require.ErrorIs(t, control(c).Reconnect(), zksim.ErrSessionExpired)
 		require.Equal(t, zksim.StateExpired, nextState(t, states))
 		_, _, err = c.Get(ctx, "/")
 		require.ErrorIs(t, err, zksim.ErrSessionExpired)
@@ -99,7 +99,7 @@ func TestReconnectWithinTimeoutKeepsSessionAndRestoresWatches(t *testing.T) {
 		_, _, existW, err := c.ExistsW(ctx, "/later")
 		require.NoError(t, err)
 
-		c.Disconnect()
+		control(c).Disconnect()
 		// Changes while disconnected are not delivered...
 		_, err = w.Set(ctx, "/data", []byte("v2"), -1)
 		require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestReconnectWithinTimeoutKeepsSessionAndRestoresWatches(t *testing.T) {
 		require.Empty(t, dataW)
 
 		// ...but the reconnect re-registers the watches against the last zxid.
-		require.NoError(t, c.Reconnect())
+		require.NoError(t, control(c).Reconnect())
 		require.Equal(t, zksim.EventNodeDataChanged, (<-dataW).Type)
 		require.Equal(t, zksim.EventNodeChildrenChanged, (<-kidsW).Type)
 		require.Equal(t, zksim.EventNodeCreated, (<-existW).Type)
@@ -133,7 +133,7 @@ func TestLostReplyIsAppliedAndReconnects(t *testing.T) {
 		c := connect(t, srv, zkmem.WithReconnectDelay(time.Second))
 		states := c.SessionEvents(ctx)
 
-		c.LoseNextReply(zkmem.OpCreate)
+		control(c).LoseNextReply(zkmem.OpCreate)
 		_, err := c.Create(ctx, "/lost", nil, zksim.ModeEphemeral, zksim.OpenACL())
 		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
 		require.Equal(t, zksim.StateDisconnected, nextState(t, states))
@@ -154,7 +154,7 @@ func TestDroppedRequestIsNotApplied(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t, srv)
 	before := srv.LastZxid()
-	c.DropNextRequest("")
+	control(c).DropNextRequest(zkmem.OpAny)
 	_, err := c.Create(ctx, "/never", nil, zksim.ModePersistent, zksim.OpenACL())
 	require.ErrorIs(t, err, zksim.ErrConnectionLoss)
 	require.Equal(t, before, srv.LastZxid(), "no transaction reached the server")
@@ -168,9 +168,9 @@ func TestFaultHookSeesEveryRequest(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	c := connect(t, srv)
-	var seen []zkmem.Request
-	c.SetFaultHook(func(r zkmem.Request) zkmem.Fault {
-		seen = append(seen, r)
+	var seen []string
+	control(c).SetFaultHook(func(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+		seen = append(seen, r.String())
 		if r.Op == zkmem.OpSetData {
 			return zkmem.LoseReply
 		}
@@ -179,12 +179,12 @@ func TestFaultHookSeesEveryRequest(t *testing.T) {
 	create(t, c, "/h", zksim.ModePersistent)
 	_, err := c.Set(ctx, "/h", []byte("x"), 0)
 	require.ErrorIs(t, err, zksim.ErrConnectionLoss)
-	c.SetFaultHook(nil)
+	control(c).SetFaultHook(nil)
 	data, st, err := c.Get(ctx, "/h")
 	require.NoError(t, err)
 	require.Equal(t, "x", string(data))
 	require.Equal(t, int32(1), st.Version)
-	require.Equal(t, []zkmem.Request{{Op: zkmem.OpCreate, Path: "/h"}, {Op: zkmem.OpSetData, Path: "/h"}}, seen)
+	require.Equal(t, []string{"create /h", "setData /h"}, seen)
 }
 
 func TestExpireConnectedSessionTellsClientAndOthers(t *testing.T) {
@@ -201,7 +201,7 @@ func TestExpireConnectedSessionTellsClientAndOthers(t *testing.T) {
 		require.NoError(t, err)
 		states := c.SessionEvents(ctx)
 
-		c.Expire()
+		control(c).Expire()
 		require.Equal(t, zksim.StateDisconnected, nextState(t, states))
 		require.Equal(t, zksim.StateExpired, nextState(t, states))
 		ev := <-mine
@@ -280,17 +280,17 @@ func TestPausedHolderLosesSessionWithoutKnowing(t *testing.T) {
 		holder := connect(t, srv, zkmem.WithSessionTimeout(4*time.Second))
 		other := connect(t, srv)
 		create(t, holder, "/lock", zksim.ModeEphemeral)
-		holder.Pause()
+		control(holder).Pause()
 		time.Sleep(3 * time.Second)
-		require.NoError(t, holder.Resume(), "resumed within the timeout: nothing lost")
-		holder.Pause()
+		require.NoError(t, control(holder).Resume(), "resumed within the timeout: nothing lost")
+		control(holder).Pause()
 		time.Sleep(5 * time.Second)
 		synctest.Wait()
 		ok, _, err := other.Exists(ctx, "/lock")
 		require.NoError(t, err)
 		require.False(t, ok, "the paused holder's session expired")
 		require.Equal(t, zksim.StateConnected, holder.State(), "and it does not know yet")
-		require.ErrorIs(t, holder.Resume(), zksim.ErrSessionExpired)
+		require.ErrorIs(t, control(holder).Resume(), zksim.ErrSessionExpired)
 		require.Equal(t, zksim.StateExpired, holder.State())
 	})
 }
@@ -300,7 +300,10 @@ func TestEventTransportHoldsEventsUntilDelivered(t *testing.T) {
 	t.Cleanup(srv.Close)
 	ctx := context.Background()
 	var held []zksim.Event
-	c := connect(t, srv, zkmem.WithEventTransport(func(ev zksim.Event) { held = append(held, ev) }))
+	var deliver func(zksim.Event)
+	c := connect(t, srv, zkmem.WithEventTransport(func(ev zksim.Event, d func(zksim.Event)) {
+		held, deliver = append(held, ev), d
+	}))
 	create(t, c, "/x", zksim.ModePersistent)
 	_, _, w, err := c.GetW(ctx, "/x")
 	require.NoError(t, err)
@@ -308,6 +311,9 @@ func TestEventTransportHoldsEventsUntilDelivered(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, w)
 	require.Len(t, held, 1)
-	c.DeliverEvent(held[0])
+	deliver(held[0])
 	require.Equal(t, zksim.EventNodeDataChanged, (<-w).Type)
 }
+
+// control returns the control handle of c's session.
+func control(c *zkmem.Conn) *zkmem.Control { return c.Server().Control(c.SessionID()) }

@@ -1,41 +1,14 @@
 package zkmem
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/zksim/zksim"
 )
 
-// Multi implements zksim.Conn. The ops run in order against the tree as the
-// earlier ops left it and share one zxid; the first failure rolls every op
-// back and no watch fires. Paths are checked by the server, op by op, so a
-// bad path is reported in that op's result.
-func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
-	first := ""
-	if len(ops) > 0 && ops[0] != nil {
-		first = ops[0].OpPath()
-	}
-	fault, err := c.enter(ctx, OpMulti, first)
-	if err != nil {
-		return nil, err
-	}
-	if c.tooLarge(multiSize(ops)) {
-		return nil, c.tooBig()
-	}
-	results, err := c.srv.multi(c.sess, ops)
-	if err = c.leave(fault, err); err != nil {
-		if zksim.CodeOf(err) == zksim.ErrConnectionLoss.Code {
-			return nil, err
-		}
-		return results, err
-	}
-	return results, nil
-}
-
 // multi applies ops as one transaction (PrepRequestProcessor's multi and
 // DataTree.processTxn). Called with srv.mu held.
-func (s *Server) multi(sess *session, ops []zksim.Op) ([]zksim.OpResult, error) {
+func (s *Server) multi(sess *Session, ops []zksim.Op) ([]zksim.OpResult, error) {
 	t := s.begin()
 	t.multi = true
 	results := make([]zksim.OpResult, len(ops))

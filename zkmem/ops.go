@@ -42,7 +42,7 @@ func validateTTL(mode zksim.CreateMode, ttl int64) error {
 }
 
 // create applies a create. ttl is -1 for a plain Create.
-func (s *Server) create(t *txn, sess *session, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl int64) (string, *node, error) {
+func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl int64) (string, *node, error) {
 	if !mode.Valid() {
 		return "", nil, fmt.Errorf("%w: invalid create mode %d", zksim.ErrBadArguments, int32(mode))
 	}
@@ -190,7 +190,7 @@ func checkVersion(current, expected int32) error {
 	return nil
 }
 
-func (s *Server) delete(t *txn, sess *session, path string, version int32) error {
+func (s *Server) delete(t *txn, sess *Session, path string, version int32) error {
 	i := strings.LastIndexByte(path, '/')
 	if i < 0 || strings.IndexByte(path, 0) >= 0 || isSpecialPath(path) {
 		return fmt.Errorf("%w: cannot delete %q", zksim.ErrBadArguments, path)
@@ -216,7 +216,7 @@ func (s *Server) delete(t *txn, sess *session, path string, version int32) error
 	return nil
 }
 
-func (s *Server) setData(t *txn, sess *session, path string, data []byte, version int32) (*node, error) {
+func (s *Server) setData(t *txn, sess *Session, path string, data []byte, version int32) (*node, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (s *Server) setData(t *txn, sess *session, path string, data []byte, versio
 	return n, nil
 }
 
-func (s *Server) check(sess *session, path string, version int32) error {
+func (s *Server) check(sess *Session, path string, version int32) error {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return err
 	}
@@ -256,7 +256,7 @@ func (s *Server) check(sess *session, path string, version int32) error {
 	return checkVersion(n.version, version)
 }
 
-func (s *Server) setACL(t *txn, sess *session, path string, acl []zksim.ACL, version int32) (*node, error) {
+func (s *Server) setACL(t *txn, sess *Session, path string, acl []zksim.ACL, version int32) (*node, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (s *Server) setACL(t *txn, sess *session, path string, acl []zksim.ACL, ver
 
 // Reads (FinalRequestProcessor).
 
-func (s *Server) getData(sess *session, path string) (*node, error) {
+func (s *Server) getData(sess *Session, path string) (*node, error) {
 	n := s.tree.get(path)
 	if n == nil {
 		return nil, zksim.ErrNoNode
@@ -292,7 +292,7 @@ func (s *Server) getData(sess *session, path string) (*node, error) {
 	return n, nil
 }
 
-func (s *Server) getACL(sess *session, path string) ([]zksim.ACL, *zksim.Stat, error) {
+func (s *Server) getACL(sess *Session, path string) ([]zksim.ACL, *zksim.Stat, error) {
 	n := s.tree.get(path)
 	if n == nil {
 		return nil, nil, zksim.ErrNoNode

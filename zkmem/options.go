@@ -66,16 +66,18 @@ type ConnOption func(*connConfig)
 type connConfig struct {
 	sessionTimeout time.Duration
 	reconnectDelay time.Duration
-	transport      func(zksim.Event)
+	transport      func(zksim.Event, func(zksim.Event))
 }
 
-// WithEventTransport makes the server hand every watch event for this
-// session to hold instead of delivering it; whoever holds it passes it on
-// later with Conn.DeliverEvent. It is the seam a simulator uses to schedule
-// delivery (per-session FIFO, delays, reordering across sessions). hold is
+// WithEventTransport makes the Conn hand every watch event for its session
+// to hold instead of taking it in; whoever holds it passes it on later by
+// calling deliver (the same function for every event of the Conn). It is
+// the seam a simulator uses to schedule delivery (per-session FIFO, delays,
+// reordering across sessions). Events must be delivered in the order they
+// were held for a session to see ZooKeeper's ordering guarantees. hold is
 // called in the order the server produces the events, with the server's
 // lock held: it must only record the event, never call the server.
-func WithEventTransport(hold func(zksim.Event)) ConnOption {
+func WithEventTransport(hold func(ev zksim.Event, deliver func(zksim.Event))) ConnOption {
 	return func(c *connConfig) { c.transport = hold }
 }
 
@@ -89,7 +91,7 @@ func WithSessionTimeout(d time.Duration) ConnOption {
 // fault drops its connection (a lost reply, a dropped request, an oversized
 // request) before it reconnects by itself. The default, 0, reconnects at
 // once, before the failed call returns. A connection dropped with
-// Conn.Disconnect stays down until Conn.Reconnect.
+// Control.Disconnect stays down until Control.Reconnect.
 func WithReconnectDelay(d time.Duration) ConnOption {
 	return func(c *connConfig) { c.reconnectDelay = d }
 }

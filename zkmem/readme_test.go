@@ -18,6 +18,6 @@ func TestLeaderNodeGoesWithSession(t *testing.T) {
 	follower, _ := srv.Connect()
 	leader.Create(ctx, "/leader", []byte("me"), zksim.ModeEphemeral, zksim.OpenACL())
 	_, _, gone, _ := follower.ExistsW(ctx, "/leader")
-	leader.Expire() // the server expires the leader's session
+	srv.Control(leader.SessionID()).Expire() // the server expires the leader's session
 	require.Equal(t, zksim.EventNodeDeleted, (<-gone).Type)
 }

@@ -1,6 +1,7 @@
 package zkmem
 
 import (
+	"sort"
 	"sync"
 	"time"
 
@@ -19,12 +20,12 @@ type Server struct {
 	zxid         int64 // last zxid handed out
 	tree         *tree
 	acls         aclInterner
-	sessions     map[int64]*session
+	sessions     map[int64]*Session
 	nextSession  int64
 	dataWatches  *watchTable
 	childWatches *watchTable
 	epoch        uint64             // watch-trigger epoch, see watchTable.trigger
-	fired        []*session         // scratch list of sessions to notify
+	fired        []*Session         // scratch list of sessions to notify
 	txnBuf       txn                // the transaction in the making; one at a time
 	conns        map[*Conn]struct{} // every Conn not yet closed
 	reapable     *btree.BTreeG[*node]
@@ -41,7 +42,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		opts:         opts.withDefaults(),
 		acls:         aclInterner{byKey: make(map[string]*aclList)},
-		sessions:     make(map[int64]*session),
+		sessions:     make(map[int64]*Session),
 		conns:        make(map[*Conn]struct{}),
 		nextSession:  firstSessionID,
 		dataWatches:  newWatchTable(),
@@ -81,15 +82,22 @@ func (s *Server) Close() {
 		if sess.expiryTimer != nil {
 			sess.expiryTimer.Stop()
 		}
+		if sess.delayTimer != nil {
+			sess.delayTimer.Stop()
+		}
+		sess.dropHeld()
+		if _, inProcess := sess.sink.(*connSink); !inProcess && sess.connected {
+			sess.sink.Closed(zksim.ErrClosing)
+		}
 	}
-	owners := make([]*session, 0, len(s.conns))
+	owners := make([]*Conn, 0, len(s.conns))
 	for c := range s.conns {
-		owners = append(owners, c.sess)
+		owners = append(owners, c)
 	}
-	sortSessions(owners)
+	sort.Slice(owners, func(i, j int) bool { return owners[i].sess.id < owners[j].sess.id })
 	s.mu.Unlock()
-	for _, sess := range owners {
-		sess.owner.finish(zksim.StateClosed, zksim.ErrClosing)
+	for _, c := range owners {
+		c.finish(zksim.StateClosed, zksim.ErrClosing)
 	}
 }
 
@@ -185,7 +193,7 @@ func (s *Server) trigger(typ zksim.EventType, path string, acl *aclList) {
 	ev := zksim.Event{Type: typ, State: zksim.StateConnected, Path: path}
 	for _, sess := range fired {
 		if checkACL(acl, zksim.PermRead, sess.auth) == nil {
-			sess.notify(ev)
+			sess.notify(ev, s.zxid)
 		}
 	}
 	clear(fired)

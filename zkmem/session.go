@@ -1,6 +1,9 @@
 package zkmem
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"sort"
 	"time"
 
@@ -8,21 +11,68 @@ import (
 	"github.com/zksim/zksim"
 )
 
-// session is the server's record of a client session.
-type session struct {
+// Session is the server's side of one client session, whatever carries
+// its requests: the in-process Conn, or a wire-protocol connection. Open one
+// with Server.OpenSession, take it over from a new connection with
+// Server.ResumeSession, and pass every request through Do. Its faults are
+// decided and armed on its Control.
+//
+// A Session is safe for concurrent use; its requests are applied one at a
+// time, in the order Do is called.
+type Session struct {
 	srv         *Server
 	id          int64
 	timeout     time.Duration
-	owner       *Conn
-	connected   bool
+	sink        Sink
+	connected   bool // a transport is attached
 	dead        bool // closed or expired
 	auth        []authID
 	ephemerals  *btree.BTreeG[*node] // by path: deleted in this order
 	dataPaths   map[string]struct{}  // paths in the server's data watch table
 	childPaths  map[string]struct{}  // paths in the server's child watch table
 	expiryTimer *time.Timer
-	paused      bool // connected, but the server hears nothing from it
+	paused      bool // attached, but the server hears nothing from it
 	firedEpoch  uint64
+
+	// The fault plane (see plane.go).
+	armed []armedFault
+	hook  FaultHook
+
+	// Delay: replies and notifications are held until delayUntil.
+	delayUntil time.Time
+	held       []heldItem
+	delayTimer *time.Timer
+
+	// Heartbeats: once the transport pings, a silence of the whole timeout
+	// expires the session.
+	heartbeat bool
+	lastHeard time.Time
+}
+
+// ID returns the session's id.
+func (sess *Session) ID() int64 { return sess.id }
+
+// Timeout returns the negotiated session timeout.
+func (sess *Session) Timeout() time.Duration { return sess.timeout }
+
+// Password returns the session's 16-byte password, which a client presents
+// with the id to resume the session (Server.ResumeSession). It is derived
+// from the id, so it is the same from run to run.
+func (sess *Session) Password() []byte { return sessionPassword(sess.id) }
+
+func sessionPassword(id int64) []byte {
+	p := make([]byte, 16)
+	x := uint64(id)
+	for i := 0; i < 16; i += 8 {
+		// splitmix64: a fixed, well-mixed function of the id.
+		x += 0x9e3779b97f4a7c15
+		z := x
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		binary.BigEndian.PutUint64(p[i:], z)
+	}
+	return p
 }
 
 func pathLess(a, b *node) bool { return a.path < b.path }
@@ -38,14 +88,75 @@ func (s *Server) negotiateTimeout(d time.Duration) time.Duration {
 	return d
 }
 
+// ErrZxidAhead is returned by ResumeSession when the client has seen a
+// zxid the server has not: ZooKeeper refuses such a client, which must find
+// a server at least as recent.
+var ErrZxidAhead = errors.New("zkmem: client has seen a zxid ahead of the server")
+
+// OpenSession opens a new session (a createSession transaction) whose
+// transport hears from the server through sink. The requested timeout is
+// negotiated: clamped to [Options.MinSessionTimeout,
+// Options.MaxSessionTimeout]. It fails with zksim.ErrClosing once the
+// server is closed.
+func (s *Server) OpenSession(timeout time.Duration, sink Sink) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, zksim.ErrClosing
+	}
+	return s.openSession(timeout, sink), nil
+}
+
+// ResumeSession attaches a new connection to session id, as a client that
+// lost its connection does: password must be the session's, and lastZxid
+// the last zxid the client saw. An unknown or expired session, or a wrong
+// password, fails with zksim.ErrSessionExpired; a lastZxid ahead of the
+// server with ErrZxidAhead; a closed server with zksim.ErrClosing. The
+// session's expiry clock stops and sink replaces the old transport's;
+// watches are not restored (send OpSetWatches).
+func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, sink Sink) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, zksim.ErrClosing
+	}
+	sess := s.sessions[id]
+	if sess == nil || sess.dead || !bytes.Equal(password, sessionPassword(id)) {
+		return nil, zksim.ErrSessionExpired
+	}
+	if lastZxid > s.zxid {
+		return nil, ErrZxidAhead
+	}
+	if sess.connected {
+		// A new connection replaces the old one, which the server closes.
+		sess.connected = false
+		sess.dropWatches()
+		sess.dropHeld()
+		sess.sink.Closed(zksim.ErrConnectionLoss)
+	}
+	sess.attach(sink)
+	return sess, nil
+}
+
+// attach makes sink the session's transport. Called with srv.mu held.
+func (sess *Session) attach(sink Sink) {
+	if sess.expiryTimer != nil {
+		sess.expiryTimer.Stop()
+		sess.expiryTimer = nil
+	}
+	sess.sink = sink
+	sess.connected = true
+	sess.lastHeard = time.Now()
+}
+
 // openSession creates a session (a createSession transaction).
-func (s *Server) openSession(timeout time.Duration, owner *Conn) *session {
+func (s *Server) openSession(timeout time.Duration, sink Sink) *Session {
 	s.begin()
-	sess := &session{
+	sess := &Session{
 		srv:        s,
 		id:         s.nextSession,
 		timeout:    s.negotiateTimeout(timeout),
-		owner:      owner,
+		sink:       sink,
 		connected:  true,
 		auth:       []authID{{scheme: "ip", id: clientIP}},
 		dataPaths:  make(map[string]struct{}),
@@ -56,31 +167,32 @@ func (s *Server) openSession(timeout time.Duration, owner *Conn) *session {
 	return sess
 }
 
-// notify delivers a watch event to the session's client, if connected.
-func (sess *session) notify(ev zksim.Event) {
+// notify sends a watch event to the session's transport, if attached.
+// Called with srv.mu held.
+func (sess *Session) notify(ev zksim.Event, zxid int64) {
 	if !sess.connected {
 		return
 	}
-	if hold := sess.owner.cfg.transport; hold != nil {
-		hold(ev)
+	if sess.delayed() {
+		sess.held = append(sess.held, heldItem{ev: ev, zxid: zxid})
 		return
 	}
-	sess.owner.receive(ev)
+	sess.sink.Event(ev, zxid)
 }
 
-func (sess *session) watchSet(t *watchTable) map[string]struct{} {
+func (sess *Session) watchSet(t *watchTable) map[string]struct{} {
 	if t == sess.srv.dataWatches {
 		return sess.dataPaths
 	}
 	return sess.childPaths
 }
 
-func (sess *session) addWatch(t *watchTable, path string, mode watchMode) {
+func (sess *Session) addWatch(t *watchTable, path string, mode watchMode) {
 	t.add(path, sess, mode)
 	sess.watchSet(t)[path] = struct{}{}
 }
 
-func (sess *session) removeWatch(t *watchTable, path string) (watchMode, bool) {
+func (sess *Session) removeWatch(t *watchTable, path string) (watchMode, bool) {
 	mode, ok := t.remove(path, sess)
 	if ok {
 		delete(sess.watchSet(t), path)
@@ -89,13 +201,13 @@ func (sess *session) removeWatch(t *watchTable, path string) (watchMode, bool) {
 }
 
 // forgetWatch is called by a watch table that removed a fired watch.
-func (sess *session) forgetWatch(t *watchTable, path string) {
+func (sess *Session) forgetWatch(t *watchTable, path string) {
 	delete(sess.watchSet(t), path)
 }
 
 // dropWatches removes every server-side watch of the session, as the server
 // does when the session's connection closes.
-func (sess *session) dropWatches() {
+func (sess *Session) dropWatches() {
 	for _, t := range []*watchTable{sess.srv.dataWatches, sess.srv.childWatches} {
 		set := sess.watchSet(t)
 		paths := make([]string, 0, len(set))
@@ -110,14 +222,14 @@ func (sess *session) dropWatches() {
 	}
 }
 
-func (sess *session) addEphemeral(n *node) {
+func (sess *Session) addEphemeral(n *node) {
 	if sess.ephemerals == nil {
 		sess.ephemerals = btree.NewG[*node](8, pathLess)
 	}
 	sess.ephemerals.ReplaceOrInsert(n)
 }
 
-func (sess *session) removeEphemeral(n *node) {
+func (sess *Session) removeEphemeral(n *node) {
 	if sess.ephemerals != nil {
 		sess.ephemerals.Delete(n)
 	}
@@ -125,19 +237,45 @@ func (sess *session) removeEphemeral(n *node) {
 
 // disconnect records that the session's connection closed: its watches go,
 // and it expires unless a connection is heard from within its timeout.
-func (s *Server) disconnect(sess *session) {
+// Called with s.mu held.
+func (s *Server) disconnect(sess *Session) {
 	if !sess.connected || sess.dead {
 		return
 	}
 	sess.connected = false
 	sess.dropWatches()
-	sess.expiryTimer = time.AfterFunc(sess.timeout, func() { s.expireIfSilent(sess) })
+	sess.dropHeld()
+	sess.startExpiry(sess.timeout)
 }
 
-func (s *Server) expireIfSilent(sess *session) {
+// startExpiry (re)starts the session's expiry clock. Called with s.mu held.
+func (sess *Session) startExpiry(d time.Duration) {
+	if sess.expiryTimer != nil {
+		sess.expiryTimer.Stop()
+	}
+	sess.expiryTimer = time.AfterFunc(d, func() { sess.srv.expireIfSilent(sess) })
+}
+
+// expireIfSilent runs when a session's expiry clock runs out: a detached or
+// paused session expires, and so does an attached one whose transport pings
+// but has not been heard from for the whole timeout.
+func (s *Server) expireIfSilent(sess *Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if (sess.connected && !sess.paused) || sess.dead || s.closed {
+	if sess.dead || s.closed {
+		return
+	}
+	if sess.connected && !sess.paused {
+		if !sess.heartbeat {
+			return
+		}
+		if left := sess.timeout - time.Since(sess.lastHeard); left > 0 {
+			sess.startExpiry(left)
+			return
+		}
+		sess.connected = false
+		s.endSession(sess)
+		sess.sink.Closed(zksim.ErrSessionExpired)
 		return
 	}
 	// A paused client's connection is closed by the server at expiry; the
@@ -148,11 +286,12 @@ func (s *Server) expireIfSilent(sess *session) {
 
 // endSession closes or expires a session in one closeSession transaction:
 // every ephemeral goes, in path order, with its watch events.
-func (s *Server) endSession(sess *session) {
+func (s *Server) endSession(sess *Session) {
 	if sess.dead {
 		return
 	}
 	sess.dead = true
+	sess.dropHeld()
 	if sess.expiryTimer != nil {
 		sess.expiryTimer.Stop()
 		sess.expiryTimer = nil
@@ -176,29 +315,20 @@ func (s *Server) endSession(sess *session) {
 	delete(s.sessions, sess.id)
 }
 
-// ExpireSession makes the server expire the session with the given id now,
-// as if its client had gone silent for the whole timeout: its ephemerals are
-// deleted in one transaction and other sessions' watches fire. A connected
-// client learns at once (StateDisconnected, then StateExpired); a paused one
-// when it resumes; a disconnected one when it reconnects. It reports whether the session
-// existed.
-func (s *Server) ExpireSession(id int64) bool {
-	s.mu.Lock()
-	sess, ok := s.sessions[id]
-	if !ok || s.closed {
-		s.mu.Unlock()
-		return false
+// expire makes the server expire the session now, as if its client had
+// gone silent for the whole timeout. An attached, unpaused transport hears
+// at once (Sink.Closed with ErrSessionExpired); a paused one when it
+// resumes; a detached one when it tries to resume. Called with s.mu held.
+func (s *Server) expire(sess *Session) {
+	if sess.dead || s.closed {
+		return
 	}
-	// A connected client hears at once; a paused one when it resumes, a
-	// disconnected one when it reconnects.
 	tell := sess.connected && !sess.paused
 	sess.connected = false
 	s.endSession(sess)
-	s.mu.Unlock()
 	if tell {
-		sess.owner.learnExpired(true)
+		sess.sink.Closed(zksim.ErrSessionExpired)
 	}
-	return true
 }
 
 // SessionIDs returns the ids of the live sessions, in order.

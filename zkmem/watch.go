@@ -16,7 +16,7 @@ const (
 )
 
 type watchEntry struct {
-	sess *session
+	sess *Session
 	mode watchMode
 }
 
@@ -32,7 +32,7 @@ type watchTable struct {
 
 func newWatchTable() *watchTable { return &watchTable{paths: make(map[string][]watchEntry)} }
 
-func (t *watchTable) add(path string, s *session, mode watchMode) {
+func (t *watchTable) add(path string, s *Session, mode watchMode) {
 	entries := t.paths[path]
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].sess.id >= s.id })
 	if i < len(entries) && entries[i].sess == s {
@@ -52,7 +52,7 @@ func (t *watchTable) add(path string, s *session, mode watchMode) {
 }
 
 // remove deletes s's watch on path, if any, and returns its mode.
-func (t *watchTable) remove(path string, s *session) (watchMode, bool) {
+func (t *watchTable) remove(path string, s *Session) (watchMode, bool) {
 	entries := t.paths[path]
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].sess.id >= s.id })
 	if i == len(entries) || entries[i].sess != s {
@@ -71,7 +71,7 @@ func (t *watchTable) remove(path string, s *session) (watchMode, bool) {
 	return mode, true
 }
 
-func (t *watchTable) has(path string, s *session) (watchMode, bool) {
+func (t *watchTable) has(path string, s *Session) (watchMode, bool) {
 	entries := t.paths[path]
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].sess.id >= s.id })
 	if i == len(entries) || entries[i].sess != s {
@@ -85,7 +85,7 @@ func (t *watchTable) has(path string, s *session) (watchMode, bool) {
 // appended once per epoch: the server opens a new epoch per event, so a
 // session watching a deleted node in both tables hears of it once. Recursive watches on path and its ancestors
 // fire for every event type but NodeChildrenChanged.
-func (t *watchTable) trigger(path string, typ zksim.EventType, epoch uint64, fired []*session) []*session {
+func (t *watchTable) trigger(path string, typ zksim.EventType, epoch uint64, fired []*Session) []*Session {
 	if len(t.paths) == 0 {
 		return fired // nothing watched anywhere: no lookups
 	}
@@ -126,7 +126,7 @@ func (t *watchTable) trigger(path string, typ zksim.EventType, epoch uint64, fir
 	return fired
 }
 
-func appendSession(list []*session, s *session, epoch uint64) []*session {
+func appendSession(list []*Session, s *Session, epoch uint64) []*Session {
 	if s.firedEpoch == epoch {
 		return list
 	}
@@ -135,6 +135,6 @@ func appendSession(list []*session, s *session, epoch uint64) []*session {
 }
 
 // sortSessions orders sessions by id, the order events are delivered in.
-func sortSessions(list []*session) {
+func sortSessions(list []*Session) {
 	sort.Slice(list, func(i, j int) bool { return list[i].id < list[j].id })
 }

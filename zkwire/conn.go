@@ -2,7 +2,6 @@ package zkwire
 
 import (
 	"bufio"
-	"crypto/subtle"
 	"errors"
 	"net"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkwire/jute"
 )
@@ -29,10 +29,15 @@ type conn struct {
 
 	sess atomic.Pointer[session]
 
-	mu      sync.Mutex
-	q       []frame
-	closing bool
-	wake    chan struct{}
+	mu        sync.Mutex
+	q         []frame
+	closing   bool
+	inRequest bool // the reader is running a request and drains after it
+	wake      chan struct{}
+
+	wmu   sync.Mutex // held while a batch is written
+	bw    *bufio.Writer
+	batch []frame
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -41,11 +46,14 @@ type conn struct {
 	lastZxid   atomic.Int64
 	lastXid    atomic.Int32
 	lastOp     atomic.Value // string
+
+	cur     current // the request the reader is running
+	zs      *zkmem.Session
+	timeout time.Duration
 }
 
 type frame struct {
 	b          []byte
-	release    time.Time // zero: at once
 	closeAfter bool
 }
 
@@ -53,11 +61,12 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
 		srv:    s,
 		nc:     nc,
-		br:     bufio.NewReaderSize(nc, 16<<10),
+		br:     bufio.NewReaderSize(nc, 4<<10),
 		seq:    connSeq.Add(1),
 		remote: nc.RemoteAddr().String(),
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
+		bw:     bufio.NewWriterSize(nc, 4<<10),
 		done:   make(chan struct{}),
 	}
 	c.lastOp.Store("NA")
@@ -80,72 +89,70 @@ func (c *conn) close() {
 // zkmem's lock held. closeAfter closes the connection once the frame is
 // written.
 func (c *conn) enqueue(b []byte, closeAfter bool) {
-	var release time.Time
-	if ws := c.sess.Load(); ws != nil {
-		if d := time.Duration(ws.delay.Load()); d > 0 {
-			release = time.Now().Add(d)
-		}
-	}
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
 		return
 	}
-	c.q = append(c.q, frame{b: b, release: release, closeAfter: closeAfter})
+	c.q = append(c.q, frame{b: b, closeAfter: closeAfter})
 	if closeAfter {
 		c.closing = true // nothing after the last frame
 	}
+	// While the reader runs a request it sends what is queued itself when
+	// done (see drain): no goroutine to wake for a reply.
+	wake := !c.inRequest
 	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// drain writes out what is queued, in order, and reports whether the
+// connection goes on. The reader calls it after a request, the writer
+// goroutine when woken; wmu makes the two take and write batches one at a
+// time, so frames leave in the order they were queued.
+func (c *conn) drain() bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	c.batch, c.q = c.q, c.batch[:0]
+	c.mu.Unlock()
+	if len(c.batch) == 0 {
+		return true
+	}
+	for i, f := range c.batch {
+		if _, err := c.bw.Write(f.b); err != nil {
+			c.close()
+			return false
+		}
+		c.sent.Add(1)
+		c.srv.sent.Add(1)
+		if f.closeAfter {
+			c.bw.Flush()
+			c.close()
+			return false
+		}
+		c.batch[i] = frame{}
+	}
+	if c.bw.Flush() != nil {
+		c.close()
+		return false
+	}
+	return true
 }
 
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
-	bw := bufio.NewWriterSize(c.nc, 32<<10)
-	var batch []frame
 	for {
 		select {
 		case <-c.wake:
 		case <-c.done:
 			return
 		}
-		c.mu.Lock()
-		batch, c.q = c.q, batch[:0]
-		c.mu.Unlock()
-		for i, f := range batch {
-			if !f.release.IsZero() {
-				if d := time.Until(f.release); d > 0 {
-					if bw.Flush() != nil {
-						c.close()
-						return
-					}
-					t := time.NewTimer(d)
-					select {
-					case <-t.C:
-					case <-c.done:
-						t.Stop()
-						return
-					}
-				}
-			}
-			if _, err := bw.Write(f.b); err != nil {
-				c.close()
-				return
-			}
-			c.sent.Add(1)
-			c.srv.sent.Add(1)
-			if f.closeAfter {
-				bw.Flush()
-				c.close()
-				return
-			}
-			batch[i] = frame{}
-		}
-		if bw.Flush() != nil {
-			c.close()
+		if !c.drain() {
 			return
 		}
 	}
@@ -163,7 +170,7 @@ func (c *conn) readLoop() {
 		if !ws.waitIfPaused(c.done) {
 			return
 		}
-		c.nc.SetReadDeadline(time.Now().Add(ws.timeout))
+		c.nc.SetReadDeadline(time.Now().Add(c.timeout))
 		n, err := jute.ReadFrameLength(c.br)
 		if err == nil {
 			buf, err = jute.ReadFrameBody(c.br, n, c.srv.opts.MaxBuffer, buf)
@@ -172,7 +179,9 @@ func (c *conn) readLoop() {
 			if errors.Is(err, os.ErrDeadlineExceeded) && ws.current() == c {
 				// The client said nothing for its whole session timeout: the
 				// server expires the session.
-				ws.expire()
+				if ctl := c.srv.zk.Control(ws.id); ctl != nil {
+					ctl.Expire()
+				}
 			}
 			return
 		}
@@ -180,11 +189,37 @@ func (c *conn) readLoop() {
 		if !ws.waitIfPaused(c.done) {
 			return
 		}
-		if !c.handle(ws, buf) {
+		c.mu.Lock()
+		c.inRequest = true
+		c.mu.Unlock()
+		more := c.handle(buf)
+		c.mu.Lock()
+		c.inRequest = false
+		c.mu.Unlock()
+		if !more {
+			c.drainOrWake()
 			return
+		}
+		if c.br.Buffered() == 0 && !c.drain() {
+			return
+		} else if c.br.Buffered() > 0 {
+			c.drainOrWake() // more requests already here: let the writer send
 		}
 		if cap(buf) > 64<<10 {
 			buf = nil // do not keep a big frame's buffer
+		}
+	}
+}
+
+// drainOrWake hands what is queued to the writer goroutine.
+func (c *conn) drainOrWake() {
+	c.mu.Lock()
+	n := len(c.q)
+	c.mu.Unlock()
+	if n > 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -204,8 +239,8 @@ func (c *conn) finish() {
 		t.Stop()
 	}
 	c.close()
-	if ws := c.sess.Load(); ws != nil && ws.detach(c) {
-		ws.rs.Detach()
+	if ws := c.sess.Load(); ws != nil {
+		ws.detach(c)
 	}
 	c.srv.forget(c)
 }
@@ -240,57 +275,58 @@ func (c *conn) handshake() bool {
 		// ... client must try another server": closed without an answer.
 		return false
 	}
-	timeout := zk.NegotiateTimeout(time.Duration(req.TimeOut) * time.Millisecond)
 	resp := jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
 	if req.SessionID == 0 {
-		ws := &session{srv: c.srv}
-		rs, err := zk.OpenRemote(timeout, ws.event)
+		zs, err := zk.OpenSession(time.Duration(req.TimeOut)*time.Millisecond, (*sink)(c))
 		if err != nil {
 			return false
 		}
-		ws.rs, ws.id, ws.timeout = rs, rs.ID(), rs.Timeout()
+		ws := c.srv.sessionFor(zs.ID(), zs.Timeout())
+		ws.mu.Lock()
+		ws.zs, ws.conn = zs, c
+		ws.mu.Unlock()
+		c.zs, c.timeout = zs, zs.Timeout()
 		c.sess.Store(ws)
-		ws.attach(c)
-		c.srv.addSession(ws)
-		resp.TimeOut = int32(ws.timeout / time.Millisecond)
-		resp.SessionID = ws.id
-		resp.Passwd = c.srv.password(ws.id)
+		resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
+		resp.SessionID = zs.ID()
+		resp.Passwd = zs.Password()
 		c.enqueue(jute.AppendFrame(nil, &resp), false)
 		return true
 	}
-	ws := c.srv.session(req.SessionID)
-	if ws != nil && !ws.waitIfPaused(c.done) {
+	ws := c.srv.sessionFor(req.SessionID, 0)
+	if !ws.waitIfPaused(c.done) {
 		return false // a paused session's server hears no reconnect either
 	}
-	valid := ws != nil && subtle.ConstantTimeCompare(req.Passwd, c.srv.password(req.SessionID)) == 1
-	if valid {
-		c.sess.Store(ws)
-		if old := ws.attach(c); old != nil {
-			old.close() // the client moved: its old connection goes
+	ws.mu.Lock()
+	old := ws.conn
+	ws.conn = c
+	zs, err := zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, (*sink)(c))
+	if err != nil {
+		ws.conn = old
+		ws.mu.Unlock()
+		if errors.Is(err, zkmem.ErrZxidAhead) {
+			return false
 		}
-		if ws.rs.Attach() != nil {
-			ws.detach(c)
-			c.sess.Store(nil)
-			ws.end()
-			valid = false
-		}
-	}
-	if !valid {
+		c.srv.forgetIfGone(ws)
 		// An expired session, or a wrong password: timeout 0, session 0,
 		// 16 zero bytes, then the connection closes.
 		resp.Passwd = make([]byte, 16)
 		c.enqueue(jute.AppendFrame(nil, &resp), true)
 		return false
 	}
-	resp.TimeOut = int32(timeout / time.Millisecond)
-	resp.SessionID = ws.id
-	resp.Passwd = c.srv.password(ws.id)
+	ws.zs, ws.timeout = zs, zs.Timeout()
+	ws.mu.Unlock()
+	c.zs, c.timeout = zs, zs.Timeout()
+	c.sess.Store(ws)
+	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
+	resp.SessionID = zs.ID()
+	resp.Passwd = zs.Password()
 	c.enqueue(jute.AppendFrame(nil, &resp), false)
 	return true
 }
 
 // handle runs one request. It reports whether the connection goes on.
-func (c *conn) handle(ws *session, body []byte) bool {
+func (c *conn) handle(body []byte) bool {
 	start := time.Now()
 	c.recv.Add(1)
 	c.srv.received.Add(1)
@@ -307,65 +343,141 @@ func (c *conn) handle(ws *session, body []byte) bool {
 		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: -1, Err: jute.ErrUnimplemented}), true)
 		return false
 	}
-	f := ws.takeFault(h.Type)
-	if f == dropRequest {
-		return false
+	if h.Type == jute.OpReconfig {
+		// Reconfiguration is off, as on a standalone server by default.
+		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: c.srv.zk.LastZxid(), Err: jute.ErrReconfigDisabled}), false)
+		return true
 	}
-	req, bad := decodeRequest(h.Type, d)
-	if bad && h.Type == jute.OpAuth {
-		return false // an auth packet that does not decode closes the connection
+	req, reads, ok := decodeRequest(h.Type, d)
+	if !ok {
+		if h.Type == jute.OpAuth {
+			return false // an auth packet that does not decode closes the connection
+		}
+		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: c.srv.zk.LastZxid(), Err: jute.ErrMarshallingError}), false)
+		return true
 	}
-	last := h.Type == jute.OpCloseSession
-	ws.rs.Do(req, func(resp *zkmem.RemoteResponse) {
-		if f == loseReply {
-			return
-		}
-		zxid := resp.Zxid
-		xid := h.Xid
-		switch h.Type {
-		case jute.OpAuth:
-			zxid = 0
-		case jute.OpPing:
-			xid = jute.XidPing
-		}
-		hdr := jute.ReplyHeader{Xid: xid, Zxid: zxid}
-		var body jute.Record
-		if bad {
-			hdr.Err = jute.ErrMarshallingError
-		} else if resp.Err != nil {
-			hdr.Err = int32(codeOf(resp.Err))
-		} else {
-			body = replyBody(h.Type, req, resp)
-		}
-		c.lastZxid.Store(zxid)
-		c.enqueue(jute.AppendFrame(nil, &hdr, body), last || resp.AuthFailed)
-		if resp.AuthFailed {
-			last = true
-		}
-	})
-	if h.Type == jute.OpCloseSession {
-		// The session is gone; the reply (unless lost) closes the
-		// connection once written.
-		ws.release(c)
-		ws.end()
-		if f == loseReply {
+	c.cur = current{xid: h.Xid, op: h.Type}
+	var resp zkmem.Response
+	if h.Type == jute.OpMultiRead {
+		resp = c.multiRead(reads)
+	} else {
+		resp = c.zs.Do(req)
+	}
+	replied := c.cur.replied
+	c.cur = current{}
+	if resp.Fault != zkmem.NoFault || !replied || resp.Closed || h.Type == jute.OpCloseSession {
+		// A lost reply or dropped request, a session not attached any more,
+		// a failed addAuth (its reply closes the connection), a closed
+		// session: this connection is done.
+		if !replied {
 			c.close()
 		}
 		return false
 	}
-	if f == loseReply {
-		return false
-	}
 	c.lastOp.Store(jute.OpName(h.Type))
 	c.srv.lat.add(time.Since(start))
-	return !last
+	return true
 }
 
-// validOp mirrors Request.isValid, plus the auth packet.
+// multiRead runs the reads of a multiRead one after the other and answers
+// them in one reply.
+func (c *conn) multiRead(reads []*zkmem.Request) zkmem.Response {
+	c.cur.collect = true
+	c.cur.collected = c.cur.collected[:0]
+	for _, r := range reads {
+		resp := c.zs.Do(r)
+		if resp.Fault != zkmem.NoFault || resp.Closed {
+			return resp
+		}
+	}
+	c.cur.collect = false
+	if len(c.cur.collected) != len(reads) {
+		return zkmem.Response{Err: zksim.ErrConnectionLoss, Closed: true}
+	}
+	out := &jute.MultiResponse{Results: make([]jute.MultiResult, len(reads))}
+	for i, r := range c.cur.collected {
+		switch {
+		case r.Err != nil:
+			out.Results[i] = jute.MultiResult{Type: jute.OpError, Err: int32(zksim.CodeOf(r.Err))}
+		case reads[i].Op == zkmem.OpGetChildren:
+			out.Results[i] = jute.MultiResult{Type: jute.OpGetChildren, Rec: &jute.StringsResponse{Strings: r.Children}}
+		default:
+			out.Results[i] = jute.MultiResult{Type: jute.OpGetData, Rec: &jute.GetDataResponse{Data: r.Data, Stat: fromStat(r.Stat)}}
+		}
+	}
+	zxid := c.srv.zk.LastZxid() // an empty multiRead
+	if len(reads) > 0 {
+		zxid = c.cur.collected[len(reads)-1].Zxid
+	}
+	c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: c.cur.xid, Zxid: zxid}, out), false)
+	c.cur.replied = true
+	return zkmem.Response{Zxid: zxid}
+}
+
+// current is the request a connection is running: what its reply needs.
+// Only the reader goroutine sets it; the Sink reads it while the reader is
+// inside Do.
+type current struct {
+	xid       int32
+	op        int32
+	replied   bool
+	collect   bool // multiRead: keep the replies, do not send them
+	collected []zkmem.Response
+}
+
+// sink is a connection as zkmem's Sink: zkmem calls it with its lock held,
+// in its order, so what it queues goes out in the server's order.
+type sink conn
+
+// Reply implements zkmem.Sink: it queues the reply to the running request.
+func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
+	c := (*conn)(s)
+	if c.cur.collect {
+		c.cur.collected = append(c.cur.collected, *resp)
+		return
+	}
+	c.cur.replied = true
+	xid, zxid := c.cur.xid, resp.Zxid
+	switch c.cur.op {
+	case jute.OpAuth:
+		zxid = 0
+	case jute.OpPing:
+		xid = jute.XidPing
+	}
+	hdr := jute.ReplyHeader{Xid: xid, Zxid: zxid}
+	var body jute.Record
+	if c.cur.op == jute.OpMulti && resp.Results != nil {
+		// A failed multi is answered OK, its error results inside.
+		body = replyBody(c.cur.op, req, resp)
+	} else if resp.Err != nil {
+		hdr.Err = int32(zksim.CodeOf(resp.Err))
+	} else if c.cur.op == jute.OpExists && resp.Stat == nil {
+		hdr.Err = jute.ErrNoNode
+	} else {
+		body = replyBody(c.cur.op, req, resp)
+	}
+	c.lastZxid.Store(zxid)
+	c.enqueue(jute.AppendFrame(nil, &hdr, body), resp.Closed || c.cur.op == jute.OpCloseSession)
+}
+
+// Event implements zkmem.Sink: a watch notification (zxid -1 in its header,
+// as a real server sends it).
+func (s *sink) Event(ev zksim.Event, zxid int64) {
+	(*conn)(s).enqueue(jute.AppendFrame(nil,
+		&jute.ReplyHeader{Xid: jute.XidNotification, Zxid: -1},
+		&jute.WatcherEvent{Type: int32(ev.Type), State: jute.StateSyncConnected, Path: ev.Path}), false)
+}
+
+// Closed implements zkmem.Sink: the server took the connection away.
+func (s *sink) Closed(error) { (*conn)(s).close() }
+
+// validOp mirrors Request.isValid, plus the auth packet, less
+// createSession and deleteContainer (server-internal ops no client sends,
+// answered as unknown).
 func validOp(op int32) bool {
 	switch op {
 	case jute.OpCheck, jute.OpCloseSession, jute.OpCreate, jute.OpCreate2, jute.OpCreateTTL,
-		jute.OpCreateContainer, jute.OpDelete, jute.OpDeleteContainer, jute.OpExists,
+		jute.OpCreateContainer, jute.OpDelete, jute.OpExists,
 		jute.OpGetACL, jute.OpGetChildren, jute.OpGetAllChildrenNumber, jute.OpGetChildren2,
 		jute.OpGetData, jute.OpGetEphemerals, jute.OpMulti, jute.OpMultiRead, jute.OpPing,
 		jute.OpReconfig, jute.OpSetACL, jute.OpSetData, jute.OpSetWatches, jute.OpSetWatches2,

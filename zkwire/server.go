@@ -1,10 +1,6 @@
 package zkwire
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"net"
 	"sort"
@@ -54,11 +50,10 @@ var ErrServerClosed = errors.New("zkwire: server closed")
 
 // Server serves a zkmem.Server over ZooKeeper's client protocol.
 type Server struct {
-	zk     *zkmem.Server
-	opts   Options
-	secret [32]byte
-	start  time.Time
-	words  map[string]bool
+	zk    *zkmem.Server
+	opts  Options
+	start time.Time
+	words map[string]bool
 
 	mu        sync.Mutex
 	closed    bool
@@ -82,9 +77,6 @@ func New(zk *zkmem.Server, opts Options) *Server {
 		conns:     make(map[*conn]struct{}),
 		sessions:  make(map[int64]*session),
 		words:     make(map[string]bool),
-	}
-	if _, err := rand.Read(s.secret[:]); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
 	}
 	for _, w := range s.opts.FourLetterWords {
 		if w == "*" {
@@ -196,56 +188,9 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// password derives a session's password from its id, as a real server
-// does from its secret: the same id always gets the same password.
-func (s *Server) password(id int64) []byte {
-	m := hmac.New(sha256.New, s.secret[:])
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(id))
-	m.Write(b[:])
-	return m.Sum(nil)[:16]
-}
-
-func (s *Server) session(id int64) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sessions[id]
-}
-
-func (s *Server) addSession(ws *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sessions[ws.id] = ws
-}
-
-func (s *Server) dropSession(ws *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sessions[ws.id] == ws {
-		delete(s.sessions, ws.id)
-	}
-}
-
-// SessionIDs returns the ids of the sessions opened through s that are
-// alive, in order.
-func (s *Server) SessionIDs() []int64 {
-	s.mu.Lock()
-	list := make([]*session, 0, len(s.sessions))
-	for _, ws := range s.sessions {
-		list = append(list, ws)
-	}
-	s.mu.Unlock()
-	ids := make([]int64, 0, len(list))
-	for _, ws := range list {
-		if ws.rs.Alive() {
-			ids = append(ids, ws.id)
-		} else {
-			s.dropSession(ws)
-		}
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
-}
+// SessionIDs returns the ids of the zkmem server's live sessions, in
+// order.
+func (s *Server) SessionIDs() []int64 { return s.zk.SessionIDs() }
 
 func (s *Server) connList() []*conn {
 	s.mu.Lock()

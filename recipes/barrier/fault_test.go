@@ -27,7 +27,7 @@ func testMemberDiesBeforeStart(t *testing.T, env *bt.Env) {
 	aConn := env.MemConn(t)
 	a := bt.GoErr(func() error { return barrier.NewStart(aConn, dir, 2).Wait(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
-	aConn.Expire()
+	aConn.Server().Control(aConn.SessionID()).Expire()
 	if err := bt.Recv(t, ctx, a).Err; !errors.Is(err, zksim.ErrSessionExpired) {
 		t.Fatalf("Wait of the expired member: %v", err)
 	}
@@ -47,7 +47,7 @@ func testLostMemberCreateReply(t *testing.T, env *bt.Env) {
 	observer := env.Conn(t)
 	must(t, "mkdir", barrier.New(observer, dir).Set(ctx))
 	aConn := env.MemConn(t)
-	aConn.LoseNextReply(zkmem.OpCreate)
+	aConn.Server().Control(aConn.SessionID()).LoseNextReply(zkmem.OpCreate)
 	a := bt.GoErr(func() error { return barrier.NewDouble(aConn, dir, 3).Enter(ctx) })
 	b := bt.GoErr(func() error { return barrier.NewDouble(env.Conn(t), dir, 3).Enter(ctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 2)
@@ -68,11 +68,11 @@ func testMemberReconnects(t *testing.T, env *bt.Env) {
 	a := bt.GoErr(func() error { return barrier.NewDouble(aConn, dir, 2).Enter(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 1)
 	env.Settle()
-	aConn.Disconnect()
+	aConn.Server().Control(aConn.SessionID()).Disconnect()
 	must(t, "b", barrier.NewDouble(env.Conn(t), dir, 2).Enter(ctx))
 	env.Settle()
 	bt.Pending(t, a, "Enter while disconnected")
-	must(t, "reconnect", aConn.Reconnect())
+	must(t, "reconnect", aConn.Server().Control(aConn.SessionID()).Reconnect())
 	must(t, "a", bt.Recv(t, ctx, a).Err)
 }
 
@@ -98,7 +98,7 @@ func testMemberDiesWhileLeaving(t *testing.T, env *bt.Env) {
 	}
 	env.Settle()
 	bt.Pending(t, left[0], "Leave while a member is in")
-	conns[2].Expire()
+	conns[2].Server().Control(conns[2].SessionID()).Expire()
 	must(t, "Leave", bt.Recv(t, ctx, left[0]).Err)
 	must(t, "Leave", bt.Recv(t, ctx, left[1]).Err)
 	if children := bt.Children(t, ctx, env.Conn(t), dir); len(children) != 0 {
@@ -116,10 +116,10 @@ func testBarrierWaiterReconnects(t *testing.T, env *bt.Env) {
 	wConn := env.MemConn(t)
 	w := bt.GoErr(func() error { return barrier.New(wConn, p).Wait(ctx) })
 	env.Settle()
-	wConn.Disconnect()
+	wConn.Server().Control(wConn.SessionID()).Disconnect()
 	must(t, "Remove", b.Remove(ctx))
 	env.Settle()
 	bt.Pending(t, w, "Wait while disconnected")
-	must(t, "reconnect", wConn.Reconnect())
+	must(t, "reconnect", wConn.Server().Control(wConn.SessionID()).Reconnect())
 	must(t, "Wait", bt.Recv(t, ctx, w).Err)
 }

@@ -55,7 +55,7 @@ func ExampleElection_Done() {
 	_ = a.Campaign(ctx, nil)
 	bLeads := make(chan error)
 	go func() { bLeads <- b.Campaign(ctx, nil) }()
-	c1.Expire()
+	c1.Server().Control(c1.SessionID()).Expire()
 	<-a.Done()
 	fmt.Println("a:", a.State())
 	fmt.Println("b:", <-bLeads, b.State(), b.Token() > a.Token())

@@ -36,7 +36,7 @@ func testLeaderExpires(t *testing.T, env *bt.Env) {
 	must(t, "a.Campaign", a.Campaign(ctx, nil))
 	bDone := bt.GoErr(func() error { return b.Campaign(ctx, nil) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
-	aConn.Expire()
+	aConn.Server().Control(aConn.SessionID()).Expire()
 	must(t, "b.Campaign", bt.Recv(t, ctx, bDone).Err)
 	<-a.Done()
 	if a.State() != recipes.Lost {
@@ -63,7 +63,7 @@ func testLeaderPartitioned(t *testing.T, env *bt.Env) {
 	bDone := bt.GoErr(func() error { return b.Campaign(ctx, nil) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
 	_, changed := a.Watch()
-	aConn.Disconnect()
+	aConn.Server().Control(aConn.SessionID()).Disconnect()
 	<-changed
 	if a.State() != recipes.Doubtful {
 		t.Fatalf("a state after disconnect %v, want Doubtful", a.State())
@@ -86,7 +86,7 @@ func testLostCampaignReply(t *testing.T, env *bt.Env) {
 	for n := 1; n <= 3; n++ {
 		dir := env.Path("election") + string(rune('0'+n))
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, zkmem.LoseReply))
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, zkmem.LoseReply))
 		e := election.New(conn, dir)
 		must(t, "Campaign", e.Campaign(ctx, nil))
 		if children := bt.Children(t, ctx, observer, dir); len(children) != 1 {
@@ -105,7 +105,7 @@ func testSingleNodeLostReply(t *testing.T, env *bt.Env) {
 	ctx := env.Ctx(t)
 	p := env.Path("leader")
 	conn := env.MemConn(t)
-	conn.LoseNextReply(zkmem.OpCreate)
+	conn.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpCreate)
 	s := election.NewSingleNode(conn, p)
 	must(t, "Campaign", s.Campaign(ctx, []byte("me")))
 	l, err := s.Leader(ctx)
@@ -150,7 +150,7 @@ func testWakeups(t *testing.T, env *bt.Env, newElection func(zksim.Conn, string,
 	for i := range es {
 		conn := env.MemConn(t)
 		if i == 3 {
-			conn.SetFaultHook(func(r zkmem.Request) zkmem.Fault {
+			conn.Server().Control(conn.SessionID()).SetFaultHook(func(r *zkmem.Request, _ zkmem.Fault) zkmem.Fault {
 				if r.Op == zkmem.OpGetChildren {
 					lastListings.Add(1)
 				}
@@ -195,7 +195,7 @@ func testElectionChaos(t *testing.T, env *bt.Env) {
 	)
 	for i := 0; i < candidates; i++ {
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.Flaky(3 + i))
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.Flaky(3 + i))
 		e := election.New(conn, dir)
 		wg.Go(func() {
 			for term := 0; term < terms; term++ {

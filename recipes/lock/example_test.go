@@ -47,7 +47,7 @@ func ExampleMutex_Done() {
 	if err := m.Lock(ctx); err != nil {
 		log.Fatal(err)
 	}
-	conn.Expire() // as if the process had been paused past its session timeout
+	conn.Server().Control(conn.SessionID()).Expire() // as if the process had been paused past its session timeout
 	<-m.Done()
 	fmt.Println(m.State())
 	// Output: Lost

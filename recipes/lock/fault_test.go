@@ -46,7 +46,7 @@ func testLostCreateReply(t *testing.T, env *bt.Env) {
 		for n := 1; n <= 5; n++ {
 			dir := env.Path(fmt.Sprintf("%v-%d/lock", fault, n))
 			conn := env.MemConn(t)
-			conn.SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, fault))
+			conn.Server().Control(conn.SessionID()).SetFaultHook(bt.NthRequest(zkmem.OpCreate, n, fault))
 			m := lock.New(conn, dir)
 			must(t, fmt.Sprintf("Lock with create %d %v", n, fault), m.Lock(ctx))
 			if children := bt.Children(t, ctx, observer, dir); len(children) != 1 || dir+"/"+children[0] != m.Key() {
@@ -73,7 +73,7 @@ func testLostCreateReplyWhileWaiting(t *testing.T, env *bt.Env) {
 	bConn := env.MemConn(t)
 	b := lock.New(bConn, dir)
 	c := lock.New(env.Conn(t), dir)
-	bConn.LoseNextReply(zkmem.OpCreate)
+	bConn.Server().Control(bConn.SessionID()).LoseNextReply(zkmem.OpCreate)
 	bDone := bt.GoErr(func() error { return b.Lock(ctx) })
 	env.Settle()
 	cDone := bt.GoErr(func() error { return c.Lock(ctx) })
@@ -100,7 +100,7 @@ func testHolderExpires(t *testing.T, env *bt.Env) {
 	must(t, "a.Lock", a.Lock(ctx))
 	bDone := bt.GoErr(func() error { return b.Lock(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
-	aConn.Expire()
+	aConn.Server().Control(aConn.SessionID()).Expire()
 	must(t, "b.Lock", bt.Recv(t, ctx, bDone).Err)
 	select {
 	case <-a.Done():
@@ -137,20 +137,20 @@ func testHolderPartitioned(t *testing.T, env *bt.Env) {
 	if st != recipes.Held {
 		t.Fatalf("a state %v, want Held", st)
 	}
-	aConn.Disconnect()
+	aConn.Server().Control(aConn.SessionID()).Disconnect()
 	<-changed
 	if st, changed = a.Watch(); st != recipes.Doubtful {
 		t.Fatalf("a state after disconnect %v, want Doubtful", st)
 	}
 	env.Settle()
 	bt.Pending(t, bDone, "b.Lock while a's session lives")
-	must(t, "reconnect", aConn.Reconnect())
+	must(t, "reconnect", aConn.Server().Control(aConn.SessionID()).Reconnect())
 	<-changed
 	if st := a.State(); st != recipes.Held {
 		t.Fatalf("a state after reconnect %v, want Held", st)
 	}
 
-	aConn.Disconnect()
+	aConn.Server().Control(aConn.SessionID()).Disconnect()
 	must(t, "b.Lock", bt.Recv(t, ctx, bDone).Err)
 	if st := a.State(); st == recipes.Held {
 		t.Fatal("b holds the lock while a still believes it holds")
@@ -159,7 +159,7 @@ func testHolderPartitioned(t *testing.T, env *bt.Env) {
 	if st := a.State(); st != recipes.Lost {
 		t.Fatalf("a state %v, want Lost", st)
 	}
-	if err := aConn.Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
+	if err := aConn.Server().Control(aConn.SessionID()).Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
 		t.Fatalf("reconnect after the timeout: %v, want ErrSessionExpired", err)
 	}
 	must(t, "b.Unlock", b.Unlock(ctx))
@@ -176,11 +176,11 @@ func testWaiterReconnects(t *testing.T, env *bt.Env) {
 	bDone := bt.GoErr(func() error { return b.Lock(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
 	env.Settle()
-	bConn.Disconnect()
+	bConn.Server().Control(bConn.SessionID()).Disconnect()
 	must(t, "a.Unlock", a.Unlock(ctx))
 	env.Settle()
 	bt.Pending(t, bDone, "b.Lock while disconnected")
-	must(t, "reconnect", bConn.Reconnect())
+	must(t, "reconnect", bConn.Server().Control(bConn.SessionID()).Reconnect())
 	must(t, "b.Lock", bt.Recv(t, ctx, bDone).Err)
 	must(t, "b.Unlock", b.Unlock(ctx))
 }
@@ -197,7 +197,7 @@ func testWaiterExpires(t *testing.T, env *bt.Env) {
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
 	cDone := bt.GoErr(func() error { return c.Lock(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 3)
-	bConn.Expire()
+	bConn.Server().Control(bConn.SessionID()).Expire()
 	if err := bt.Recv(t, ctx, bDone).Err; !errors.Is(err, zksim.ErrSessionExpired) {
 		t.Fatalf("b.Lock after expiry: %v, want ErrSessionExpired", err)
 	}
@@ -220,7 +220,7 @@ func testCancelWhileDisconnected(t *testing.T, env *bt.Env) {
 	bctx, cancel := context.WithCancel(ctx)
 	bDone := bt.GoErr(func() error { return b.Lock(bctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 2)
-	bConn.Disconnect()
+	bConn.Server().Control(bConn.SessionID()).Disconnect()
 	cancel()
 	if err := bt.Recv(t, ctx, bDone).Err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Lock: %v, want context.Canceled", err)
@@ -246,27 +246,27 @@ func testCancelWhileFlapping(t *testing.T, env *bt.Env) {
 	bctx, cancel := context.WithCancel(ctx)
 	bDone := bt.GoErr(func() error { return b.Lock(bctx) })
 	bt.WaitChildren(t, ctx, observer, dir, 2)
-	bConn.Disconnect()
+	bConn.Server().Control(bConn.SessionID()).Disconnect()
 	cancel()
 	// Every request b sends while the connection flaps is lost, so that
 	// the cleanup cannot slip its delete into one of the instants the
 	// connection is up: this test is about giving up, not about luck.
-	bConn.SetFaultHook(func(zkmem.Request) zkmem.Fault { return zkmem.DropRequest })
+	bConn.Server().Control(bConn.SessionID()).SetFaultHook(func(*zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
 	down := bConn.SessionTimeout() * 9 / 10
 	for range 4 {
 		time.Sleep(down)
-		if err := bConn.Reconnect(); err != nil {
+		if err := bConn.Server().Control(bConn.SessionID()).Reconnect(); err != nil {
 			t.Fatalf("reconnect: %v", err)
 		}
-		bConn.Disconnect()
+		bConn.Server().Control(bConn.SessionID()).Disconnect()
 	}
 	env.Settle()
 	bt.Pending(t, bDone, "cancelled Lock with its connection down")
 	if children := bt.Children(t, ctx, observer, dir); len(children) != 2 {
 		t.Fatalf("children %v, want a's and b's", children)
 	}
-	bConn.SetFaultHook(nil)
-	must(t, "b reconnects", bConn.Reconnect())
+	bConn.Server().Control(bConn.SessionID()).SetFaultHook(nil)
+	must(t, "b reconnects", bConn.Server().Control(bConn.SessionID()).Reconnect())
 	if err := bt.Recv(t, ctx, bDone).Err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Lock: %v, want context.Canceled", err)
 	}
@@ -286,7 +286,7 @@ func testLostUnlockReply(t *testing.T, env *bt.Env) {
 	must(t, "a.Lock", a.Lock(ctx))
 	bDone := bt.GoErr(func() error { return b.Lock(ctx) })
 	bt.WaitChildren(t, ctx, env.Conn(t), dir, 2)
-	aConn.LoseNextReply(zkmem.OpDelete)
+	aConn.Server().Control(aConn.SessionID()).LoseNextReply(zkmem.OpDelete)
 	must(t, "a.Unlock with a lost reply", a.Unlock(ctx))
 	must(t, "b.Lock", bt.Recv(t, ctx, bDone).Err)
 	must(t, "b.Unlock", b.Unlock(ctx))
@@ -305,7 +305,7 @@ func testLockChaos(t *testing.T, env *bt.Env) {
 	)
 	for i := 0; i < clients; i++ {
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.Flaky(3 + i)) // every 3rd, 4th, 5th request is faulty
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.Flaky(3 + i)) // every 3rd, 4th, 5th request is faulty
 		m := lock.New(conn, dir)
 		wg.Go(func() {
 			for r := 0; r < rounds; r++ {
@@ -342,7 +342,7 @@ func testLeaseHolderExpires(t *testing.T, env *bt.Env) {
 	bt.WaitChildren(t, ctx, env.Conn(t), dir+"/leases", 2)
 	env.Settle()
 	bt.Pending(t, got, "Acquire while the only lease is held")
-	aConn.Expire()
+	aConn.Server().Control(aConn.SessionID()).Expire()
 	r := bt.Recv(t, ctx, got)
 	must(t, "b.Acquire", r.Err)
 	<-l.Done()
@@ -367,7 +367,7 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 		conn := env.MemConn(t)
 		var n atomic.Int32
 		every := int32(4 + i)
-		conn.SetFaultHook(func(zkmem.Request) zkmem.Fault {
+		conn.Server().Control(conn.SessionID()).SetFaultHook(func(*zkmem.Request, zkmem.Fault) zkmem.Fault {
 			if n.Add(1)%every == 0 {
 				return zkmem.LoseReply
 			}

@@ -69,7 +69,7 @@ func ExampleLockingQueue() {
 	_ = healthy.Offer(ctx, []byte("resize image 42"))
 	item, _ := crashing.Take(ctx)
 	fmt.Printf("first consumer took %q\n", item.Data())
-	c1.Expire() // crashes before Ack
+	c1.Server().Control(c1.SessionID()).Expire() // crashes before Ack
 
 	again, _ := healthy.Take(ctx)
 	fmt.Printf("second consumer took %q\n", again.Data())

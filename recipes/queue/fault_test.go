@@ -35,9 +35,9 @@ func testLostOfferReply(t *testing.T, env *bt.Env) {
 	conn := env.MemConn(t)
 	q := queue.New(conn, env.Path("q"))
 	must(t, "first Offer", q.Offer(ctx, []byte("0")))
-	conn.LoseNextReply(zkmem.OpMulti)
+	conn.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpMulti)
 	must(t, "Offer with a lost reply", q.Offer(ctx, []byte("1")))
-	conn.DropNextRequest(zkmem.OpMulti)
+	conn.Server().Control(conn.SessionID()).DropNextRequest(zkmem.OpMulti)
 	must(t, "Offer with a dropped request", q.Offer(ctx, []byte("2")))
 	var got []string
 	for {
@@ -68,7 +68,7 @@ func testLostOfferReplyItemTaken(t *testing.T, env *bt.Env) {
 	}
 	taken := bt.Go(func() ([]byte, error) { return c.Take(ctx) })
 	env.Settle()
-	producer.LoseNextReply(zkmem.OpMulti)
+	producer.Server().Control(producer.SessionID()).LoseNextReply(zkmem.OpMulti)
 	must(t, "Offer with a lost reply", p.Offer(ctx, []byte("1")))
 	if r := bt.Recv(t, ctx, taken); r.Err != nil || string(r.Val) != "1" {
 		t.Fatalf("Take = %q, %v", r.Val, r.Err)
@@ -89,18 +89,18 @@ func testLostRemoveReply(t *testing.T, env *bt.Env) {
 	for _, s := range []string{"a", "b", "c", "d"} {
 		must(t, "Offer", q.Offer(ctx, []byte(s)))
 	}
-	conn.LoseNextReply(zkmem.OpMulti)
+	conn.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpMulti)
 	if d, err := q.Remove(ctx); err != nil || string(d) != "a" {
 		t.Fatalf("Remove with a lost reply = %q, %v; want a", d, err)
 	}
-	conn.DropNextRequest(zkmem.OpMulti)
+	conn.Server().Control(conn.SessionID()).DropNextRequest(zkmem.OpMulti)
 	if d, err := q.Take(ctx); err != nil || string(d) != "b" {
 		t.Fatalf("Take with a dropped request = %q, %v; want b", d, err)
 	}
 	if d, err := other.Remove(ctx); err != nil || string(d) != "c" {
 		t.Fatalf("other consumer = %q, %v; want c", d, err)
 	}
-	conn.LoseNextReply(zkmem.OpMulti)
+	conn.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpMulti)
 	if d, ok, err := q.Poll(ctx); err != nil || !ok || string(d) != "d" {
 		t.Fatalf("Poll with a lost reply = %q, %v, %v; want d", d, ok, err)
 	}
@@ -123,7 +123,7 @@ func testQueueChaos(t *testing.T, env *bt.Env) {
 	)
 	for p := 0; p < producers; p++ {
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.Flaky(3 + p))
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.Flaky(3 + p))
 		q := queue.New(conn, dir)
 		wg.Add(1)
 		go func() {
@@ -138,7 +138,7 @@ func testQueueChaos(t *testing.T, env *bt.Env) {
 	}
 	for c := 0; c < consumers; c++ {
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.Flaky(4 + c))
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.Flaky(4 + c))
 		q := queue.New(conn, dir)
 		wg.Add(1)
 		go func() {
@@ -186,7 +186,7 @@ func testConsumerDiesMidItem(t *testing.T, env *bt.Env) {
 	env.Settle()
 	bt.Pending(t, bGot, "b.Take while a holds the item")
 	bt.Pending(t, cGot, "c.Take while a holds the item")
-	aConn.Expire()
+	aConn.Server().Control(aConn.SessionID()).Expire()
 	env.Settle()
 	var winner *queue.Item
 	var loser <-chan bt.Result[*queue.Item]
@@ -225,10 +225,10 @@ func testConsumerReconnects(t *testing.T, env *bt.Env) {
 	it, err := a.Take(ctx)
 	must(t, "a.Take", err)
 	bGot := bt.Go(func() (*queue.Item, error) { return b.Take(ctx) })
-	aConn.Disconnect()
+	aConn.Server().Control(aConn.SessionID()).Disconnect()
 	env.Settle()
 	bt.Pending(t, bGot, "b.Take while a's session lives")
-	must(t, "reconnect", aConn.Reconnect())
+	must(t, "reconnect", aConn.Server().Control(aConn.SessionID()).Reconnect())
 	must(t, "a.Ack", it.Ack(ctx))
 	must(t, "Offer", a.Offer(ctx, []byte("next")))
 	r := bt.Recv(t, ctx, bGot)
@@ -251,7 +251,7 @@ func testLostClaimReply(t *testing.T, env *bt.Env) {
 	must(t, "Offer", b.Offer(ctx, []byte("job2")))
 	it, err := b.Take(ctx) // b claims job, so the claims directory exists
 	must(t, "b.Take", err)
-	aConn.LoseNextReply(zkmem.OpCreate)
+	aConn.Server().Control(aConn.SessionID()).LoseNextReply(zkmem.OpCreate)
 	got, err := a.Take(ctx)
 	must(t, "a.Take with a lost claim reply", err)
 	if string(got.Data()) != "job2" {
@@ -281,7 +281,7 @@ func testCancelAfterLostClaimReply(t *testing.T, env *bt.Env) {
 	must(t, "Offer", b.Offer(ctx, []byte("job2")))
 	it, err := b.Take(ctx) // b claims job, so the claims directory exists
 	must(t, "b.Take", err)
-	aConn.LoseNextReply(zkmem.OpCreate)
+	aConn.Server().Control(aConn.SessionID()).LoseNextReply(zkmem.OpCreate)
 	actx, cancel := context.WithCancel(ctx)
 	done := bt.Go(func() (*queue.Item, error) { return a.Take(actx) })
 	env.Settle() // a's claim of job2 is made, a waits for its connection
@@ -317,7 +317,7 @@ func testLostAckReply(t *testing.T, env *bt.Env) {
 	must(t, "Offer", a.Offer(ctx, []byte("job")))
 	it, err := a.Take(ctx)
 	must(t, "Take", err)
-	aConn.LoseNextReply(zkmem.OpMulti)
+	aConn.Server().Control(aConn.SessionID()).LoseNextReply(zkmem.OpMulti)
 	must(t, "Ack with a lost reply", it.Ack(ctx))
 	if _, ok, err := b.Poll(ctx); err != nil || ok {
 		t.Fatalf("Poll after the ack: %v %v", ok, err)
@@ -345,7 +345,7 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 	)
 	for c := 0; c < consumers; c++ {
 		conn := env.MemConn(t)
-		conn.SetFaultHook(bt.Flaky(5 + c))
+		conn.Server().Control(conn.SessionID()).SetFaultHook(bt.Flaky(5 + c))
 		q := queue.NewLocking(conn, dir)
 		wg.Add(1)
 		go func() {
@@ -360,7 +360,7 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 					return
 				}
 				if c < 2 {
-					conn.Expire() // dies holding the item
+					conn.Server().Control(conn.SessionID()).Expire() // dies holding the item
 					return
 				}
 				if err := it.Ack(ctx); err != nil {

@@ -9,9 +9,12 @@ import (
 // Flaky returns a zkmem fault hook for chaos cases: it loses the reply of
 // every k-th request and drops every (2k+1)-th request before the server
 // sees it.
-func Flaky(k int) func(zkmem.Request) zkmem.Fault {
+func Flaky(k int) zkmem.FaultHook {
 	var n atomic.Int32
-	return func(zkmem.Request) zkmem.Fault {
+	return func(_ *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+		if armed != zkmem.NoFault {
+			return armed
+		}
 		switch i := int(n.Add(1)); {
 		case i%k == 0:
 			return zkmem.LoseReply
@@ -24,9 +27,12 @@ func Flaky(k int) func(zkmem.Request) zkmem.Fault {
 
 // NthRequest returns a zkmem fault hook that applies fault to the n-th
 // request with op (counting from 1), once.
-func NthRequest(op string, n int, fault zkmem.Fault) func(zkmem.Request) zkmem.Fault {
+func NthRequest(op zkmem.Op, n int, fault zkmem.Fault) zkmem.FaultHook {
 	var seen atomic.Int32
-	return func(r zkmem.Request) zkmem.Fault {
+	return func(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+		if armed != zkmem.NoFault {
+			return armed
+		}
 		if r.Op == op && int(seen.Add(1)) == n {
 			return fault
 		}

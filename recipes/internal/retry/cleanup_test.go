@@ -119,11 +119,11 @@ func (c *cleanup) wait() error {
 func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		// A request sent in an instant of connection is lost, so that the
 		// cleanup cannot end early by luck.
-		e.owner.SetFaultHook(func(zkmem.Request) zkmem.Fault { return zkmem.DropRequest })
+		e.owner.Server().Control(e.owner.SessionID()).SetFaultHook(func(*zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
 		for range 7 {
 			time.Sleep(timeout * 9 / 10)
 			if !c.running() {
@@ -131,10 +131,10 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 			}
 			// Connected for no time at all: the cleanup hears of it only
 			// after the connection is down again.
-			if err := e.owner.Reconnect(); err != nil {
+			if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
 				t.Fatalf("reconnect: %v", err)
 			}
-			e.owner.Disconnect()
+			e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		}
 		if !e.exists(t) {
 			t.Fatal("the session died while it flapped")
@@ -143,8 +143,8 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 		if !c.running() {
 			t.Fatalf("cleanup ended after %v: %v", c.took, c.err)
 		}
-		e.owner.SetFaultHook(nil)
-		if err := e.owner.Reconnect(); err != nil {
+		e.owner.Server().Control(e.owner.SessionID()).SetFaultHook(nil)
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
 			t.Fatalf("reconnect: %v", err)
 		}
 		if err := c.wait(); err != nil {
@@ -163,13 +163,13 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 func TestCleanupOutlastsSlowRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		for range 5 {
 			// Down for 0.8 + 0.1 session timeouts: the session lives.
 			time.Sleep(timeout * 8 / 10)
-			e.owner.DropNextRequest(zkmem.OpDelete)
-			if err := e.owner.Reconnect(); err != nil {
+			e.owner.Server().Control(e.owner.SessionID()).DropNextRequest(zkmem.OpDelete)
+			if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
 				t.Fatalf("reconnect: %v", err)
 			}
 			// The cleanup retries within its backoff (at most half a
@@ -181,9 +181,9 @@ func TestCleanupOutlastsSlowRetries(t *testing.T) {
 			if st := e.owner.State(); st != zksim.StateDisconnected {
 				t.Fatalf("state %v after the dropped delete, want disconnected", st)
 			}
-			e.owner.Disconnect() // cancels the redial
+			e.owner.Server().Control(e.owner.SessionID()).Disconnect() // cancels the redial
 		}
-		if err := e.owner.Reconnect(); err != nil {
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
 			t.Fatalf("reconnect: %v", err)
 		}
 		if err := c.wait(); err != nil {
@@ -202,7 +202,7 @@ func TestCleanupOutlastsSlowRetries(t *testing.T) {
 func TestCleanupGivesUpAfterContinuousDowntime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		time.Sleep(limit - time.Nanosecond)
 		if !c.running() {
@@ -227,13 +227,13 @@ func TestCleanupGivesUpAfterContinuousDowntime(t *testing.T) {
 func TestCleanupDowntimeCountsFromLastConnection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		time.Sleep(timeout / 2)
-		if err := e.owner.Reconnect(); err != nil {
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
 			t.Fatal(err)
 		}
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		lastDown := time.Now()
 		time.Sleep(limit - time.Nanosecond)
 		if !c.running() {
@@ -254,13 +254,13 @@ func TestCleanupDowntimeCountsFromLastConnection(t *testing.T) {
 func TestCleanupEndsOnExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		time.Sleep(timeout + time.Second) // the server expires the session
 		if !c.running() {
 			t.Fatalf("cleanup ended after %v: %v", c.took, c.err)
 		}
-		if err := e.owner.Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
 			t.Fatalf("reconnect: %v, want ErrSessionExpired", err)
 		}
 		if err := c.wait(); !errors.Is(err, zksim.ErrSessionExpired) {
@@ -276,7 +276,7 @@ func TestCleanupEndsOnExpiry(t *testing.T) {
 func TestCleanupEndsOnClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		time.Sleep(timeout / 2)
 		if err := e.owner.Close(); err != nil {
@@ -294,7 +294,7 @@ func TestCleanupEndsOnClose(t *testing.T) {
 func TestCleanupCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
 		time.Sleep(timeout / 2)
 		if !c.running() {
@@ -343,7 +343,7 @@ func TestCleanupContextKeepsValuesNotCancellation(t *testing.T) {
 func TestWaitConnectedUnboundedOutsideCleanup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
-		e.owner.Disconnect()
+		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		done := make(chan error, 1)
 		go func() { done <- retry.WaitConnected(t.Context(), e.owner) }()
 		time.Sleep(3 * limit)
@@ -353,7 +353,7 @@ func TestWaitConnectedUnboundedOutsideCleanup(t *testing.T) {
 			t.Fatalf("WaitConnected ended: %v", err)
 		default:
 		}
-		if err := e.owner.Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
 			t.Fatalf("reconnect: %v, want ErrSessionExpired", err)
 		}
 		if err := <-done; !errors.Is(err, zksim.ErrSessionExpired) {
