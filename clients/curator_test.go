@@ -29,6 +29,7 @@ var curatorScenarios = []struct {
 	{"expiry", true},
 	{"disconnect", true},
 	{"lost-create", true},
+	{"pause", true},
 }
 
 // javaBuild is the one compilation of the Java programs per test binary.

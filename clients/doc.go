@@ -14,8 +14,9 @@
 //     compiled with javac by the test — InterProcessMutex, LeaderLatch,
 //     DistributedQueue; and through the control endpoint: session expiry,
 //     a dropped connection (watches restored by setWatches, the latch
-//     leading again), and a lost create reply that Curator's protected
-//     create recovers from.
+//     leading again), a lost create reply that Curator's protected create
+//     recovers from, and a paused leader whose LeaderLatch steps down and
+//     whose session expires while the other latch takes over.
 //   - zkCli.sh from Debian's zookeeper package: create, ls, get, set, delete
 //     as one-shot commands, and data and child watches in an interactive
 //     session.

@@ -3,7 +3,7 @@
 //
 // Usage: java -cp CLASSPATH CuratorRecipes SCENARIO...
 // with SCENARIO one of mutex, leader, queue, cache, semaphore, double-barrier,
-// transaction, admin, expiry, disconnect, lost-create.
+// transaction, admin, expiry, disconnect, lost-create, pause.
 // The server address comes from ZK_ADDR (host:port); ZKSIM_CONTROL is the
 // control URL of zksim's wire server, without which the last three skip.
 //
@@ -99,6 +99,7 @@ public class CuratorRecipes {
             case "expiry":
             case "disconnect":
             case "lost-create":
+            case "pause":
                 if (CONTROL.isEmpty()) {
                     return "ZKSIM_CONTROL not set (not zksim's wire server)";
                 }
@@ -106,6 +107,8 @@ public class CuratorRecipes {
                     expiry();
                 } else if (scenario.equals("disconnect")) {
                     disconnect();
+                } else if (scenario.equals("pause")) {
+                    pause();
                 } else {
                     lostCreate();
                 }
@@ -555,6 +558,61 @@ public class CuratorRecipes {
         check(!new InterProcessMutex(b, lockPath).acquire(300, TimeUnit.MILLISECONDS), "b took a mutex that a holds");
         m.release();
         check(b.getChildren().forPath(lockPath).isEmpty(), "lock nodes left after release");
+    }
+
+    // A paused leader (the server stops hearing it, as in a long GC pause):
+    // its LeaderLatch gives up leadership when its connection goes quiet
+    // (SUSPENDED), the session expires, the other latch takes over, and
+    // never do both lead at once; the paused client comes back on a new
+    // session as a follower.
+    void pause() throws Exception {
+        CuratorFramework a = CuratorFrameworkFactory.newClient(ADDR, 4_000, 5_000, new ExponentialBackoffRetry(100, 3));
+        synchronized (clients) {
+            clients.add(a);
+        }
+        a.start();
+        check(a.blockUntilConnected((int) WAIT_MS, TimeUnit.MILLISECONDS), "a did not connect");
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        a.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        String path = root + "/leader";
+        LeaderLatch la = new LeaderLatch(a, path, "a");
+        la.start();
+        check(la.await(WAIT_MS, TimeUnit.MILLISECONDS), "a: no leadership");
+        LeaderLatch lb = new LeaderLatch(client(), path, "b");
+        lb.start();
+        waitUntil(() -> {
+            try {
+                return lb.getParticipants().size() == 2;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, "two participants");
+        check(!lb.hasLeadership(), "b leads while a does");
+
+        long sid = a.getZookeeperClient().getZooKeeper().getSessionId();
+        HttpResponse<String> resp = control("/sessions/" + sid + "/pause");
+        check(resp.statusCode() == 200, "pause: " + resp.statusCode() + " " + resp.body());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (!lb.hasLeadership()) {
+            check(!la.hasLeadership() || !lb.hasLeadership(), "two leaders at once");
+            check(System.nanoTime() < deadline, "b did not take over from the paused a");
+            Thread.sleep(5);
+        }
+        check(!la.hasLeadership(), "a still leads after b took over");
+        check(states.contains(ConnectionState.SUSPENDED), "a never SUSPENDED: " + states);
+        waitUntil(() -> states.contains(ConnectionState.LOST), "a: state LOST");
+        resp = control("/sessions/" + sid + "/resume");
+        check(resp.statusCode() == 404, "resume of an expired session: " + resp.statusCode());
+        waitUntil(() -> states.lastIndexOf(ConnectionState.RECONNECTED) > states.indexOf(ConnectionState.LOST), "a: RECONNECTED after LOST");
+        waitUntil(() -> {
+            try {
+                return lb.getParticipants().size() == 2;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, "a back as a participant");
+        check(lb.hasLeadership() && !la.hasLeadership(), "b leads, a follows");
+        check(lb.getLeader().getId().equals("b"), "leader " + lb.getLeader().getId());
     }
 
     static HttpResponse<String> control(String path) throws Exception {
