@@ -4,7 +4,9 @@
 //
 // # The catalogue
 //
-// Faults that strike a client at a step ([sim.Fault] values):
+// Faults that strike a client at a step are [StepFault] values (a
+// [sim.Fault]), all described by one table of the catalogue and built by
+// the function named after each:
 //
 //   - [Disconnect]: the connection drops and comes back after a while, to
 //     the same session; watches are restored by the setWatches rules;
@@ -18,7 +20,8 @@
 //     keeps its order);
 //   - [LoseNextReply] and [DropNextRequest]: the connection breaks after
 //     the server applied the client's next request (the reply is lost), or
-//     before the request reached the server;
+//     before the request reached the server; both are armed in the
+//     session's zkmem fault plane ([zkmem.Control]);
 //   - [SlowServer]: every request takes longer to serve for a while.
 //
 // Faults that strike a request as it reaches the server ([Effect] values,
@@ -33,7 +36,10 @@
 // requests a predicate selects: [OnOp], [ForClient], [OnPath],
 // [AfterStep], [AfterTime], [Randomly], [Times], combined with [All],
 // [Any] and [Not]. [Combine] joins policies and [Limit] caps them. [Mix] is
-// a ready-made blend of the whole catalogue.
+// a ready-made blend of the whole catalogue, sized by the session timeout
+// of the World it runs in. Predicates see the request as zkmem describes it
+// ([zkmem.Request]), the client that sent it, and the World (its step and
+// virtual time).
 //
 // Every fault, predicate and policy prints itself in one readable form,
 // which is what the trace shows, for example

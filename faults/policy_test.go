@@ -128,3 +128,24 @@ func TestCombineAndLimit(t *testing.T) {
 		}
 	})
 }
+
+// Mix sizes its pauses by the World's session timeout, as the server
+// negotiated it, and the trace prints it so from its first line.
+func TestMixTakesSessionTimeoutFromWorld(t *testing.T) {
+	for _, tc := range []struct {
+		timeout time.Duration
+		pauses  string
+	}{
+		{4 * time.Second, "Pause(c?, 6s) Pause(c?, 1.333333333s)"},
+		{10 * time.Second, "Pause(c?, 15s) Pause(c?, 3.333333333s)"},
+		{time.Hour, "Pause(c?, 1m0s) Pause(c?, 13.333333333s)"}, // clamped to 20 ticks of 2s
+	} {
+		cfg := sim.Config{Seed: 1, Clients: 1, SessionTimeout: tc.timeout, Policy: faults.Combine(faults.Mix(0.02))}
+		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+			first := w.Trace()[0]
+			if !strings.Contains(first, tc.pauses) {
+				t.Errorf("timeout %v: trace starts %q, want %q in it", tc.timeout, first, tc.pauses)
+			}
+		})
+	}
+}

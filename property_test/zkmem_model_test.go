@@ -87,6 +87,16 @@ func (m *zkmemMachine) session(t *rapid.T) (*zkmem.Conn, *modelSession) {
 	return c, m.model.sessions[c.SessionID()]
 }
 
+// control returns the control handle of c's session: nil only once c is
+// closed and its session gone, when there is nothing left to control.
+func (m *zkmemMachine) control(t *rapid.T, c *zkmem.Conn, s *modelSession) *zkmem.Control {
+	ctl := m.srv.Control(c.SessionID())
+	if ctl == nil && (s.state != zksim.StateClosed || s.alive) {
+		t.Fatalf("no control handle for session %#x in state %v (alive %v)", c.SessionID(), s.state, s.alive)
+	}
+	return ctl
+}
+
 var modelNames = []string{"a", "b", "c"}
 
 // anyPath draws an existing user path or a made-up one (whose parent may
@@ -350,7 +360,9 @@ func (m *zkmemMachine) Expire(t *rapid.T) {
 	if ok != s.alive {
 		t.Fatalf("session live = %v, model says alive = %v", ok, s.alive)
 	}
-	m.srv.Control(c.SessionID()).Expire()
+	if ctl := m.control(t, c, s); ctl != nil {
+		ctl.Expire()
+	}
 	if s.alive {
 		m.model.endSession(c.SessionID())
 		if s.state == zksim.StateConnected {
@@ -367,7 +379,9 @@ func (m *zkmemMachine) Expire(t *rapid.T) {
 
 func (m *zkmemMachine) Disconnect(t *rapid.T) {
 	c, s := m.session(t)
-	c.Server().Control(c.SessionID()).Disconnect()
+	if ctl := m.control(t, c, s); ctl != nil {
+		ctl.Disconnect()
+	}
 	if s.state == zksim.StateConnected {
 		s.state = zksim.StateDisconnected
 	}
@@ -378,7 +392,11 @@ func (m *zkmemMachine) Disconnect(t *rapid.T) {
 
 func (m *zkmemMachine) Reconnect(t *rapid.T) {
 	c, s := m.session(t)
-	err := c.Server().Control(c.SessionID()).Reconnect()
+	ctl := m.control(t, c, s)
+	if ctl == nil {
+		return
+	}
+	err := ctl.Reconnect()
 	var wantErr error
 	switch {
 	case s.state == zksim.StateDisconnected && s.alive:

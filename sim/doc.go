@@ -84,14 +84,23 @@
 //
 // # Faults
 //
-// The World has one method per fault primitive: [World.Disconnect],
-// [World.Reconnect], [World.Expire], [World.Pause], [World.Resume],
-// [World.Delay], [World.LoseNextReply], [World.DropNextRequest],
-// [World.SlowServer]. Package zksim/faults wraps them in printable [Fault]
+// The World's fault primitives are on [World.Faults]: [Faults.Disconnect],
+// [Faults.Reconnect], [Faults.Expire], [Faults.Pause], [Faults.Resume],
+// [Faults.Delay], [Faults.LoseNextReply], [Faults.DropNextRequest],
+// [Faults.SlowServer]. Package zksim/faults wraps them in printable [Fault]
 // values and [Policy] implementations (explicit schedules, seeded random
 // draws, predicates and combinators). A policy is consulted at every step
-// ([Policy.Step]) and for every request as it reaches the server
-// ([Policy.Request]), and draws from its own seeded generator.
+// ([Policy.Step]) and for every request as the server admits it
+// ([Policy.Request], which sees zkmem's request descriptor), and draws from
+// its own seeded generator.
+//
+// Faults that strike a session on the server's side go through zkmem's
+// fault plane, the one place they are armed and decided: every session's
+// [zkmem.Control] carries a fault hook the World installs once, which gives
+// the request being applied the fault armed for it
+// ([Faults.LoseNextReply] and [Faults.DropNextRequest] arm it there), else
+// the one its policy decided; disconnections and expiries are the
+// Control's. The World decides what the client hears, and when.
 //
 // # Cost model
 //

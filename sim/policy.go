@@ -39,8 +39,9 @@ type Policy interface {
 	// Request says what happens to request r of client client as it
 	// reaches the server (at step w.Steps()+1, virtual time w.Now()) and on
 	// its way back. The zero Fate leaves it alone. The request is zkmem's
-	// descriptor: its Op (close is zkmem.OpCloseSession), Path (the first
-	// op's for a multi), and the rest of what it asks.
+	// descriptor: its Op (close is zkmem.OpCloseSession, on which the fault
+	// plane strikes no fault), Path (the first op's for a multi), and the
+	// rest of what it asks.
 	Request(w *World, client int, r *zkmem.Request, rng *rand.Rand) Fate
 }
 

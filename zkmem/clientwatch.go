@@ -148,7 +148,8 @@ func (c *Conn) AddWatch(ctx context.Context, path string, mode zksim.AddWatchMod
 	if mode != zksim.WatchPersistent && mode != zksim.WatchPersistentRecursive {
 		return nil, zksim.ErrBadArguments
 	}
-	resp, err := c.do(ctx, &Request{Op: OpAddWatch, Path: path, AddWatchMode: mode})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpAddWatch, Path: path, AddWatchMode: mode}, &resp)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +175,8 @@ func (c *Conn) RemoveWatches(ctx context.Context, path string, kind zksim.Watche
 		}
 		return zksim.ErrNoWatcher
 	}
-	resp, err := c.do(ctx, &Request{Op: OpRemoveWatches, Path: path, WatcherKind: kind})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpRemoveWatches, Path: path, WatcherKind: kind}, &resp)
 	if err != nil && len(resp.removed) == 0 {
 		return err
 	}

@@ -108,24 +108,24 @@ func stateErr(st zksim.State) error {
 // context and the connection, and realises what the response says about
 // the connection: a closed one drops and reconnects after the reconnect
 // delay, and a fault turns the outcome into ErrConnectionLoss.
-func (c *Conn) do(ctx context.Context, req *Request) (Response, error) {
+func (c *Conn) do(ctx context.Context, req *Request, resp *Response) error {
 	if err := ctx.Err(); err != nil {
-		return Response{}, err
+		return err
 	}
 	c.mu.Lock()
 	st := c.state
 	c.mu.Unlock()
 	if err := stateErr(st); err != nil {
-		return Response{}, err
+		return err
 	}
-	resp := c.sess.Do(req)
+	c.sess.do(req, resp)
 	if resp.Closed {
 		c.faultDrop()
 	}
 	if resp.Fault != NoFault {
-		return resp, zksim.ErrConnectionLoss
+		return zksim.ErrConnectionLoss
 	}
-	return resp, resp.Err
+	return resp.Err
 }
 
 // connSink is the Conn as its session's Sink: replies and events go
@@ -213,8 +213,9 @@ func (c *Conn) create(ctx context.Context, path string, data []byte, mode zksim.
 	if err := zksim.ValidatePath(path, mode.IsSequential()); err != nil {
 		return "", err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpCreate, Path: path, Data: data, Mode: mode, ACL: acl, TTL: ttl,
-		Size: createSize(path, data, acl, ttl >= 0)})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpCreate, Path: path, Data: data, Mode: mode, ACL: acl, TTL: ttl,
+		Size: createSize(path, data, acl, ttl >= 0)}, &resp)
 	if err != nil {
 		return "", err
 	}
@@ -226,7 +227,7 @@ func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return err
 	}
-	_, err := c.do(ctx, &Request{Op: OpDelete, Path: path, Version: version})
+	err := c.do(ctx, &Request{Op: OpDelete, Path: path, Version: version}, new(Response))
 	return err
 }
 
@@ -235,7 +236,8 @@ func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32)
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpSetData, Path: path, Data: data, Version: version, Size: setDataSize(path, data)})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpSetData, Path: path, Data: data, Version: version, Size: setDataSize(path, data)}, &resp)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +259,8 @@ func (c *Conn) exists(ctx context.Context, path string, watch bool) (bool, *zksi
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return false, nil, nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpExists, Path: path, Watch: watch})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpExists, Path: path, Watch: watch}, &resp)
 	if err != nil {
 		return false, nil, nil, err
 	}
@@ -287,7 +290,8 @@ func (c *Conn) get(ctx context.Context, path string, watch bool) ([]byte, *zksim
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpGetData, Path: path, Watch: watch})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpGetData, Path: path, Watch: watch}, &resp)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -310,7 +314,8 @@ func (c *Conn) children(ctx context.Context, path string, watch bool) ([]string,
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpGetChildren, Path: path, Watch: watch})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpGetChildren, Path: path, Watch: watch}, &resp)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -326,7 +331,8 @@ func (c *Conn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, er
 	if len(ops) > 0 && ops[0] != nil {
 		first = ops[0].OpPath()
 	}
-	resp, err := c.do(ctx, &Request{Op: OpMulti, Path: first, Ops: ops, Size: multiSize(ops)})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpMulti, Path: first, Ops: ops, Size: multiSize(ops)}, &resp)
 	if err != nil {
 		if zksim.CodeOf(err) == zksim.ErrConnectionLoss.Code {
 			return nil, err
@@ -342,7 +348,8 @@ func (c *Conn) Sync(ctx context.Context, path string) (string, error) {
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return "", err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpSync, Path: path})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpSync, Path: path}, &resp)
 	if err != nil {
 		return "", err
 	}
@@ -354,7 +361,8 @@ func (c *Conn) GetACL(ctx context.Context, path string) ([]zksim.ACL, *zksim.Sta
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpGetACL, Path: path})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpGetACL, Path: path}, &resp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -366,7 +374,8 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpSetACL, Path: path, ACL: acl, Version: version, Size: setACLSize(path, acl)})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpSetACL, Path: path, ACL: acl, Version: version, Size: setACLSize(path, acl)}, &resp)
 	if err != nil {
 		return nil, err
 	}
@@ -377,13 +386,14 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 // and "ip" are known; any other fails with ErrAuthFailed, and, as on a real
 // server, the connection is dropped (the session survives).
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, err := c.do(ctx, &Request{Op: OpAddAuth, AuthScheme: scheme, Auth: auth})
+	err := c.do(ctx, &Request{Op: OpAddAuth, AuthScheme: scheme, Auth: auth}, new(Response))
 	return err
 }
 
 // GetEphemerals implements zksim.EphemeralsLister.
 func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, error) {
-	resp, err := c.do(ctx, &Request{Op: OpGetEphemerals, Path: prefix})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpGetEphemerals, Path: prefix}, &resp)
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +405,8 @@ func (c *Conn) GetAllChildrenNumber(ctx context.Context, path string) (int32, er
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return 0, err
 	}
-	resp, err := c.do(ctx, &Request{Op: OpGetAllChildrenNumber, Path: path})
+	var resp Response
+	err := c.do(ctx, &Request{Op: OpGetAllChildrenNumber, Path: path}, &resp)
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package zkmem_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
@@ -50,3 +51,33 @@ func ExampleControl_Expire() {
 	// EventNodeDeleted StateConnected "/leader"
 	// zk: session has expired
 }
+
+// A transport drives a Session: every request goes through Do, and the
+// server's replies and notifications reach its Sink in order. A fault armed
+// on the session's Control strikes whatever the transport.
+func ExampleSession() {
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	sink := &printSink{}
+	sess, _ := srv.OpenSession(10*time.Second, sink)
+
+	sess.Do(&zkmem.Request{Op: zkmem.OpCreate, Path: "/a", ACL: zksim.OpenACL(), TTL: -1})
+	sess.Do(&zkmem.Request{Op: zkmem.OpGetData, Path: "/a", Watch: true})
+	srv.Control(sess.ID()).LoseNextReply(zkmem.OpSetData)
+	resp := sess.Do(&zkmem.Request{Op: zkmem.OpSetData, Path: "/a", Data: []byte("x"), Version: -1})
+	fmt.Println(resp.Fault, resp.Closed, resp.Err)
+	// Output:
+	// reply create /a <nil>
+	// reply getData /a <nil>
+	// event EventNodeDataChanged /a
+	// LoseReply true zk: connection lost: the request may or may not have been applied
+}
+
+// printSink prints what the server sends a session.
+type printSink struct{}
+
+func (printSink) Reply(req *zkmem.Request, resp *zkmem.Response) {
+	fmt.Println("reply", req, resp.Err)
+}
+func (printSink) Event(ev zksim.Event, _ int64) { fmt.Println("event", ev.Type, ev.Path) }
+func (printSink) Closed(err error)              { fmt.Println("closed", err) }

@@ -25,17 +25,29 @@ import (
 // Whenever the connection closes (Response.Closed) the session is detached
 // as by Detach. Do does not keep req.
 func (sess *Session) Do(req *Request) Response {
+	var resp Response
+	sess.do(req, &resp)
+	return resp
+}
+
+// do is Do filling in *resp, which the in-process Conn keeps on its stack.
+func (sess *Session) do(req *Request, resp *Response) {
 	s := sess.srv
 	s.mu.Lock()
-	fault := sess.decide(req)
+	fault := NoFault
+	if len(sess.armed) > 0 || sess.hook != nil {
+		fault = sess.decide(req)
+	}
 	if fault == DropRequest {
 		s.disconnect(sess)
 		s.mu.Unlock()
-		return Response{Err: zksim.ErrConnectionLoss, Fault: DropRequest, Closed: true}
+		*resp = Response{Err: zksim.ErrConnectionLoss, Fault: DropRequest, Closed: true}
+		return
 	}
 	if s.closed || !sess.connected || sess.dead {
 		s.mu.Unlock()
-		return Response{Err: zksim.ErrConnectionLoss}
+		resp.Err = zksim.ErrConnectionLoss
+		return
 	}
 	if sess.heartbeat && !sess.paused {
 		sess.lastHeard = time.Now()
@@ -43,25 +55,26 @@ func (sess *Session) Do(req *Request) Response {
 	if req.Size > 0 && requestHeaderSize+req.Size > s.opts.MaxRequestBytes {
 		s.disconnect(sess)
 		s.mu.Unlock()
-		return Response{Err: zksim.ErrConnectionLoss, Closed: true}
+		*resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
+		return
 	}
-	var resp Response
-	sess.apply(req, &resp)
+	sess.apply(req, resp)
 	if fault == LoseReply {
 		s.disconnect(sess)
 		s.mu.Unlock()
-		return Response{Err: zksim.ErrConnectionLoss, Fault: LoseReply, Closed: true}
+		*resp = Response{Err: zksim.ErrConnectionLoss, Fault: LoseReply, Closed: true}
+		return
 	}
 	resp.Zxid = s.zxid
 	if sess.delayed() {
-		return sess.holdReply(req, resp)
+		*resp = sess.holdReply(req, *resp)
+		return
 	}
-	sess.sendReply(req, &resp)
+	sess.sendReply(req, resp)
 	if resp.Closed {
 		s.disconnect(sess)
 	}
 	s.mu.Unlock()
-	return resp
 }
 
 // sendReply hands a reply to the sink. Called with srv.mu held. The

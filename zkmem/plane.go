@@ -17,7 +17,7 @@ import (
 // request with LoseNextReply or DropNextRequest, NoFault if none; a hook
 // that only adds faults of its own returns armed when it is set. A hook is
 // called with the server's lock held: it must not call the server.
-type FaultHook func(r *Request, armed Fault) Fault
+type FaultHook func(r Request, armed Fault) Fault
 
 type armedFault struct {
 	op    Op // OpAny matches any client request
@@ -38,8 +38,7 @@ func (sess *Session) decide(req *Request) Fault {
 		}
 	}
 	if sess.hook != nil && !req.Op.session() {
-		r := *req // the hook may keep it; req stays the caller's
-		f = sess.hook(&r, f)
+		f = sess.hook(*req, f) // a copy: req stays the caller's
 	}
 	return f
 }

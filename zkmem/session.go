@@ -55,6 +55,15 @@ func (sess *Session) ID() int64 { return sess.id }
 // Timeout returns the negotiated session timeout.
 func (sess *Session) Timeout() time.Duration { return sess.timeout }
 
+// Paused reports whether the session is paused (Control.Pause): a wire
+// transport reads none of its requests meanwhile, as the server hears
+// nothing from a paused client. Do itself does not wait for Resume.
+func (sess *Session) Paused() bool {
+	sess.srv.mu.Lock()
+	defer sess.srv.mu.Unlock()
+	return sess.paused
+}
+
 // Password returns the session's 16-byte password, which a client presents
 // with the id to resume the session (Server.ResumeSession). It is derived
 // from the id, so it is the same from run to run.

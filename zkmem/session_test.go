@@ -130,7 +130,7 @@ func TestFaultHookIsToldTheArmedFault(t *testing.T) {
 	a, _ := open(t, srv, 10*time.Second)
 	ctl := srv.Control(a.ID())
 	var told []zkmem.Fault
-	ctl.SetFaultHook(func(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	ctl.SetFaultHook(func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
 		told = append(told, armed)
 		return armed
 	})
@@ -203,8 +203,10 @@ func TestPausedSessionExpiresAndLearnsOnResume(t *testing.T) {
 		a, rec := open(t, srv, 4*time.Second)
 		ctl := srv.Control(a.ID())
 		ctl.Pause()
+		require.True(t, a.Paused())
 		time.Sleep(3 * time.Second)
 		require.NoError(t, ctl.Resume(), "resumed in time")
+		require.False(t, a.Paused())
 		ctl.Pause()
 		time.Sleep(5 * time.Second)
 		require.NotContains(t, srv.SessionIDs(), a.ID())

@@ -300,6 +300,10 @@ func (c *conn) handshake() bool {
 	ws.mu.Lock()
 	old := ws.conn
 	ws.conn = c
+	if ws.sweep != nil {
+		ws.sweep.Stop()
+		ws.sweep = nil
+	}
 	zs, err := zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, (*sink)(c))
 	if err != nil {
 		ws.conn = old

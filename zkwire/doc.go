@@ -58,7 +58,6 @@
 //     writes an error transaction for them).
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
-//   - In a multi, a createTTL or createContainer result carries a zero Stat.
 //   - Children come back sorted.
 //   - The four-letter words answered by default are ruok, srvr, stat, mntr,
 //     cons, dump, envi, conf and isro (a real server answers only srvr

@@ -203,9 +203,9 @@ func replyBody(op int32, req *zkmem.Request, resp *zkmem.Response) jute.Record {
 
 // multiReply encodes a multi's results: on failure every op is an error
 // result (0 for the ops before the failing one, its code, then
-// RuntimeInconsistency); on success each op's own result. A create in a
-// multi answers with its path; zkmem does not report a Stat for it, so a
-// create2, createTTL or createContainer in a multi gets a zero Stat.
+// RuntimeInconsistency); on success each op's own result: a plain create
+// its path, a TTL or container create (create2 on the wire) its path and
+// Stat.
 func multiReply(req *zkmem.Request, resp *zkmem.Response) *jute.MultiResponse {
 	out := &jute.MultiResponse{Results: make([]jute.MultiResult, len(resp.Results))}
 	failed := false

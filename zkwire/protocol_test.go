@@ -236,6 +236,32 @@ func TestMalformedBody(t *testing.T) {
 	}
 }
 
+// TestMultiCreate2: a container created in a multi answers with its Stat.
+func TestMultiCreate2(t *testing.T) {
+	srv := zkwire.NewTestServer(t)
+	r := dialRaw(t, srv.Addr())
+	r.connect(newSession)
+	acl := []jute.ACL{{Perms: 31, ID: jute.ID{Scheme: "world", ID: "anyone"}}}
+	r.sendFrame(&jute.RequestHeader{Xid: 1, Type: jute.OpMulti}, &jute.MultiRequest{Ops: []jute.MultiOp{
+		{Type: jute.OpCreate, Rec: &jute.CreateRequest{Path: "/p", ACL: acl}},
+		{Type: jute.OpCreateContainer, Rec: &jute.CreateRequest{Path: "/p/box", ACL: acl, Flags: 4}},
+	}})
+	h, d := r.reply(1)
+	var mr jute.MultiResponse
+	mr.Decode(d)
+	if h.Err != 0 || d.Err() != nil || len(mr.Results) != 2 {
+		t.Fatalf("multi reply %+v %+v %v", h, mr, d.Err())
+	}
+	if res := mr.Results[0]; res.Type != jute.OpCreate || res.Rec.(*jute.PathRequest).Path != "/p" {
+		t.Errorf("create result %+v", res)
+	}
+	res := mr.Results[1]
+	c2, ok := res.Rec.(*jute.Create2Response)
+	if res.Type != jute.OpCreate2 || !ok || c2.Path != "/p/box" || c2.Stat.Czxid != h.Zxid || c2.Stat.Czxid == 0 {
+		t.Errorf("container result %+v %+v, reply zxid %#x", res, c2, h.Zxid)
+	}
+}
+
 // TestSilentSessionExpires: a client that completes the handshake and then
 // says nothing for its session timeout is expired and closed.
 func TestSilentSessionExpires(t *testing.T) {

@@ -25,6 +25,7 @@ type session struct {
 	paused     bool
 	resume     chan struct{} // closed when a pause ends
 	pauseTimer *time.Timer
+	sweep      *time.Timer // forgets the note once zkmem expired the detached session
 }
 
 // sessionFor returns the note of session id, making one if needed.
@@ -75,6 +76,12 @@ func (ws *session) detach(c *conn) {
 	if !ws.paused {
 		ws.srv.forgetIfGone(ws)
 	}
+	// zkmem expires the session unless a connection resumes it in time;
+	// then its note goes too.
+	if ws.sweep != nil {
+		ws.sweep.Stop()
+	}
+	ws.sweep = time.AfterFunc(ws.timeout+time.Second, func() { ws.srv.forgetIfGone(ws) })
 }
 
 // forgetIfGone drops the note of a session zkmem no longer has.
@@ -158,5 +165,9 @@ func (ws *session) stopTimers() {
 	if ws.pauseTimer != nil {
 		ws.pauseTimer.Stop()
 		ws.pauseTimer = nil
+	}
+	if ws.sweep != nil {
+		ws.sweep.Stop()
+		ws.sweep = nil
 	}
 }

@@ -251,7 +251,7 @@ func testCancelWhileFlapping(t *testing.T, env *bt.Env) {
 	// Every request b sends while the connection flaps is lost, so that
 	// the cleanup cannot slip its delete into one of the instants the
 	// connection is up: this test is about giving up, not about luck.
-	bConn.Server().Control(bConn.SessionID()).SetFaultHook(func(*zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
+	bConn.Server().Control(bConn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
 	down := bConn.SessionTimeout() * 9 / 10
 	for range 4 {
 		time.Sleep(down)
@@ -367,7 +367,7 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 		conn := env.MemConn(t)
 		var n atomic.Int32
 		every := int32(4 + i)
-		conn.Server().Control(conn.SessionID()).SetFaultHook(func(*zkmem.Request, zkmem.Fault) zkmem.Fault {
+		conn.Server().Control(conn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.Fault) zkmem.Fault {
 			if n.Add(1)%every == 0 {
 				return zkmem.LoseReply
 			}

@@ -11,7 +11,7 @@ import (
 // sees it.
 func Flaky(k int) zkmem.FaultHook {
 	var n atomic.Int32
-	return func(_ *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	return func(_ zkmem.Request, armed zkmem.Fault) zkmem.Fault {
 		if armed != zkmem.NoFault {
 			return armed
 		}
@@ -29,7 +29,7 @@ func Flaky(k int) zkmem.FaultHook {
 // request with op (counting from 1), once.
 func NthRequest(op zkmem.Op, n int, fault zkmem.Fault) zkmem.FaultHook {
 	var seen atomic.Int32
-	return func(r *zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	return func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
 		if armed != zkmem.NoFault {
 			return armed
 		}
