@@ -1,4 +1,4 @@
-package property_test
+package explore
 
 import (
 	"cmp"
@@ -365,7 +365,9 @@ func (w *world) liveness(t *rapid.T) {
 // their GUIDs from it), so that a schedule replays with the same names.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
-		cryptotest.SetGlobalRandom(parent, 1)
+		if testing.Testing() { // cryptotest refuses a non-test binary (cmd/zksim)
+			cryptotest.SetGlobalRandom(parent, 1)
+		}
 		w := newWorld(t, cfg)
 		defer w.shutdown()
 		w.run(t, newFamily(w, t))
@@ -376,7 +378,6 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 // bubble.
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
-	useSeed(parent)
 	statsMu.Lock()
 	runStats = stats{}
 	statsMu.Unlock()
