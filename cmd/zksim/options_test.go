@@ -66,7 +66,7 @@ func TestCheckout(t *testing.T) {
 	}
 	for gomod, want := range map[string]bool{
 		"module github.com/zksim/zksim\n\ngo 1.26\n":                        true,
-		"// a fork\nmodule \"github.com/zksim/zksim\"\n":                     true,
+		"// a fork\nmodule \"github.com/zksim/zksim\"\n":                    true,
 		"module example.com/app\n\nrequire github.com/zksim/zksim v0.1.0\n": false,
 		"module github.com/zksim/zksim/v2\n":                                false,
 	} {
