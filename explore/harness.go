@@ -22,7 +22,7 @@ import (
 // change of connection state is a step of the simulator's scheduler, and
 // virtual time passes only when the scheduler lets it. The machine takes
 // the scheduler's choices and the faults from rapid's draws (see
-// schedule_test.go), so a schedule is made of rapid draws only: that is
+// schedule.go), so a schedule is made of rapid draws only: that is
 // what makes a failure replayable from its seed, and its shrunk form
 // meaningful.
 
@@ -77,7 +77,7 @@ type world struct {
 	wg       sync.WaitGroup
 	fam      family
 	res      *resource
-	sched    scheduler // who takes the scheduler's decisions (schedule_test.go)
+	sched    scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
