@@ -108,14 +108,8 @@ type Result struct {
 // the same; a failure may shrink differently.
 func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
 	t.Helper()
-	statsMu.Lock()
-	runStats = stats{}
-	statsMu.Unlock()
 	c := &captureTB{name: "Test" + m.Name, echo: echo}
-	rapid.Check(c, inBubble(t, m.Property(t)))
-	statsMu.Lock()
-	total := runStats
-	statsMu.Unlock()
+	total := runChecks(c, inBubble(t, m.Property(t)))
 	return Result{
 		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
 		Virtual: total.virtual.String(), Report: strings.Join(c.errs, "\n"), Logs: c.logs,

@@ -378,16 +378,24 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 // bubble.
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
+	runChecks(parent, func(t *rapid.T) {
+		rapid.SyncTest(t, machine(parent, cfg, newFamily))
+	})
+}
+
+// runChecks checks prop with rapid, reporting to tb, and logs to tb what
+// the checks did; it returns the counts.
+func runChecks(tb rapid.TB, prop func(*rapid.T)) stats {
+	tb.Helper()
 	statsMu.Lock()
 	runStats = stats{}
 	statsMu.Unlock()
-	rapid.Check(parent, func(t *rapid.T) {
-		rapid.SyncTest(t, machine(parent, cfg, newFamily))
-	})
+	rapid.Check(tb, prop)
 	statsMu.Lock()
 	total := runStats
 	statsMu.Unlock()
-	parent.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+	tb.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+	return total
 }
 
 // stats counts what the checks of one property did.
