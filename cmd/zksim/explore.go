@@ -124,6 +124,10 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 		if res.Passed {
 			r.detail = fmt.Sprintf("%d random runs, no violation", res.Checks)
 		} else {
+			if m := caughtLine.FindStringSubmatch(res.Report); m != nil {
+				passed, _ := strconv.Atoi(m[1]) // rapid counts the runs that passed before
+				r.detail = fmt.Sprintf("%s (on random run %d)", strings.TrimSpace(m[2]), passed+1)
+			}
 			r.report = lines(append([]string{res.Report}, res.Logs...), 60)
 		}
 		results = append(results, r)
