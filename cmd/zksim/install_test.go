@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zksim/zksim/explore"
 )
 
 // TestInstalled installs zksim as `go install` does (GOBIN=$tmp go install
@@ -82,11 +84,14 @@ func TestInstalled(t *testing.T) {
 		contains(t, run(t, 2, "herd", "-write"), "not one: run it inside a checkout")
 	})
 	t.Run("explore", func(t *testing.T) {
-		out := run(t, 0, "explore", "-checks", "5", "-seed", "3")
-		for _, w := range []string{"lock (exclusive)", "leader election", "FIFO queue", "start barrier"} {
-			contains(t, out, w+strings.Repeat(" ", 46-len(w))+" ok      5 random runs, no violation")
+		out := run(t, 0, "explore", "-checks", "5", "-seed", "3", "-flawed")
+		for _, m := range explore.Recipes {
+			contains(t, out, m.What+strings.Repeat(" ", 46-len(m.What))+" ok      5 random runs, no violation")
 		}
-		contains(t, out, "Replay this exploration: zksim explore -seed 3 -checks 5")
+		if n := strings.Count(out, " flaw caught: VIOLATION: "); n != len(explore.Flaws) {
+			t.Errorf("%d flaws caught, want %d:\n%s", n, len(explore.Flaws), out)
+		}
+		contains(t, out, "Replay this exploration: zksim explore -seed 3 -checks 5 -flawed")
 	})
 	t.Run("default", func(t *testing.T) {
 		out := run(t, 0, "-n", "10", "-checks", "2", "-seed", "3")
