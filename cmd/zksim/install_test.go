@@ -40,6 +40,7 @@ func TestInstalled(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "TMPDIR="+work) // the herd report's temporary directory goes there
 		out, err := cmd.CombinedOutput()
 		status := 0
 		var exit *exec.ExitError
