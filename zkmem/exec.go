@@ -99,7 +99,11 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			ttl = req.TTL.Milliseconds()
 		}
 		t := s.begin()
-		resp.Path, _, resp.Err = s.create(t, sess, req.Path, copyBytes(req.Data), req.Mode, req.ACL, ttl)
+		var n *node
+		resp.Path, n, resp.Err = s.create(t, sess, req.Path, copyBytes(req.Data), req.Mode, req.ACL, ttl)
+		if _, inProcess := sess.sink.(*connSink); !inProcess && resp.Err == nil {
+			resp.Stat = n.stat() // a wire client's create2 returns it
+		}
 		s.commit(t)
 	case OpDelete:
 		t := s.begin()
