@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire"
 )
 
 // Config describes a World.
@@ -121,6 +122,7 @@ type World struct {
 	trace  tracer
 	timer  *time.Timer
 	faults Faults
+	wsrv   *zkwire.Server // serves the go-zookeeper clients, made by the first
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -261,10 +263,14 @@ func (w *World) Close() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	w.closeWire()
 	w.srv.Close()
 	for _, s := range w.sessions {
-		s.conn.finish()
+		if s.conn != nil {
+			s.conn.finish()
+		}
 	}
+	w.closeWireServer()
 	time.Sleep(w.cfg.IdleTimeout)
 }
 
