@@ -15,6 +15,11 @@ import (
 // after its service time under the cost model.
 func (w *World) admit(s *session) {
 	req := s.pending.pop()
+	if req.wire != nil && req.wire.pipe == nil {
+		w.dialWire(s, req)
+		w.refresh(s)
+		return
+	}
 	if req.wire != nil && req.wire.hangup {
 		w.hangupWire(s, req)
 		w.refresh(s)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,11 +48,12 @@ type wireClient struct {
 // wireReq is what a frame adds to a request.
 type wireReq struct {
 	pipe    *pipe
-	body    []byte // without its length prefix
-	op      int32  // the wire op code (0 for the handshake and a hangup)
-	connect bool   // the handshake's ConnectRequest
-	hangup  bool   // not a frame: the client closed the connection
-	sid     int64  // the handshake: the session asked for
+	body    []byte        // without its length prefix
+	op      int32         // the wire op code (0 for the handshake and a hangup)
+	connect bool          // the handshake's ConnectRequest
+	hangup  bool          // not a frame: the client closed the connection
+	gate    chan struct{} // not a frame: the client is about to dial
+	sid     int64         // the handshake: the session asked for
 	replied bool
 	resp    zkmem.Response // the reply, as the reply hook saw it
 }
@@ -96,7 +99,7 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 	s.name = fmt.Sprintf("c%d", s.idx)
 	all := []func(*zk.Conn){
 		func(c *zk.Conn) { zk.WithDialer(s.wire.dialer(s))(c) },
-		func(c *zk.Conn) { zk.WithHostProvider(&oneHost{})(c) },
+		func(c *zk.Conn) { zk.WithHostProvider(&oneHost{s: s})(c) },
 		func(c *zk.Conn) { zk.WithLogger(log.New(io.Discard, "", 0))(c) },
 	}
 	all = append(all, opts...)
@@ -134,8 +137,17 @@ func zkOptions[O ~func(*zk.Conn), A any](with func(A) O, fs []func(*zk.Conn)) []
 // go-zookeeper's DNSHostProvider does with one address (without the DNS
 // lookup, which would leave the bubble): every attempt after the first,
 // unless the previous connection got a session, starts a new round, which
-// go-zookeeper makes wait a second.
+// go-zookeeper makes wait a second after failing the requests queued
+// meanwhile with ErrNoServer.
+//
+// Next is also where the World holds the client before each connection
+// attempt until the scheduler lets it go, as a step ("dial"): go-zookeeper
+// calls it right after failing the requests of a lost connection, and
+// whether a request the client sends in that instant is failed with
+// ErrNoServer or waits for the next connection would otherwise be left to
+// the goroutines' race.
 type oneHost struct {
+	s          *session
 	mu         sync.Mutex
 	curr, last int
 }
@@ -150,6 +162,21 @@ func (h *oneHost) Init([]string) error {
 func (h *oneHost) Len() int { return 1 }
 
 func (h *oneHost) Next() (string, bool) {
+	w := h.s.w
+	gate := make(chan struct{})
+	w.mu.Lock()
+	closed := w.closed
+	if !closed {
+		h.s.arrive(&request{name: "dial", wire: &wireReq{gate: gate}})
+	}
+	w.mu.Unlock()
+	if closed {
+		return wireAddr, true
+	}
+	select {
+	case <-gate:
+	case <-w.done:
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.curr = 0
@@ -170,28 +197,53 @@ func (h *oneHost) Connected() {
 var errRefused = fmt.Errorf("sim: connection refused")
 
 // dialer returns the client's zk.Dialer: a new pipe, unless the World is
-// closed or a fault keeps the client off.
+// closed or a fault keeps the client off. A dial the fault refuses hangs,
+// as one to an unreachable server does, until the fault ends or for the
+// dial's timeout, whichever comes first, then fails: so go-zookeeper's
+// next step (it fails the requests queued meanwhile with ErrNoServer, then
+// waits a second) does not fall in the instant the client's own timers
+// fired, where the order of the two would be left to chance.
 func (wc *wireClient) dialer(s *session) zk.Dialer {
 	return func(network, address string, timeout time.Duration) (netConn, error) {
 		w := s.w
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.closed {
-			return nil, ErrClosed
-		}
-		if wc.refuse || time.Since(w.start) < wc.refuseUntil {
-			return nil, errRefused
-		}
-		wc.dials++
-		p := newPipe(s, wc.dials)
-		live := wc.pipes[:0]
-		for _, q := range wc.pipes {
-			if !q.cliClosed {
-				live = append(live, q)
+		waited := false
+		for {
+			w.mu.Lock()
+			if w.closed {
+				w.mu.Unlock()
+				return nil, ErrClosed
 			}
+			left := timeout
+			if !wc.refuse {
+				left = min(left, wc.refuseUntil-time.Since(w.start))
+			}
+			if left > 0 && !waited {
+				w.mu.Unlock()
+				waited = true
+				t := time.NewTimer(left)
+				select {
+				case <-t.C:
+				case <-w.done:
+				}
+				t.Stop()
+				continue
+			}
+			if left > 0 || wc.refuse {
+				w.mu.Unlock()
+				return nil, errRefused
+			}
+			wc.dials++
+			p := newPipe(s, wc.dials)
+			live := wc.pipes[:0]
+			for _, q := range wc.pipes {
+				if !q.cliClosed {
+					live = append(live, q)
+				}
+			}
+			wc.pipes = append(live, p)
+			w.mu.Unlock()
+			return p, nil
 		}
-		wc.pipes = append(live, p)
-		return p, nil
 	}
 }
 
@@ -218,7 +270,7 @@ func (wc *wireClient) refuseDials(w *World, d time.Duration) {
 // handshake, a ping, setWatches or closeSession).
 func (wc *wireClient) fateable(req *request) bool {
 	r := req.wire
-	if r.connect || r.hangup || r.pipe != wc.cur {
+	if r.connect || r.pipe == nil || r.pipe != wc.cur {
 		return false
 	}
 	switch req.desc.Op {
@@ -367,6 +419,13 @@ func (w *World) disconnectWire(s *session, reconnectAfter time.Duration) error {
 	return nil
 }
 
+// dialWire lets a go-zookeeper client go on to its next connection
+// attempt.
+func (w *World) dialWire(s *session, req *request) {
+	close(req.wire.gate)
+	w.stepf("%s dial", s.name)
+}
+
 // hangupWire runs when the server reads the client's close of a
 // connection: the session, if attached to it, is detached.
 func (w *World) hangupWire(s *session, req *request) {
@@ -422,7 +481,7 @@ func (w *World) purgeWire(s *session) {
 	}
 	for s.pending.len() > 0 {
 		req := s.pending.buf[s.pending.head]
-		if req.wire == nil || !req.wire.pipe.srvClosed {
+		if req.wire == nil || req.wire.pipe == nil || !req.wire.pipe.srvClosed {
 			break
 		}
 		s.pending.pop()
@@ -494,4 +553,44 @@ func frameLabel(p *pipe, b []byte) (label string, isReply bool) {
 		return "reply ping", false
 	}
 	return "", true
+}
+
+// normalizeHex replaces every GUID written as 32 hex digits (as
+// go-zookeeper's protected names have them) by {gN}, as normalize does
+// for UUIDs.
+func (t *tracer) normalizeHex(line string) string {
+	if !strings.Contains(line, "_c_") {
+		return line
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+32 <= len(line); i++ {
+		if (i > 0 && isHex(line[i-1])) || (i+32 < len(line) && isHex(line[i+32])) || !allHex(line[i:i+32]) {
+			continue
+		}
+		g := line[i : i+32]
+		label, ok := t.guids[g]
+		if !ok {
+			label = "{g" + strconv.Itoa(len(t.guids)+1) + "}"
+			t.guids[g] = label
+		}
+		b.WriteString(line[last:i])
+		b.WriteString(label)
+		last = i + 32
+		i += 31
+	}
+	if last == 0 {
+		return line
+	}
+	b.WriteString(line[last:])
+	return b.String()
+}
+
+func allHex(s string) bool {
+	for i := range len(s) {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -156,8 +156,11 @@ func (p *pipe) request(body []byte) *request {
 }
 
 // arrive puts req in the session's inbox. Called with w.mu held.
-func (p *pipe) arrive(req *request) {
-	s, w := p.s, p.s.w
+func (p *pipe) arrive(req *request) { p.s.arrive(req) }
+
+// arrive puts req in the session's inbox. Called with w.mu held.
+func (s *session) arrive(req *request) {
+	w := s.w
 	s.inbox = append(s.inbox, req)
 	if len(s.inbox) == 1 {
 		w.arrived = append(w.arrived, s)
