@@ -199,6 +199,7 @@ func checkUserElection(t *testing.T, w *sim.World) {
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	t.Logf("seed %d: leadership changed hands %d times in a minute", w.Seed(), ls.changes)
 	if ls.changes < 10 {
 		t.Errorf("leadership changed hands only %d times in a minute", ls.changes)
 	}
