@@ -59,7 +59,9 @@ func do(t *testing.T, w *sim.World, f func()) {
 func TestZKNativeAndGoZKShareAWorld(t *testing.T) {
 	zkWorld(t, func(t *testing.T, w *sim.World, zc *zk.Conn, _ func() []zk.State) {
 		var err error
-		do(t, w, func() { _, err = w.Conn(0).Create(context.Background(), "/shared", []byte("native"), zksim.ModePersistent, zksim.OpenACL()) })
+		do(t, w, func() {
+			_, err = w.Conn(0).Create(context.Background(), "/shared", []byte("native"), zksim.ModePersistent, zksim.OpenACL())
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +167,9 @@ func TestZKWatchSurvivesADisconnectThroughSetWatches(t *testing.T) {
 		}
 		// Created while the client is away: setWatches on reconnecting
 		// (relative to the last zxid it saw) fires the watch.
-		do(t, w, func() { _, err = w.Conn(0).Create(context.Background(), "/later", nil, zksim.ModePersistent, zksim.OpenACL()) })
+		do(t, w, func() {
+			_, err = w.Conn(0).Create(context.Background(), "/later", nil, zksim.ModePersistent, zksim.OpenACL())
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
