@@ -183,10 +183,10 @@ func (w *World) Connect() (*Conn, error) {
 	return s.conn, nil
 }
 
-// Conn returns client i.
+// Conn returns client i (nil for a go-zookeeper client: see ZK).
 func (w *World) Conn(i int) *Conn { return w.sessions[i].conn }
 
-// Conns returns every client, by index.
+// Conns returns every client, by index (nil for go-zookeeper clients).
 func (w *World) Conns() []*Conn {
 	out := make([]*Conn, len(w.sessions))
 	for i, s := range w.sessions {
