@@ -36,7 +36,7 @@ import (
 const (
 	zkLockDir     = "/zklock"
 	zkLockClients = 3
-	zkLiveBound   = 2 * time.Minute
+	zkLiveBound   = 30 * time.Second
 )
 
 // zkLockClient is one go-zookeeper client of the machine.
@@ -217,11 +217,12 @@ func (m *zkLockMachine) advance(t *rapid.T) {
 
 func (m *zkLockMachine) runFor(t *rapid.T, d time.Duration) {
 	end := m.sw.Now() + d
-	for m.sw.Now() < end {
-		if err := m.sw.RunFor(min(end-m.sw.Now(), 100*time.Millisecond)); err != nil {
-			t.Fatalf("sim: %v", err)
-		}
+	err := m.sw.Run(func() bool {
 		m.check(t)
+		return m.sw.Now() >= end
+	})
+	if err != nil {
+		t.Fatalf("sim: %v", err)
 	}
 }
 
