@@ -371,3 +371,67 @@ func TestZKLockExplore(t *testing.T) {
 func TestZKLock(t *testing.T) {
 	expectCaught(t, "orphan", zkLockProp(t))
 }
+
+// TestZKLockOrphanAfterLostChildrenReply is the finding's simplest form,
+// scheduled by hand: the reply to the getChildren zk.Lock sends after its
+// create is lost; Lock returns ErrConnectionClosed and leaves its node, in
+// a session that lives on, and a second client's Lock waits behind it.
+func TestZKLockOrphanAfterLostChildrenReply(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, SessionTimeout: 4 * time.Second, Server: zkmem.Options{TickTime: time.Second}}, func(t *testing.T, w *sim.World) {
+		var zcs []*zk.Conn
+		for range 2 {
+			zc, events, err := w.ConnectZK()
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				for range events {
+				}
+			}()
+			zcs = append(zcs, zc)
+		}
+		if err := w.Run(func() bool { return zcs[0].State() == zk.StateHasSession && zcs[1].State() == zk.StateHasSession }); err != nil {
+			t.Fatal(err)
+		}
+		w.Faults().LoseNextReply(0, zkmem.OpGetChildren)
+		var first error
+		var done atomic.Bool
+		go func() {
+			first = zk.NewLock(zcs[0], zkLockDir, zk.WorldACL(zk.PermAll)).Lock()
+			done.Store(true)
+			w.Wake()
+		}()
+		if err := w.Run(done.Load); err != nil {
+			t.Fatal(err)
+		}
+		if !errors.Is(first, zk.ErrConnectionClosed) {
+			t.Fatalf("Lock with its getChildren reply lost: %v", first)
+		}
+		var second atomic.Bool
+		go func() {
+			if zk.NewLock(zcs[1], zkLockDir, zk.WorldACL(zk.PermAll)).Lock() == nil {
+				second.Store(true)
+			}
+		}()
+		if err := w.RunFor(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if second.Load() {
+			t.Fatal("the second client got the lock: no orphan")
+		}
+		obs, err := w.Server().Connect() // not scheduled
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer obs.Close()
+		names, _, err := obs.Children(context.Background(), zkLockDir)
+		for _, n := range names {
+			_, st, serr := obs.Exists(context.Background(), zkLockDir+"/"+n)
+			if serr == nil && st != nil && st.EphemeralOwner == zcs[0].SessionID() && w.Live(0) {
+				t.Logf("after a minute: %s/%s is c0's, whose session lives, and c1 still waits behind it", zkLockDir, n)
+				return
+			}
+		}
+		t.Fatalf("live=%v children=%v err=%v", w.Live(0), names, err)
+	})
+}
