@@ -276,10 +276,13 @@ func (w *World) markDirty(s *session) {
 }
 
 // deadline is a read or write deadline on virtual time: wait returns a
-// channel closed once it has passed.
+// channel closed once it has passed. Every set starts a new generation, so
+// that the timer of a deadline replaced in the very instant it fired (a
+// common coincidence on virtual time) cannot close the new one's channel.
 type deadline struct {
 	mu     sync.Mutex
 	timer  *time.Timer
+	gen    uint64
 	passed chan struct{}
 }
 
@@ -288,6 +291,7 @@ func newDeadline() deadline { return deadline{passed: make(chan struct{})} }
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.gen++
 	if d.timer != nil {
 		d.timer.Stop()
 		d.timer = nil
@@ -300,22 +304,18 @@ func (d *deadline) set(t time.Time) {
 	if t.IsZero() {
 		return
 	}
-	ch := d.passed
 	if dur := time.Until(t); dur > 0 {
+		gen := d.gen
 		d.timer = time.AfterFunc(dur, func() {
 			d.mu.Lock()
 			defer d.mu.Unlock()
-			if d.passed == ch {
-				select {
-				case <-ch:
-				default:
-					close(ch)
-				}
+			if d.gen == gen {
+				close(d.passed)
 			}
 		})
 		return
 	}
-	close(ch)
+	close(d.passed)
 }
 
 func (d *deadline) wait() <-chan struct{} {
