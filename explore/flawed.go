@@ -142,6 +142,14 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
 }
 
+// ExpectCaught runs prop, a property of one's own expected to fail, as the
+// flawed recipes run: it passes only if rapid finds a failure whose message
+// contains want, and logs the shrunk schedule and the minimal failing run.
+func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
+	t.Helper()
+	expectCaught(t, want, prop)
+}
+
 // Caught is what running a flawed recipe under rapid found.
 type Caught struct {
 	// Caught reports whether rapid found a failure; AsWanted, whether its

@@ -52,7 +52,15 @@ func (s *scheduler) Request(_ *sim.World, _ int, r *zkmem.Request, _ *rand.Rand)
 	if !s.drawing || !s.w.cfg.faults {
 		return sim.Fate{}
 	}
-	switch rapid.SampledFrom(requestFates).Draw(s.t, "fate") {
+	return DrawFate(s.t, r)
+}
+
+// DrawFate draws from t the fate of request r as the machines' Step
+// actions do: most often none, else a lost reply, a dropped request or (for
+// a getChildren) shuffled children. A machine of one's own that makes
+// itself the World's policy draws its request fates with it.
+func DrawFate(t *rapid.T, r *zkmem.Request) sim.Fate {
+	switch rapid.SampledFrom(requestFates).Draw(t, "fate") {
 	case "LoseReply":
 		return sim.Fate{Fault: zkmem.LoseReply}
 	case "DropRequest":

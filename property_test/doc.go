@@ -25,6 +25,10 @@
 //   - The flawed recipes of the ZooKeeper literature (explore.Flaws, run
 //     by flawed_test.go): each test passes only when rapid catches the
 //     flaw, and it logs the shrunk schedule.
+//   - go-zookeeper's own zk.Lock (v1.0.4), unchanged, on go-zookeeper
+//     clients the simulator hands out (zklock_machine_test.go): TestZKLock
+//     passes only when rapid finds the orphan zk.Lock leaves when Lock
+//     fails after creating its node, and logs the shrunk schedule.
 //
 // # How a machine runs
 //

@@ -15,6 +15,16 @@ import (
 // after its service time under the cost model.
 func (w *World) admit(s *session) {
 	req := s.pending.pop()
+	if req.wire != nil && req.wire.pipe == nil {
+		w.dialWire(s, req)
+		w.refresh(s)
+		return
+	}
+	if req.wire != nil && req.wire.hangup {
+		w.hangupWire(s, req)
+		w.refresh(s)
+		return
+	}
 	req.fate = w.fate(s, req)
 	cost := w.cfg.Cost.Cost(req.size) + req.fate.Slow + w.slowExtra
 	if cost <= 0 {
@@ -35,7 +45,14 @@ func (w *World) admit(s *session) {
 // session's fault plane (see session.decide), where faults armed with
 // Faults.LoseNextReply and Faults.DropNextRequest come first.
 func (w *World) fate(s *session, req *request) Fate {
-	if w.policy == nil || req.name == opExternal || s.zc.State() != zksim.StateConnected {
+	if w.policy == nil || req.name == opExternal {
+		return Fate{}
+	}
+	if s.wire != nil {
+		if !s.wire.fateable(req) {
+			return Fate{}
+		}
+	} else if s.zc.State() != zksim.StateConnected {
 		return Fate{}
 	}
 	return w.policy.Request(w, s.idx, &req.desc, w.frng)
@@ -43,6 +60,10 @@ func (w *World) fate(s *session, req *request) Fate {
 
 // execute applies req on the server and queues its reply.
 func (w *World) execute(s *session, req *request) {
+	if req.wire != nil {
+		w.executeWire(s, req)
+		return
+	}
 	before := s.zc.State()
 	s.applying = req
 	req.res = req.do(context.Background(), s.zc)
@@ -108,6 +129,8 @@ func (w *World) deliverHead(s *session) {
 			w.stepf("%s reconnect -> %v", s.name, after)
 		}
 		w.stateChange(s, before, after, at, false)
+	default:
+		w.deliverWire(s, it)
 	}
 	w.refresh(s)
 }
@@ -163,6 +186,10 @@ func (w *World) runTimed(a *timed) {
 	s := a.s
 	switch a.kind {
 	case tExpire:
+		if s.wire != nil {
+			w.checkWire(s)
+			break
+		}
 		if s.gen != a.gen || s.gone || !(s.down || s.paused) {
 			return
 		}

@@ -33,6 +33,9 @@ var ErrGone = errors.New("sim: session already expired or closed")
 func (f *Faults) Disconnect(i int, reconnectAfter time.Duration) error {
 	w := f.w
 	s := w.sessions[i]
+	if s.wire != nil {
+		return w.disconnectWire(s, reconnectAfter)
+	}
 	if s.gone {
 		return ErrGone
 	}
@@ -54,6 +57,10 @@ func (f *Faults) Disconnect(i int, reconnectAfter time.Duration) error {
 func (f *Faults) Reconnect(i int) error {
 	w := f.w
 	s := w.sessions[i]
+	if s.wire != nil {
+		s.wire.allowDials(w)
+		return nil
+	}
 	s.stayDown = false
 	if !s.down {
 		return nil
@@ -71,7 +78,7 @@ func (f *Faults) Reconnect(i int) error {
 func (f *Faults) Expire(i int) error {
 	w := f.w
 	s := w.sessions[i]
-	if s.gone {
+	if s.gone || (s.wire != nil && s.ctl == nil) {
 		return ErrGone
 	}
 	w.expireNow(s)
@@ -80,6 +87,10 @@ func (f *Faults) Expire(i int) error {
 }
 
 func (w *World) expireNow(s *session) {
+	if s.wire != nil {
+		w.expireWire(s)
+		return
+	}
 	if !s.down {
 		before := s.zc.State()
 		s.hiddenDrop = s.paused
@@ -103,7 +114,7 @@ func (f *Faults) Pause(i int, d time.Duration) error {
 		return nil
 	}
 	s.paused = true
-	if !s.down && !s.gone {
+	if !s.down && !s.gone && s.wire == nil { // a go-zookeeper client's silence is timed by checkWire
 		w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
 	}
 	if d >= 0 {
@@ -128,6 +139,10 @@ func (f *Faults) Resume(i int) error {
 func (w *World) resume(s *session) {
 	s.paused = false
 	s.gen++
+	if s.wire != nil {
+		w.refresh(s)
+		return
+	}
 	if s.down {
 		if !s.gone {
 			w.schedule(s.downSince+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
@@ -159,6 +174,9 @@ func (f *Faults) Delay(i int, d time.Duration) error {
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
 func (f *Faults) LoseNextReply(i int, op zkmem.Op) {
+	if f.w.sessions[i].ctl == nil {
+		return // a go-zookeeper client before its first session
+	}
 	f.w.sessions[i].ctl.LoseNextReply(op)
 }
 
@@ -167,6 +185,9 @@ func (f *Faults) LoseNextReply(i int, op zkmem.Op) {
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
 func (f *Faults) DropNextRequest(i int, op zkmem.Op) {
+	if f.w.sessions[i].ctl == nil {
+		return // a go-zookeeper client before its first session
+	}
 	f.w.sessions[i].ctl.DropNextRequest(op)
 }
 

@@ -102,6 +102,40 @@
 // the one its policy decided; disconnections and expiries are the
 // Control's. The World decides what the client hears, and when.
 //
+// # go-zookeeper clients
+//
+// [World.ConnectZK] hands out a real go-zookeeper client (*zk.Conn from
+// github.com/go-zookeeper/zk v1.0.4), whose connections are in-memory pipes
+// into zkwire's server logic (zkwire.FrameConn), inside the bubble: its
+// goroutines, timers and pings run on virtual time, and it shares the
+// World with native clients. What it writes is cut into frames, each a
+// request of its session that the scheduler applies as a step (the
+// handshake "connect", a "ping", "setWatches", every call); what the
+// server sends it (the handshake's answer, replies, notifications, the
+// close of the connection) goes into its FIFO and reaches its reads when
+// delivered. A client closing a connection is a step ("hangup"), and so is
+// each connection attempt ("dial"). The faults go through zkmem's fault
+// plane as for native clients: a lost reply or a dropped request closes the
+// connection (go-zookeeper reconnects by itself, a second later, and sends
+// setWatches); Disconnect closes it and refuses dials for a while; an
+// expiry closes it and the client learns on reconnecting (and opens a new
+// session, as go-zookeeper does); a pause stops its frames being applied
+// and delivered, and the World expires a session it has not heard from
+// for its timeout. [World.ZK] returns client i's *zk.Conn.
+//
+// To keep a seed's trace byte for byte, the World takes out what would
+// otherwise decide a run in go-zookeeper: its server shuffle and DNS lookup
+// (one address, a host provider behaving as DNSHostProvider does with one
+// address); its GUIDs (crypto/rand, seeded by [Test]; the trace names
+// 32-hex-digit GUIDs as it names UUIDs); its setWatches lists in map order
+// (the server gets them sorted); and its goroutines' races: frames written
+// between two steps are ordered by content; frames written in the instant
+// a connection is closed are dropped with it; a connection attempt waits
+// for its "dial" step, so that a request sent in the instant a connection
+// was lost is always failed with ErrNoServer, as go-zookeeper fails what is
+// queued when it starts a new round of servers; and a dial a fault refuses
+// hangs until the fault ends or the dial times out.
+//
 // # Cost model
 //
 // [CostModel] gives the server a service time per request and per byte, and

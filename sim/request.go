@@ -26,6 +26,7 @@ type request struct {
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
 	done      chan struct{}
+	wire      *wireReq // a frame of a go-zookeeper client (do is nil)
 }
 
 // result is everything a call can return.

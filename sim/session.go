@@ -23,6 +23,7 @@ type item struct {
 	req   *request
 	ev    zksim.Event
 	state zksim.State
+	wire  *wireItem // a frame or a close on a go-zookeeper client's connection
 }
 
 // session is the scheduler's record of one client.
@@ -33,6 +34,7 @@ type session struct {
 	zc   *zkmem.Conn
 	ctl  *zkmem.Control // its session's fault plane
 	conn *Conn
+	wire *wireClient // a go-zookeeper client (zc and conn are nil)
 
 	// deliver hands zc a watch event held in the FIFO.
 	deliver func(zksim.Event)
@@ -116,6 +118,9 @@ func (s *session) fifoLen() int {
 
 // refresh recomputes whether the session has an enabled event.
 func (w *World) refresh(s *session) {
+	if s.wire != nil {
+		w.purgeWire(s)
+	}
 	n := s.fifoLen()
 	w.deliver.set(s.idx, n > 0 && !s.paused && w.now >= s.delayedUntil)
 	w.applyOK.set(s.idx, s.pending.len() > 0 && !s.paused && s.inService == nil)

@@ -23,7 +23,7 @@ func (t *tracer) init(on bool, logf func(string, ...any)) {
 }
 
 func (t *tracer) add(line string) {
-	line = t.normalize(line)
+	line = t.normalizeHex(t.normalize(line))
 	t.lines = append(t.lines, line)
 	if t.logf != nil {
 		t.logf("%s", line)

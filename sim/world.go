@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire"
 )
 
 // Config describes a World.
@@ -121,6 +122,7 @@ type World struct {
 	trace  tracer
 	timer  *time.Timer
 	faults Faults
+	wsrv   *zkwire.Server // serves the go-zookeeper clients, made by the first
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -181,10 +183,10 @@ func (w *World) Connect() (*Conn, error) {
 	return s.conn, nil
 }
 
-// Conn returns client i.
+// Conn returns client i (nil for a go-zookeeper client: see ZK).
 func (w *World) Conn(i int) *Conn { return w.sessions[i].conn }
 
-// Conns returns every client, by index.
+// Conns returns every client, by index (nil for go-zookeeper clients).
 func (w *World) Conns() []*Conn {
 	out := make([]*Conn, len(w.sessions))
 	for i, s := range w.sessions {
@@ -261,10 +263,14 @@ func (w *World) Close() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	w.closeWire()
 	w.srv.Close()
 	for _, s := range w.sessions {
-		s.conn.finish()
+		if s.conn != nil {
+			s.conn.finish()
+		}
 	}
+	w.closeWireServer()
 	time.Sleep(w.cfg.IdleTimeout)
 }
 

@@ -50,6 +50,11 @@ type conn struct {
 	cur     current // the request the reader is running
 	zs      *zkmem.Session
 	timeout time.Duration
+
+	// A connection whose frames its owner carries (see FrameConn): out
+	// gets what the server sends, and hook sees each reply first.
+	out  FrameOut
+	hook func(*zkmem.Request, *zkmem.Response)
 }
 
 type frame struct {
@@ -81,6 +86,10 @@ func (c *conn) close() {
 		c.q = nil
 		c.mu.Unlock()
 		close(c.done)
+		if c.out != nil {
+			c.out.Close()
+			return
+		}
 		c.nc.Close()
 	})
 }
@@ -89,6 +98,10 @@ func (c *conn) close() {
 // zkmem's lock held. closeAfter closes the connection once the frame is
 // written.
 func (c *conn) enqueue(b []byte, closeAfter bool) {
+	if c.out != nil {
+		c.enqueueFrame(b, closeAfter)
+		return
+	}
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
@@ -261,6 +274,12 @@ func (c *conn) handshake() bool {
 	if err != nil {
 		return false
 	}
+	return c.connect(body)
+}
+
+// connect runs the handshake's ConnectRequest, body. It reports whether
+// requests follow.
+func (c *conn) connect(body []byte) bool {
 	c.recv.Add(1)
 	c.srv.received.Add(1)
 	var req jute.ConnectRequest
@@ -441,6 +460,9 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 		return
 	}
 	c.cur.replied = true
+	if c.hook != nil {
+		c.hook(req, resp)
+	}
 	xid, zxid := c.cur.xid, resp.Zxid
 	switch c.cur.op {
 	case jute.OpAuth:

@@ -23,6 +23,15 @@
 // a connection that does not complete the handshake is closed after
 // Options.SessionlessTimeout.
 //
+// # Frame by frame
+//
+// [Server.NewFrameConn] makes a connection whose frames its owner carries
+// instead of a net.Conn: it hands each frame the client sent to
+// [FrameConn.Serve] when it decides the server reads it, and gets what the
+// server sends through a [FrameOut]. The simulator (package zksim/sim) runs
+// go-zookeeper clients this way, each frame a step of its scheduler.
+// [ParseFrame] describes a request frame as zkmem's request descriptor.
+//
 // # Fault controls
 //
 // Every session can be put under the faults that break coordination code,

@@ -1,0 +1,596 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire"
+	"github.com/zksim/zksim/zkwire/jute"
+)
+
+// go-zookeeper clients in a World: a real *zk.Conn, dialling in-memory
+// connections (pipes, wirepipe.go) into zkwire's server logic, served frame
+// by frame (zkwire.FrameConn). What the client writes is cut into frames;
+// each is a request of the client's session, applied by the scheduler as a
+// step; what the server sends (replies, notifications, the handshake's
+// answer, the close of the connection) goes into the session's FIFO and
+// reaches the client's reads when the scheduler delivers it.
+
+// wireAddr is the one server address every go-zookeeper client is given.
+const wireAddr = "zksim:2181"
+
+// wireClient is the scheduler's record of a go-zookeeper client.
+type wireClient struct {
+	zc *zk.Conn
+
+	// Owned by the scheduler.
+	cur      *pipe         // the connection the session is attached to
+	sid      int64         // the current session's id, 0 before the first
+	timeout  time.Duration // its negotiated timeout
+	heardAt  time.Duration // when the server last heard from the client
+	checking bool          // an expiry check is on the timeline
+	serving  *request      // the frame being applied
+
+	// Guarded by w.mu: set by the scheduler, read by the client's dialer.
+	dials       int           // connections dialled so far
+	refuse      bool          // dials fail until Reconnect
+	refuseUntil time.Duration // dials fail until then
+	pipes       []*pipe       // connections the client may still use
+}
+
+// wireReq is what a frame adds to a request.
+type wireReq struct {
+	pipe    *pipe
+	body    []byte        // without its length prefix
+	op      int32         // the wire op code (0 for the handshake and a hangup)
+	connect bool          // the handshake's ConnectRequest
+	hangup  bool          // not a frame: the client closed the connection
+	gate    chan struct{} // not a frame: the client is about to dial
+	sid     int64         // the handshake: the session asked for
+	replied bool
+	resp    zkmem.Response // the reply, as the reply hook saw it
+}
+
+// wireItem is a frame the server sent, or the close of its connection.
+type wireItem struct {
+	pipe  *pipe
+	frame []byte // nil for the close
+	label string // what the trace says when it is delivered
+}
+
+// Kinds of FIFO items of a go-zookeeper client.
+const (
+	itemFrame itemKind = 100 + iota // a frame from the server
+	itemClose                       // the server closed the connection
+)
+
+// ConnectZK connects a go-zookeeper client to the World: a real *zk.Conn
+// from zk.Connect, whose connections are in-memory pipes into zkwire's
+// server logic inside the bubble. Its goroutines, timers and pings run on
+// virtual time; every frame it sends is a request the scheduler applies as
+// a step, every frame the server sends it (replies, watch notifications)
+// a delivery step, so the fault catalogue, the seeded schedule and the
+// trace cover it as they cover a native Conn. The client is named after
+// its index, as native clients are, and shares the World with them.
+//
+// The client is given one server address and asks for
+// Config.SessionTimeout; it connects (and, after a fault, reconnects)
+// by itself, as go-zookeeper does: its requests wait until then. opts are
+// go-zookeeper's options (zk.WithEventCallback, zk.WithLogger, ...), applied
+// after the World's own: a dialer, a host provider with DNSHostProvider's
+// behaviour for one server (so a reconnection waits a second, as it would),
+// and a logger that discards. Call it from the World's goroutine. Close
+// closes the client (World.Close does for every client still open).
+func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, error) {
+	if w.isClosed() {
+		return nil, nil, ErrClosed
+	}
+	if w.wsrv == nil {
+		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
+	}
+	s := &session{w: w, idx: len(w.sessions), wire: &wireClient{}}
+	s.name = fmt.Sprintf("c%d", s.idx)
+	all := []func(*zk.Conn){
+		func(c *zk.Conn) { zk.WithDialer(s.wire.dialer(s))(c) },
+		func(c *zk.Conn) { zk.WithHostProvider(&oneHost{s: s})(c) },
+		func(c *zk.Conn) { zk.WithLogger(log.New(io.Discard, "", 0))(c) },
+	}
+	all = append(all, opts...)
+	w.sessions = append(w.sessions, s)
+	w.applyOK.grow(len(w.sessions))
+	w.deliver.grow(len(w.sessions))
+	zc, events, err := zk.Connect([]string{wireAddr}, w.cfg.SessionTimeout, zkOptions(zk.WithDialer, all)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.wire.zc = zc
+	w.notef("%s go-zookeeper client, session timeout %v", s.name, w.cfg.SessionTimeout)
+	return zc, events, nil
+}
+
+// ZK returns client i's go-zookeeper connection, nil for a native client.
+func (w *World) ZK(i int) *zk.Conn {
+	if wc := w.sessions[i].wire; wc != nil {
+		return wc.zc
+	}
+	return nil
+}
+
+// zkOptions turns functions into go-zookeeper's (unexported) option type,
+// which one of its option constructors, with, names.
+func zkOptions[O ~func(*zk.Conn), A any](with func(A) O, fs []func(*zk.Conn)) []O {
+	out := make([]O, len(fs))
+	for i, f := range fs {
+		out[i] = O(f)
+	}
+	return out
+}
+
+// oneHost is a zk.HostProvider of one server that behaves as
+// go-zookeeper's DNSHostProvider does with one address (without the DNS
+// lookup, which would leave the bubble): every attempt after the first,
+// unless the previous connection got a session, starts a new round, which
+// go-zookeeper makes wait a second after failing the requests queued
+// meanwhile with ErrNoServer.
+//
+// Next is also where the World holds the client before each connection
+// attempt until the scheduler lets it go, as a step ("dial"): go-zookeeper
+// calls it right after failing the requests of a lost connection, and
+// whether a request the client sends in that instant is failed with
+// ErrNoServer or waits for the next connection would otherwise be left to
+// the goroutines' race.
+type oneHost struct {
+	s          *session
+	mu         sync.Mutex
+	curr, last int
+}
+
+func (h *oneHost) Init([]string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.curr, h.last = -1, -1
+	return nil
+}
+
+func (h *oneHost) Len() int { return 1 }
+
+func (h *oneHost) Next() (string, bool) {
+	w := h.s.w
+	gate := make(chan struct{})
+	w.mu.Lock()
+	closed := w.closed
+	if !closed {
+		h.s.arrive(&request{name: "dial", wire: &wireReq{gate: gate}})
+	}
+	w.mu.Unlock()
+	if closed {
+		return wireAddr, true
+	}
+	select {
+	case <-gate:
+	case <-w.done:
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.curr = 0
+	retry := h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return wireAddr, retry
+}
+
+func (h *oneHost) Connected() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = h.curr
+}
+
+// errRefused is what a dial gets while a fault keeps the client off.
+var errRefused = fmt.Errorf("sim: connection refused")
+
+// dialer returns the client's zk.Dialer: a new pipe, unless the World is
+// closed or a fault keeps the client off. A dial the fault refuses hangs,
+// as one to an unreachable server does, until the fault ends or for the
+// dial's timeout, whichever comes first, then fails: so go-zookeeper's
+// next step (it fails the requests queued meanwhile with ErrNoServer, then
+// waits a second) does not fall in the instant the client's own timers
+// fired, where the order of the two would be left to chance.
+func (wc *wireClient) dialer(s *session) zk.Dialer {
+	return func(network, address string, timeout time.Duration) (netConn, error) {
+		w := s.w
+		waited := false
+		for {
+			w.mu.Lock()
+			if w.closed {
+				w.mu.Unlock()
+				return nil, ErrClosed
+			}
+			left := timeout
+			if !wc.refuse {
+				left = min(left, wc.refuseUntil-time.Since(w.start))
+			}
+			if left > 0 && !waited {
+				w.mu.Unlock()
+				waited = true
+				t := time.NewTimer(left)
+				select {
+				case <-t.C:
+				case <-w.done:
+				}
+				t.Stop()
+				continue
+			}
+			if left > 0 || wc.refuse {
+				w.mu.Unlock()
+				return nil, errRefused
+			}
+			wc.dials++
+			p := newPipe(s, wc.dials)
+			live := wc.pipes[:0]
+			for _, q := range wc.pipes {
+				if !q.cliClosed {
+					live = append(live, q)
+				}
+			}
+			wc.pipes = append(live, p)
+			w.mu.Unlock()
+			return p, nil
+		}
+	}
+}
+
+// allowDials ends a refusal of dials (Faults.Reconnect).
+func (wc *wireClient) allowDials(w *World) {
+	w.mu.Lock()
+	wc.refuse, wc.refuseUntil = false, 0
+	w.mu.Unlock()
+}
+
+// refuseDials makes dials fail for d (until allowDials if d < 0).
+func (wc *wireClient) refuseDials(w *World, d time.Duration) {
+	w.mu.Lock()
+	if d < 0 {
+		wc.refuse = true
+	} else if w.now+d > wc.refuseUntil {
+		wc.refuseUntil = w.now + d
+	}
+	w.mu.Unlock()
+}
+
+// fateable reports whether the policy decides the fate of req: a client
+// request on the connection the session is attached to (not the
+// handshake, a ping, setWatches or closeSession).
+func (wc *wireClient) fateable(req *request) bool {
+	r := req.wire
+	if r.connect || r.pipe == nil || r.pipe != wc.cur {
+		return false
+	}
+	switch req.desc.Op {
+	case zkmem.OpPing, zkmem.OpSetWatches, zkmem.OpCloseSession, zkmem.OpAny:
+		return false
+	}
+	return true
+}
+
+// executeWire applies a frame of a go-zookeeper client: the server reads
+// and runs it.
+func (w *World) executeWire(s *session, req *request) {
+	wc, r := s.wire, req.wire
+	p := r.pipe
+	if p.srvClosed {
+		// Served after the server closed the connection (it was in
+		// service): the server reads no more of it.
+		w.stepf("%s discard %s %s: connection %d closed", s.name, req.name, req.desc.Path, p.n)
+		return
+	}
+	if p.fc == nil {
+		p.fc = w.wsrv.NewFrameConn((*pipeOut)(p))
+		p.fc.SetReplyHook(func(q *zkmem.Request, resp *zkmem.Response) { w.onWireReply(s, q, resp) })
+	}
+	wc.heardAt = w.now
+	wc.serving = req
+	s.applying = req
+	p.fc.Serve(r.body)
+	s.applying, wc.serving = nil, nil
+	if p.fc.Over() && wc.cur == p {
+		wc.cur = nil
+	}
+	if req.hit != zkmem.NoFault {
+		req.note = " [" + req.hit.String() + "]"
+		wc.refuseDials(w, w.cfg.ReconnectDelay)
+	}
+	if r.connect {
+		w.connectedWire(s, req)
+		return
+	}
+	if req.desc.Op == zkmem.OpCloseSession && r.replied {
+		s.gone = true
+	}
+	if w.trace.on {
+		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.name, req.desc.Path, req.watchMark(), wireSummary(req), req.note)
+	} else {
+		w.step++
+	}
+}
+
+// onWireReply is the reply hook of every pipe: the canonical order of a
+// getChildren reply's names (or a shuffle), and the outcome for the trace.
+func (w *World) onWireReply(s *session, q *zkmem.Request, resp *zkmem.Response) {
+	req := s.wire.serving
+	if q.Op == zkmem.OpGetChildren && len(resp.Children) > 0 {
+		sortChildren(resp.Children)
+		if req != nil && req.fate.Shuffle {
+			w.frng.Shuffle(len(resp.Children), func(i, j int) {
+				resp.Children[i], resp.Children[j] = resp.Children[j], resp.Children[i]
+			})
+			req.note += " [shuffled]"
+		}
+	}
+	if req != nil {
+		req.wire.replied = true
+		req.wire.resp = *resp
+	}
+}
+
+// connectedWire follows a handshake: a new session, the session resumed,
+// or refused.
+func (w *World) connectedWire(s *session, req *request) {
+	wc, p := s.wire, req.wire.pipe
+	zs := p.fc.Session()
+	if zs == nil || p.fc.Over() {
+		if req.wire.sid != 0 && wc.sid == req.wire.sid {
+			s.gone = true
+		}
+		w.stepf("%s apply connect #%d session %#x -> refused", s.name, p.n, req.wire.sid)
+		return
+	}
+	if zs.ID() != wc.sid {
+		wc.sid, wc.timeout = zs.ID(), zs.Timeout()
+		s.ctl = w.srv.Control(zs.ID())
+		s.ctl.SetFaultHook(s.decide)
+		s.gone = false
+	}
+	wc.cur = p
+	w.stepf("%s apply connect #%d session %#x -> session %#x timeout %v", s.name, p.n, req.wire.sid, zs.ID(), zs.Timeout())
+	if !wc.checking {
+		wc.checking = true
+		w.schedule(wc.heardAt+wc.timeout-time.Nanosecond, &timed{kind: tExpire, s: s})
+	}
+}
+
+// checkWire is a go-zookeeper client's expiry check: the server expires a
+// session it has not heard from for its timeout (one nanosecond before
+// zkmem's own clock would).
+func (w *World) checkWire(s *session) {
+	wc := s.wire
+	wc.checking = false
+	if s.gone || wc.sid == 0 {
+		return
+	}
+	if due := wc.heardAt + wc.timeout - time.Nanosecond; due > w.now {
+		wc.checking = true
+		w.schedule(due, &timed{kind: tExpire, s: s})
+		return
+	}
+	w.expireWire(s)
+	w.stepf("%s session expired by the server (silent for %v)", s.name, wc.timeout)
+}
+
+// expireWire makes the server expire a go-zookeeper client's session: its
+// connection closes; the client finds out when it reconnects.
+func (w *World) expireWire(s *session) {
+	s.ctl.Expire()
+	s.gone = true
+	s.wire.cur = nil
+	s.wire.refuseDials(w, w.cfg.ReconnectDelay)
+}
+
+// disconnectWire closes a go-zookeeper client's connection on the server's
+// side; it may dial again after reconnectAfter (at Reconnect if negative).
+func (w *World) disconnectWire(s *session, reconnectAfter time.Duration) error {
+	wc := s.wire
+	if s.gone {
+		return ErrGone
+	}
+	if wc.cur != nil && s.ctl != nil {
+		s.ctl.Disconnect()
+		wc.cur = nil
+	}
+	// A connection still in its handshake goes too.
+	w.mu.Lock()
+	pipes := append([]*pipe(nil), wc.pipes...)
+	w.mu.Unlock()
+	for _, p := range pipes {
+		(*pipeOut)(p).Close()
+		if p.fc != nil {
+			p.fc.Hangup()
+		}
+	}
+	wc.refuseDials(w, reconnectAfter)
+	w.refresh(s)
+	return nil
+}
+
+// dialWire lets a go-zookeeper client go on to its next connection
+// attempt.
+func (w *World) dialWire(s *session, req *request) {
+	close(req.wire.gate)
+	w.stepf("%s dial", s.name)
+}
+
+// hangupWire runs when the server reads the client's close of a
+// connection: the session, if attached to it, is detached.
+func (w *World) hangupWire(s *session, req *request) {
+	p := req.wire.pipe
+	if p.fc != nil {
+		p.fc.Hangup()
+	}
+	if s.wire.cur == p {
+		s.wire.cur = nil
+	}
+	w.stepf("%s hangup #%d", s.name, p.n)
+}
+
+// deliverWire delivers a frame, or the close of a connection, to a
+// go-zookeeper client.
+func (w *World) deliverWire(s *session, it item) {
+	wi := it.wire
+	p := wi.pipe
+	w.mu.Lock()
+	if it.kind == itemClose {
+		p.eof = true
+	} else {
+		p.rbuf = append(p.rbuf, wi.frame...)
+	}
+	w.mu.Unlock()
+	p.signal()
+	if !w.trace.on {
+		w.step++
+		return
+	}
+	if it.kind == itemClose {
+		w.stepf("%s deliver close #%d", s.name, p.n)
+		return
+	}
+	if it.req != nil {
+		w.stepf("%s deliver reply %s %s%s -> %s%s", s.name, it.req.name, it.req.desc.Path, it.req.watchMark(), wireSummary(it.req), it.req.note)
+		return
+	}
+	w.stepf("%s deliver %s", s.name, wi.label)
+}
+
+// purgeWire drops what nobody will read: frames a closed client connection
+// would get, and frames the client sent on a connection the server has
+// closed.
+func (w *World) purgeWire(s *session) {
+	w.mu.Lock()
+	for s.fifo.len() > 0 {
+		it := s.fifo.buf[s.fifo.head]
+		if it.wire == nil || !it.wire.pipe.cliClosed {
+			break
+		}
+		s.fifo.pop()
+	}
+	for s.pending.len() > 0 {
+		req := s.pending.buf[s.pending.head]
+		if req.wire == nil || req.wire.pipe == nil || !req.wire.pipe.srvClosed {
+			break
+		}
+		s.pending.pop()
+	}
+	w.mu.Unlock()
+}
+
+// wireSummary renders the outcome of a frame for the trace.
+func wireSummary(req *request) string {
+	r := req.wire
+	if !r.replied {
+		if req.hit != zkmem.NoFault {
+			return "ErrConnectionLoss"
+		}
+		return "no reply"
+	}
+	resp := &r.resp
+	if resp.Err != nil {
+		if req.desc.Op == zkmem.OpExists && errName(resp.Err) == "ErrNoNode" {
+			return "absent"
+		}
+		return errName(resp.Err)
+	}
+	switch req.desc.Op {
+	case zkmem.OpCreate:
+		return resp.Path
+	case zkmem.OpExists:
+		if resp.Stat == nil {
+			return "absent"
+		}
+		return fmt.Sprintf("v%d czxid=%d", resp.Stat.Version, resp.Stat.Czxid)
+	case zkmem.OpGetData:
+		if resp.Stat == nil {
+			return fmt.Sprintf("%d bytes", len(resp.Data))
+		}
+		return fmt.Sprintf("%d bytes v%d", len(resp.Data), resp.Stat.Version)
+	case zkmem.OpSetData, zkmem.OpSetACL:
+		if resp.Stat != nil {
+			return fmt.Sprintf("v%d", resp.Stat.Version)
+		}
+	case zkmem.OpGetChildren, zkmem.OpGetEphemerals:
+		return listNames(resp.Children)
+	case zkmem.OpMulti:
+		return fmt.Sprintf("ok (%d ops)", len(resp.Results))
+	}
+	return "ok"
+}
+
+// frameLabel says what a frame the server sent is, for a FIFO item: nil
+// req for a notification, a ping's reply or the handshake's answer.
+func frameLabel(p *pipe, b []byte) (label string, isReply bool) {
+	if !p.answered {
+		p.answered = true
+		var r jute.ConnectResponse
+		if jute.Unmarshal(b[4:], &r) == nil && r.SessionID == 0 {
+			return fmt.Sprintf("connect answer #%d: session expired", p.n), false
+		}
+		return fmt.Sprintf("connect answer #%d: session %#x", p.n, r.SessionID), false
+	}
+	var h jute.ReplyHeader
+	d := jute.NewDecoder(b[4:])
+	h.Decode(d)
+	switch h.Xid {
+	case jute.XidNotification:
+		var ev jute.WatcherEvent
+		ev.Decode(d)
+		return fmt.Sprintf("event %v %s", zkEventType(ev.Type), ev.Path), false
+	case jute.XidPing:
+		return "reply ping", false
+	}
+	return "", true
+}
+
+// normalizeHex replaces every GUID written as 32 hex digits (as
+// go-zookeeper's protected names have them) by {gN}, as normalize does
+// for UUIDs.
+func (t *tracer) normalizeHex(line string) string {
+	if !strings.Contains(line, "_c_") {
+		return line
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+32 <= len(line); i++ {
+		if (i > 0 && isHex(line[i-1])) || (i+32 < len(line) && isHex(line[i+32])) || !allHex(line[i:i+32]) {
+			continue
+		}
+		g := line[i : i+32]
+		label, ok := t.guids[g]
+		if !ok {
+			label = "{g" + strconv.Itoa(len(t.guids)+1) + "}"
+			t.guids[g] = label
+		}
+		b.WriteString(line[last:i])
+		b.WriteString(label)
+		last = i + 32
+		i += 31
+	}
+	if last == 0 {
+		return line
+	}
+	b.WriteString(line[last:])
+	return b.String()
+}
+
+func allHex(s string) bool {
+	for i := range len(s) {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,362 @@
+package sim
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire"
+	"github.com/zksim/zksim/zkwire/jute"
+)
+
+// netConn is the type a zk.Dialer returns.
+type netConn = net.Conn
+
+// pipe is one in-memory connection of a go-zookeeper client: the client's
+// end is a net.Conn; the server's end is a zkwire.FrameConn the scheduler
+// feeds. Nothing crosses it but through the scheduler: what the client
+// writes becomes requests of its session, what the server sends is read
+// once delivered.
+type pipe struct {
+	s *session
+	n int // the client's n-th connection
+
+	fc       *zkwire.FrameConn // the server's end, made by its first frame
+	answered bool              // the handshake's answer was sent (scheduler)
+
+	// Guarded by s.w.mu.
+	sentConnect bool   // the first frame (the handshake) was written
+	wbuf        []byte // written, not yet a whole frame
+	rbuf        []byte // delivered, not yet read
+	srvClosed   bool   // the server closed it
+	eof         bool   // and the client was told
+	cliClosed   bool   // the client closed it
+
+	readable chan struct{} // a delivery or the close reached the client
+	closed   chan struct{} // closed when the client closes it
+	rdl, wdl deadline
+}
+
+func newPipe(s *session, n int) *pipe {
+	return &pipe{s: s, n: n, readable: make(chan struct{}, 1), closed: make(chan struct{}),
+		rdl: newDeadline(), wdl: newDeadline()}
+}
+
+// signal wakes a reader.
+func (p *pipe) signal() {
+	select {
+	case p.readable <- struct{}{}:
+	default:
+	}
+}
+
+// Read implements net.Conn: what was delivered, then io.EOF once the
+// server's close was delivered.
+func (p *pipe) Read(b []byte) (int, error) {
+	w := p.s.w
+	for {
+		w.mu.Lock()
+		switch {
+		case p.cliClosed:
+			w.mu.Unlock()
+			return 0, net.ErrClosed
+		case len(p.rbuf) > 0:
+			n := copy(b, p.rbuf)
+			p.rbuf = p.rbuf[n:]
+			w.mu.Unlock()
+			return n, nil
+		case p.eof:
+			w.mu.Unlock()
+			return 0, io.EOF
+		}
+		w.mu.Unlock()
+		select {
+		case <-p.readable:
+		case <-p.closed:
+		case <-p.rdl.wait():
+			return 0, os.ErrDeadlineExceeded
+		}
+	}
+}
+
+// Write implements net.Conn. It never blocks: every whole frame becomes a
+// request of the session. What is written after the server closed the
+// connection is lost.
+func (p *pipe) Write(b []byte) (int, error) {
+	w := p.s.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p.cliClosed {
+		return 0, net.ErrClosed
+	}
+	if p.srvClosed || w.closed {
+		return len(b), nil
+	}
+	p.wbuf = append(p.wbuf, b...)
+	for len(p.wbuf) >= 4 {
+		n := int(binary.BigEndian.Uint32(p.wbuf))
+		if n < 0 || len(p.wbuf) < 4+n {
+			break
+		}
+		body := slices.Clone(p.wbuf[4 : 4+n])
+		p.wbuf = p.wbuf[4+n:]
+		p.arrive(p.request(body))
+	}
+	if len(p.wbuf) == 0 {
+		p.wbuf = nil
+	}
+	return len(b), nil
+}
+
+// request makes the request a frame is. Called with w.mu held.
+func (p *pipe) request(body []byte) *request {
+	r := &wireReq{pipe: p, body: body}
+	req := &request{wire: r, size: len(body)}
+	if !p.sentConnect {
+		p.sentConnect = true
+		r.connect = true
+		req.name = "connect"
+		var cr jute.ConnectRequest
+		if jute.Unmarshal(body, &cr) == nil {
+			r.sid = cr.SessionID
+		}
+		return req
+	}
+	f, ok := zkwire.ParseFrame(body)
+	r.op = f.Op
+	req.desc = f.Request
+	switch {
+	case !ok || f.Request.Op == zkmem.OpAny:
+		req.name = jute.OpName(f.Op)
+	case f.Op == jute.OpSetWatches || f.Op == jute.OpSetWatches2:
+		// go-zookeeper lists the watches in map order: the server gets
+		// them sorted.
+		var sw jute.SetWatches
+		d := jute.NewDecoder(body[8:])
+		sw.V2 = f.Op == jute.OpSetWatches2
+		sw.Decode(d)
+		if d.Err() == nil {
+			for _, l := range [][]string{sw.DataWatches, sw.ExistWatches, sw.ChildWatches, sw.PersistentWatches, sw.PersistentRecursive} {
+				slices.Sort(l)
+			}
+			r.body = jute.Marshal(slices.Clone(body[:8]), &sw)
+			req.size = len(r.body)
+		}
+		req.name = f.Request.Op.String()
+	default:
+		req.name = f.Request.Op.String()
+	}
+	return req
+}
+
+// arrive puts req in the session's inbox. Called with w.mu held.
+func (p *pipe) arrive(req *request) { p.s.arrive(req) }
+
+// arrive puts req in the session's inbox. Called with w.mu held.
+func (s *session) arrive(req *request) {
+	w := s.w
+	s.inbox = append(s.inbox, req)
+	if len(s.inbox) == 1 {
+		w.arrived = append(w.arrived, s)
+	}
+	w.signal()
+}
+
+// Close implements net.Conn: the client closes the connection. What it
+// wrote since the scheduler last looked is lost with it (so that a write
+// racing with the close in the same instant does not decide the run); the
+// server reads the close after what it had not read yet.
+func (p *pipe) Close() error {
+	w := p.s.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if p.cliClosed {
+		return nil
+	}
+	p.cliClosed = true
+	close(p.closed)
+	s := p.s
+	in := s.inbox[:0]
+	for _, r := range s.inbox {
+		if r.wire == nil || r.wire.pipe != p {
+			in = append(in, r)
+		}
+	}
+	clear(s.inbox[len(in):])
+	s.inbox = in
+	if !p.srvClosed && !w.closed {
+		p.arrive(&request{name: "hangup", wire: &wireReq{pipe: p, hangup: true}})
+	} else if !s.dirty {
+		s.dirty = true
+		w.dirty = append(w.dirty, s)
+	}
+	return nil
+}
+
+// LocalAddr implements net.Conn.
+func (p *pipe) LocalAddr() net.Addr { return pipeAddr("client") }
+
+// RemoteAddr implements net.Conn.
+func (p *pipe) RemoteAddr() net.Addr { return pipeAddr(wireAddr) }
+
+// SetDeadline implements net.Conn.
+func (p *pipe) SetDeadline(t time.Time) error {
+	p.rdl.set(t)
+	p.wdl.set(t)
+	return nil
+}
+
+// SetReadDeadline implements net.Conn.
+func (p *pipe) SetReadDeadline(t time.Time) error { p.rdl.set(t); return nil }
+
+// SetWriteDeadline implements net.Conn (writes never block).
+func (p *pipe) SetWriteDeadline(t time.Time) error { p.wdl.set(t); return nil }
+
+type pipeAddr string
+
+func (a pipeAddr) Network() string { return "sim" }
+func (a pipeAddr) String() string  { return string(a) }
+
+// pipeOut is the server's end of a pipe as zkwire's FrameOut. Its methods
+// are called with zkmem's lock held.
+type pipeOut pipe
+
+// Frame implements zkwire.FrameOut: the frame goes into the session's FIFO.
+func (o *pipeOut) Frame(b []byte) {
+	p := (*pipe)(o)
+	s, w := p.s, p.s.w
+	label, isReply := frameLabel(p, b)
+	it := item{kind: itemFrame, wire: &wireItem{pipe: p, frame: b, label: label}}
+	if isReply {
+		it.req = s.wire.serving
+		if it.req == nil {
+			it.wire.label = "reply"
+		}
+	}
+	w.mu.Lock()
+	if !p.cliClosed {
+		s.fifo.push(it)
+		w.markDirty(s)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// Close implements zkwire.FrameOut: the server closes the connection; the
+// client reads what was sent before, then EOF.
+func (o *pipeOut) Close() {
+	p := (*pipe)(o)
+	s, w := p.s, p.s.w
+	w.mu.Lock()
+	if p.srvClosed {
+		w.mu.Unlock()
+		return
+	}
+	p.srvClosed = true
+	if !p.cliClosed {
+		s.fifo.push(item{kind: itemClose, wire: &wireItem{pipe: p}})
+		w.markDirty(s)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+// markDirty notes that the FIFO of s changed. Called with w.mu held.
+func (w *World) markDirty(s *session) {
+	if !s.dirty {
+		s.dirty = true
+		w.dirty = append(w.dirty, s)
+	}
+}
+
+// deadline is a read or write deadline on virtual time: wait returns a
+// channel closed once it has passed. Every set starts a new generation, so
+// that the timer of a deadline replaced in the very instant it fired (a
+// common coincidence on virtual time) cannot close the new one's channel.
+type deadline struct {
+	mu     sync.Mutex
+	timer  *time.Timer
+	gen    uint64
+	passed chan struct{}
+}
+
+func newDeadline() deadline { return deadline{passed: make(chan struct{})} }
+
+func (d *deadline) set(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.gen++
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
+	select {
+	case <-d.passed:
+		d.passed = make(chan struct{})
+	default:
+	}
+	if t.IsZero() {
+		return
+	}
+	if dur := time.Until(t); dur > 0 {
+		gen := d.gen
+		d.timer = time.AfterFunc(dur, func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if d.gen == gen {
+				close(d.passed)
+			}
+		})
+		return
+	}
+	close(d.passed)
+}
+
+func (d *deadline) wait() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.passed
+}
+
+// closeWire closes every go-zookeeper client as the World closes: Close is
+// asked of each (it gives up on its closeSession within a second of
+// virtual time), and every connection ends, so that their goroutines
+// return.
+func (w *World) closeWire() {
+	for _, s := range w.sessions {
+		if wc := s.wire; wc != nil && wc.zc != nil {
+			go wc.zc.Close()
+		}
+	}
+	w.mu.Lock()
+	var pipes []*pipe
+	for _, s := range w.sessions {
+		if s.wire != nil {
+			pipes = append(pipes, s.wire.pipes...)
+		}
+	}
+	for _, p := range pipes {
+		p.srvClosed, p.eof = true, true
+	}
+	w.mu.Unlock()
+	for _, p := range pipes {
+		p.signal()
+	}
+}
+
+// closeWireServer closes the wire server, if one was made.
+func (w *World) closeWireServer() {
+	if w.wsrv != nil {
+		w.wsrv.Close()
+	}
+}
+
+// zkEventType names a notification's type as the trace of a native
+// client does.
+func zkEventType(t int32) zksim.EventType { return zksim.EventType(t) }
