@@ -192,7 +192,11 @@ func (w *World) stepSettled(horizon time.Duration) error {
 		}
 	}
 	if k < 0 {
-		k = w.rng.IntN(n)
+		if w.pct.on {
+			k = w.pctPick(applies, n, w.step+1)
+		} else {
+			k = w.rng.IntN(n)
+		}
 	}
 	if k < applies {
 		w.admit(w.sessions[w.applyOK.nth(k)])

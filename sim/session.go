@@ -33,6 +33,8 @@ type session struct {
 	zc   *zkmem.Conn
 	ctl  *zkmem.Control // its session's fault plane
 	conn *Conn
+	rand clientRand // the client's random stream (rand.go)
+	prio int64      // its PCT priority (pct.go)
 
 	// deliver hands zc a watch event held in the FIFO.
 	deliver func(zksim.Event)

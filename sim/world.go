@@ -14,8 +14,10 @@ import (
 
 // Config describes a World.
 type Config struct {
-	// Seed seeds the scheduler's and the fault policy's generators (and,
-	// through Test, crypto/rand). The same seed replays the same run.
+	// Seed seeds the scheduler's and the fault policy's generators, and
+	// each client's random stream (Conn.RandReader, from which recipes draw
+	// their GUIDs); through Test, crypto/rand too. The same seed replays
+	// the same run.
 	Seed uint64
 	// Clients is the number of sessions opened by New: clients c0 to
 	// c(Clients-1). World.Connect opens more later.
@@ -42,6 +44,10 @@ type Config struct {
 	// choice to its own generator this way, so that it can shrink the
 	// schedule. It is called on the World's goroutine.
 	Choose func(n int) int
+	// PCT, if its Depth is set, makes the choices left to the seed follow
+	// PCT priorities (see PCT) instead of uniform draws: rare
+	// interleavings, one client far ahead of another, become likely.
+	PCT PCT
 	// MaxSteps bounds Run and RunFor (default 10,000,000).
 	MaxSteps int
 	// IdleTimeout is how much virtual time Run lets pass with nothing
@@ -121,6 +127,7 @@ type World struct {
 	trace  tracer
 	timer  *time.Timer
 	faults Faults
+	pct    pct
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -139,6 +146,7 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	w.pct.init(cfg.PCT, cfg.Seed)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
 	if w.policy != nil {
@@ -162,6 +170,8 @@ func (w *World) Connect() (*Conn, error) {
 	}
 	s := &session{w: w, idx: len(w.sessions)}
 	s.name = fmt.Sprintf("c%d", s.idx)
+	s.rand.init(w.cfg.Seed, s.idx)
+	s.prio = w.pct.priority()
 	zc, err := w.srv.Connect(
 		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
 		zkmem.WithReconnectDelay(farFuture),
