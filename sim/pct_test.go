@@ -88,3 +88,38 @@ func TestPCTChangePoint(t *testing.T) {
 		t.Errorf("no change point split a client's creates over 20 seeds")
 	}
 }
+
+// With NearWrap a directory's sequential children cross the int32 wrap
+// within its first 16 creates, at an offset that depends on the seed.
+func TestNearWrap(t *testing.T) {
+	starts := map[string]bool{}
+	for seed := range uint64(8) {
+		sim.Test(t, sim.Config{Seed: seed, Clients: 1, NearWrap: true}, func(t *testing.T, w *sim.World) {
+			c := w.Conn(0)
+			var names box[[]string]
+			w.Go(func(ctx context.Context) {
+				if _, err := c.Create(ctx, "/d", nil, zksim.ModePersistent, open); err != nil {
+					t.Errorf("create: %v", err)
+				}
+				var out []string
+				for range 17 {
+					p, err := c.Create(ctx, "/d/n-", nil, zksim.ModePersistentSequential, open)
+					if err != nil {
+						t.Errorf("create: %v", err)
+					}
+					out = append(out, p)
+				}
+				names.put(out)
+			})
+			run(t, w, names.ok)
+			got := names.get()
+			starts[got[0]] = true
+			if !slices.Contains(got, "/d/n-2147483647") || !slices.Contains(got, "/d/n--2147483648") {
+				t.Errorf("seed %d: names %v do not cross the wrap", seed, got)
+			}
+		})
+	}
+	if len(starts) < 2 {
+		t.Errorf("every seed started at %v", starts)
+	}
+}

@@ -2,8 +2,11 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -44,6 +47,13 @@ type Config struct {
 	// choice to its own generator this way, so that it can shrink the
 	// schedule. It is called on the World's goroutine.
 	Choose func(n int) int
+	// NearWrap starts the sequence numbers of every node the server
+	// creates (but containers) within 16 of the int32 wrap, at an offset
+	// drawn from the seed and the node's path: a directory's sequential
+	// children cross from 2147483647 to -2147483648 within its first 16
+	// creates, so code that orders them by number is tested across the wrap
+	// (see zkmem.Options.SequenceStart, which it sets).
+	NearWrap bool
 	// PCT, if its Depth is set, makes the choices left to the seed follow
 	// PCT priorities (see PCT) instead of uniform draws: rare
 	// interleavings, one client far ahead of another, become likely.
@@ -60,6 +70,15 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
+	if c.NearWrap && c.Server.SequenceStart == nil {
+		seed := c.Seed
+		c.Server.SequenceStart = func(path string) int32 {
+			h := fnv.New64a()
+			_ = binary.Write(h, binary.LittleEndian, seed)
+			h.Write([]byte(path))
+			return math.MaxInt32 - int32(h.Sum64()%16)
+		}
+	}
 	if c.SessionTimeout <= 0 {
 		c.SessionTimeout = 10 * time.Second
 	}

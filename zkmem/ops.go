@@ -92,6 +92,9 @@ func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zk
 		ctime:  now,
 		mtime:  now,
 	}
+	if s.opts.SequenceStart != nil && !mode.IsContainer() {
+		n.cversion = s.opts.SequenceStart(path)
+	}
 	switch {
 	case mode.IsEphemeral():
 		n.kind, n.owner = kindEphemeral, sess.id
