@@ -59,6 +59,7 @@ func (w *World) execute(s *session, req *request) {
 			req.note += " [shuffled]"
 		}
 	}
+	w.coverApplied(req)
 	w.stateChange(s, before, s.zc.State(), -1, true)
 	s.push(-1, item{kind: itemReply, req: req})
 	if w.trace.on {
@@ -166,6 +167,7 @@ func (w *World) runTimed(a *timed) {
 		if s.gen != a.gen || s.gone || !(s.down || s.paused) {
 			return
 		}
+		w.coverStrike(s, "Expire")
 		w.expireNow(s)
 		w.stepf("%s session expired by the server (silent for %v)", s.name, s.zc.SessionTimeout())
 	case tReconnect:

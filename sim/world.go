@@ -147,6 +147,7 @@ type World struct {
 	timer  *time.Timer
 	faults Faults
 	pct    pct
+	cover  Coverage // nil with NoTrace
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -165,6 +166,9 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	if !cfg.NoTrace {
+		w.cover = Coverage{}
+	}
 	w.pct.init(cfg.PCT, cfg.Seed)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
