@@ -64,7 +64,9 @@ func (c Coverage) String() string {
 	for r := range rows {
 		keys = append(keys, r)
 	}
-	slices.SortFunc(keys, func(a, b row) int { return cmp.Or(cmp.Compare(a.area, b.area), cmp.Compare(a.op.String(), b.op.String())) })
+	slices.SortFunc(keys, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.area, b.area), cmp.Compare(a.op.String(), b.op.String()))
+	})
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "area\top\trequests\t")

@@ -65,4 +65,3 @@ func (f *Faults) Leaves(dir string) []string {
 	walk(dir)
 	return out
 }
-
