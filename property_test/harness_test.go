@@ -13,6 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -63,6 +64,13 @@ const (
 	settleLimit = 400
 	// liveStepLimit bounds the steps taken in the liveness phase.
 	liveStepLimit = 20000
+	// calmIntensity is the intensity of the swarm of faults the calm
+	// stretches meet (faults.SwarmOptions.Intensity).
+	calmIntensity = 0.05
+	// liveFaults is how many step faults, and how many request faults, the
+	// liveness phase still meets from the swarm: the clients must progress
+	// despite them.
+	liveFaults = 2
 )
 
 // world is one run of a machine: a simulated world of clients over one
@@ -117,16 +125,28 @@ func newWorld(t *rapid.T, cfg worldConfig) *world {
 	w := &world{cfg: cfg}
 	w.sched.w = w
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	// The calm stretches (Settle, Advance, liveness) interleave clients
+	// from this seed, uniformly or by PCT priorities; it is a draw like
+	// every other. With faults, they meet the faults of a swarm drawn from
+	// it (see schedule_test.go); and sequence numbers may start next to
+	// the int32 wrap.
+	seed := rapid.Uint64Range(0, 1<<20).Draw(t, "seed")
+	depth := rapid.IntRange(0, 3).Draw(t, "pct depth")
+	nearWrap := rapid.Bool().Draw(t, "near wrap")
+	if cfg.faults {
+		w.sched.calm = faults.Swarm(faults.SwarmOptions{Intensity: calmIntensity})
+		w.sched.liveCalm = faults.Limit(liveFaults, w.sched.calm)
+	}
 	sw, err := sim.New(sim.Config{
-		// The calm stretches (Settle, Advance, liveness) interleave
-		// clients from this seed; it is a draw like every other.
-		Seed:           rapid.Uint64Range(0, 1<<20).Draw(t, "seed"),
+		Seed:           seed,
 		Clients:        cfg.clients,
 		Server:         zkmem.Options{TickTime: 100 * time.Millisecond},
 		SessionTimeout: sessionTimeout,
 		Policy:         &w.sched,
 		Choose:         w.sched.choose,
 		IdleTimeout:    liveBound,
+		PCT:            sim.PCT{Depth: depth, Steps: 300},
+		NearWrap:       nearWrap,
 	})
 	if err != nil {
 		t.Fatalf("sim.New: %v", err)

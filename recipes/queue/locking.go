@@ -316,7 +316,7 @@ func (it *Item) Release(ctx context.Context) error {
 	if !mine {
 		return ErrClaimLost
 	}
-	return claimLost(seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name))
+	return claimLost(seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name))
 }
 
 // release deletes our claim if it is ours. Between the check and the
@@ -327,5 +327,5 @@ func (it *Item) release(ctx context.Context) error {
 	if err != nil || !mine {
 		return err
 	}
-	return seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name)
+	return seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name)
 }
