@@ -27,10 +27,12 @@ import (
 //     call began and are still there.
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
-// whose Offer succeeded has been delivered, except at most one per consumer
-// call that failed (cancelled, or its session expired): the package
-// documents that an item whose remove was applied just as the call gave up
-// is lost with it.
+// whose Offer succeeded has been delivered, except, for the FIFO and
+// priority queues, at most one per consumer call that failed (cancelled,
+// or its session expired): the package documents that an item whose remove
+// was applied just as the call gave up is lost with it. The locking queue
+// promises more and is held to it strictly: no item is lost but one whose
+// Ack failed after the Ack may have been applied (see live).
 
 // consumer is what the machine's consumers do.
 type consumer interface {
@@ -81,13 +83,14 @@ type queueFamily struct {
 	prio      map[int]int32  // item priorities
 	delivered map[int]int    // deliveries per item
 	failed    int            // consumer calls that failed: each may lose an item
+	uncertain map[int]bool   // locking queue: items whose Ack failed, maybe applied
 	draining  bool           // the final drain: cancelled calls lose nothing
 	snapshots map[int][]int  // priority queue: items present when a call began, by client
 	order     map[int]string // what each consumer call returned, for messages
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
-	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{},
+	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
@@ -178,6 +181,10 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		if err != nil {
 			f.mu.Lock()
+			if k, ok := itemNumber(data); ok && f.kind.locking {
+				// Taken, and the Ack failed: it may have been applied.
+				f.uncertain[k] = true
+			}
 			if !f.draining {
 				f.failed++
 			}
@@ -189,6 +196,15 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		return nil
 	})
+}
+
+// itemNumber reads an item's number from its data.
+func itemNumber(data []byte) (int, bool) {
+	if data == nil {
+		return 0, false
+	}
+	k, err := strconv.Atoi(strings.TrimPrefix(string(data), "item-"))
+	return k, err == nil
 }
 
 // deliver records that c received the item with data.
@@ -313,6 +329,22 @@ func (f *queueFamily) live() bool {
 			missing = append(missing, k)
 		}
 	}
+	if f.kind.locking {
+		// The locking queue deletes an item only with its Ack: an item
+		// gone from the queue was delivered, or its Ack failed after it
+		// may have been applied. No allowance per failed call.
+		var lost []int
+		for _, k := range missing {
+			if !f.uncertain[k] && !slices.Contains(present, k) {
+				lost = append(lost, k)
+			}
+		}
+		if len(lost) > 0 {
+			slices.Sort(lost)
+			w.violate("lost items", "items %v were offered, never acknowledged, and are gone from the queue", lost)
+		}
+		return true
+	}
 	if len(missing) > f.failed {
 		slices.Sort(missing)
 		w.violate("lost items", "items %v were offered but never delivered (only %d consumer calls failed)", missing, f.failed)
@@ -363,7 +395,7 @@ func (s sloppyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, erro
 			continue
 		}
 		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
-		slices.SortFunc(names, func(a, b string) int { return seqOf(a) - seqOf(b) })
+		slices.SortFunc(names, compareSeq)
 		retry := false
 		for _, n := range names {
 			data, _, err := conn.Get(ctx, queueDir+"/"+n)
