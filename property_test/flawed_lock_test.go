@@ -66,7 +66,7 @@ func (l *naiveLock) contender(name string) bool {
 	}
 	return strings.Contains(name, "lock-")
 }
-func (l *naiveLock) Token() int64    { return l.token }
+func (l *naiveLock) Token() int64 { return l.token }
 
 func (l *naiveLock) State() recipes.HoldState {
 	if !l.held.Load() {
@@ -185,7 +185,17 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 			if l.guid == "" {
 				continue // the mistake: the first create may have been applied
 			}
-			names, _, err := l.conn.Children(ctx, l.dir)
+			var names []string
+			if l.reader {
+				// A reader looks for its node until it can tell.
+				err = retryLoss(ctx, l.conn, func() error {
+					var err error
+					names, _, err = l.conn.Children(ctx, l.dir)
+					return err
+				})
+			} else {
+				names, _, err = l.conn.Children(ctx, l.dir)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -199,6 +209,9 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 				}
 			}
 		default:
+			// A reader knows the create may still be applied after its
+			// call gave up, and abandons by GUID.
+			lost = lost || (l.reader && ctx.Err() != nil)
 			return err
 		}
 	}

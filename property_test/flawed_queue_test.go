@@ -133,6 +133,7 @@ func (e eagerConsumer) consume(ctx context.Context, it *queue.Item) ([]byte, err
 	dir := queueDir + "/items"
 	names, _, err := conn.Children(ctx, dir)
 	if err != nil {
+		_ = it.Release(context.WithoutCancel(ctx)) // the item is still there
 		return nil, err
 	}
 	for _, n := range names {
@@ -141,7 +142,8 @@ func (e eagerConsumer) consume(ctx context.Context, it *queue.Item) ([]byte, err
 			continue
 		}
 		if err := conn.Delete(ctx, dir+"/"+n, -1); err != nil {
-			return nil, err // the mistake: it may be gone already
+			_ = it.Release(context.WithoutCancel(ctx))
+			return nil, err // the mistake: the item may be gone already
 		}
 		break
 	}

@@ -146,6 +146,7 @@ func newWorld(t *rapid.T, cfg worldConfig) *world {
 		Choose:         w.sched.choose,
 		IdleTimeout:    liveBound,
 		PCT:            sim.PCT{Depth: depth, Steps: 300},
+		OnApply:        w.applied,
 		NearWrap:       nearWrap,
 	})
 	if err != nil {
@@ -159,6 +160,27 @@ func newWorld(t *rapid.T, cfg worldConfig) *world {
 		w.clients = append(w.clients, &client{w: w, idx: i, conn: sw.Conn(i), running: map[string]context.CancelFunc{}})
 	}
 	return w
+}
+
+// applyObserver is a family that wants to know of every request the server
+// applies (see sim.Config.OnApply).
+type applyObserver interface {
+	applied(c *client, r *zkmem.Request)
+}
+
+// applied passes a request the server applied to the family, with the
+// process whose session sent it.
+func (w *world) applied(session int, r *zkmem.Request) {
+	o, ok := w.fam.(applyObserver)
+	if !ok {
+		return
+	}
+	for _, c := range w.clients {
+		if c.conn.Index() == session {
+			o.applied(c, r)
+			return
+		}
+	}
 }
 
 // shutdown ends the run: every operation is cancelled, the World closed
@@ -362,6 +384,8 @@ func (w *world) liveness(t *rapid.T) {
 		w.fam.check()
 		w.failOnViolations(t)
 		if w.fam.live() {
+			// live may find a violation as it concludes (lost items).
+			w.failOnViolations(t)
 			return
 		}
 		if n := w.sw.Steps() - steps; n > liveStepLimit {

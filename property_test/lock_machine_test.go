@@ -328,7 +328,7 @@ func (f *lockFamily) check() {
 // sharedWait is how long (virtual time) a reader may wait with only
 // readers ahead of it, connected and with nothing in flight: longer than
 // the recipes' longest retry backoff.
-const sharedWait = 2 * time.Second
+const sharedWait = time.Second
 
 // checkShared: a reader whose node has only readers' nodes ahead of it (in
 // sequence order) must hold once it has heard everything the server has to
@@ -483,8 +483,8 @@ var (
 		},
 	}
 	rwKind = lockKind{
-		name: "read-write lock",
-		dirs: []string{lockDir},
+		name:        "read-write lock",
+		dirs:        []string{lockDir},
 		readMarker:  "read-",
 		writeMarker: "write-",
 		newHold: func(t *rapid.T, c *client) holdable {

@@ -60,6 +60,9 @@ func (w *World) execute(s *session, req *request) {
 		}
 	}
 	w.coverApplied(req)
+	if w.cfg.OnApply != nil && before == zksim.StateConnected && req.hit != zkmem.DropRequest && req.name != opExternal {
+		w.cfg.OnApply(s.idx, &req.desc)
+	}
 	w.stateChange(s, before, s.zc.State(), -1, true)
 	s.push(-1, item{kind: itemReply, req: req})
 	if w.trace.on {

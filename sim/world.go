@@ -58,6 +58,15 @@ type Config struct {
 	// PCT priorities (see PCT) instead of uniform draws: rare
 	// interleavings, one client far ahead of another, become likely.
 	PCT PCT
+	// OnApply, if set, is told of every request the server takes, as it
+	// takes it: client i's request r, applied (whatever its result, which
+	// the caller may never hear: a LoseReply fault applies it and breaks
+	// the connection). A request dropped before the server saw it, or sent
+	// on a broken connection, is not told. It is called on the World's goroutine, with the server's lock
+	// not held; it must not call the World. A machine attributes what
+	// changed in the tree to the client that changed it this way (a queue
+	// item's remove, say).
+	OnApply func(client int, r *zkmem.Request)
 	// MaxSteps bounds Run and RunFor (default 10,000,000).
 	MaxSteps int
 	// IdleTimeout is how much virtual time Run lets pass with nothing
