@@ -405,16 +405,28 @@ func (w *world) liveness(t *rapid.T) {
 // that time is virtual: checkMachine gives each check its own bubble with
 // rapid.SyncTest, expectCaught with inBubble.
 //
-// Each check starts with the same crypto/rand stream (the recipes draw
-// their GUIDs from it), so that a schedule replays with the same names.
+// The recipes draw their GUIDs from their simulated client's own stream
+// (sim.Conn.RandReader), seeded from the World's seed, so a schedule
+// replays with the same names whatever order goroutines run in; each check
+// also starts with the same crypto/rand stream, for any other draw.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
 		cryptotest.SetGlobalRandom(parent, 1)
 		w := newWorld(t, cfg)
 		defer w.shutdown()
+		if sink := traceSink; sink != nil {
+			defer func() {
+				w.flushNotes()
+				sink(w.sw.TraceString())
+			}()
+		}
 		w.run(t, newFamily(w, t))
 	}
 }
+
+// traceSink, if set, receives the whole trace of every check as it ends
+// (determinism_test.go). Set it only while no property runs.
+var traceSink func(trace string)
 
 // checkMachine checks a machine with rapid, each check in its own synctest
 // bubble.

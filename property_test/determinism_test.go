@@ -1,0 +1,154 @@
+package property_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Determinism: the same seed gives the same trace, byte for byte, under
+// -race and any GOMAXPROCS. TestTraceDump writes a digest of the trace of
+// every check of every recipe machine to a file; TestDeterminism runs it
+// under -cpu 1, 2 and 4 and under -race, and compares the files.
+
+// machines are the recipe machines, as in recipes_test.go.
+var machines = []struct {
+	name string
+	cfg  worldConfig
+	fam  func(*world, *rapid.T) family
+}{
+	{"LockMutex", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, mutexKind, true, true) }},
+	{"LockRWMutex", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, rwKind, true, true) }},
+	{"LockSemaphore", worldConfig{clients: 4, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, semaphoreKind, true, true) }},
+	{"Election", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, electionKind, true, true) }},
+	{"ElectionSingleNode", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, singleNodeKind, true, true) }},
+	{"QueueFIFO", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, fifoKind) }},
+	{"QueuePriority", worldConfig{clients: 2, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, priorityKind) }},
+	{"QueueLocking", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, lockingKind) }},
+	{"Barrier", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newBarrierFamily(w) }},
+	{"BarrierDouble", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newGroupFamily(w, true) }},
+	{"BarrierStart", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newGroupFamily(w, false) }},
+}
+
+// TestTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of every
+// recipe machine from fixed seeds and writes one line per check, the
+// machine, the check's number and the SHA-256 of its whole trace, to the
+// file ZKSIM_TRACE_OUT. Skipped without ZKSIM_TRACE_OUT: TestDeterminism
+// runs it.
+func TestTraceDump(t *testing.T) {
+	out := os.Getenv("ZKSIM_TRACE_OUT")
+	if out == "" {
+		t.Skip("ZKSIM_TRACE_OUT not set (TestDeterminism runs this test)")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	var buf bytes.Buffer
+	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", strconv.Itoa(checks))()
+	for i, m := range machines {
+		var (
+			mu sync.Mutex
+			n  int
+		)
+		traceSink = func(trace string) {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			fmt.Fprintf(&buf, "%s %d %x\n", m.name, n, sha256.Sum256([]byte(trace)))
+		}
+		if err := flag.Set("rapid.seed", strconv.Itoa(1000+i)); err != nil {
+			t.Fatal(err)
+		}
+		c := &captureTB{name: t.Name()}
+		rapid.Check(c, inBubble(t, machine(t, m.cfg, m.fam)))
+		traceSink = nil
+		if c.Failed() {
+			t.Errorf("%s failed: %s", m.name, strings.Join(c.errs, "\n"))
+		}
+	}
+	if !userSet["rapid.seed"] {
+		_ = flag.Set("rapid.seed", "0")
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeterminism runs TestTraceDump under -cpu 1, 2 and 4 (this test
+// binary, run again) and under -race (go test -race), and checks that
+// every check's trace is the same byte for byte in all four. Checks per
+// machine: ZKSIM_TRACE_CHECKS (default 10; 1,000 for the figures of
+// benchmarks/RESULTS.md). Skipped with -short.
+//
+//	ZKSIM_TRACE_CHECKS=1000 go test ./property_test/ -run '^TestDeterminism$' -v -timeout 60m
+func TestDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if os.Getenv("ZKSIM_TRACE_OUT") != "" {
+		t.Skip("inside a trace dump")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	dir := t.TempDir()
+	env := func(out string) []string {
+		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
+	}
+	var files []string
+	for _, cpu := range []string{"1", "2", "4"} {
+		out := filepath.Join(dir, "cpu"+cpu)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTraceDump$", "-test.cpu="+cpu, "-test.count=1")
+		cmd.Env = env(out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
+		}
+		files = append(files, out)
+	}
+	race := filepath.Join(dir, "race")
+	wd, _ := os.Getwd()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "test", "-race", "-count=1", "-run=^TestTraceDump$", ".")
+	cmd.Dir = wd
+	cmd.Env = env(race)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("-race: %v\n%s", err, b)
+	}
+	files = append(files, race)
+	want, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Count(want, []byte("\n")); got != checks*len(machines) {
+		t.Fatalf("%d traces in %s, want %d", got, files[0], checks*len(machines))
+	}
+	for _, f := range files[1:] {
+		got, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			a, b := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+			for i := range min(len(a), len(b)) {
+				if a[i] != b[i] {
+					t.Fatalf("%s differs from %s at trace %d: %s vs %s", filepath.Base(f), filepath.Base(files[0]), i+1, b[i], a[i])
+				}
+			}
+			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
+		}
+	}
+	t.Logf("%d checks of %d machines: the same %d traces under -cpu 1, 2, 4 and -race", checks, len(machines), checks*len(machines))
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
