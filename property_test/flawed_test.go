@@ -159,6 +159,7 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 			schedule = append(schedule, strings.Trim(a, `"`))
 		}
 	}
+	replayTwice(t, report, prop)
 	t.Logf("caught: %s", report)
 	t.Logf("shrunk schedule (%d actions): %s", len(schedule), strings.Join(schedule, ", "))
 	t.Logf("minimal failing run:\n%s", strings.Join(c.logs, "\n"))
@@ -217,3 +218,38 @@ var (
 	failureDepthsMu sync.Mutex
 	failureDepths   = map[string]int{}
 )
+
+var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// replayTwice replays the failure rapid reported (its reproduce seed, one
+// check) twice, and fails unless both replays fail with the same trace,
+// byte for byte: a failure that does not replay is a bug of the engine.
+func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
+	t.Helper()
+	m := reproduceSeed.FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no reproduce seed in %q", report)
+	}
+	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", "1")()
+	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", "1ms")()
+	old := flag.Lookup("rapid.seed").Value.String()
+	defer func() { _ = flag.Set("rapid.seed", old) }()
+	if err := flag.Set("rapid.seed", m[1]); err != nil {
+		t.Fatal(err)
+	}
+	var traces [2]string
+	for i := range traces {
+		var got []string
+		traceSink = func(trace string) { got = append(got, trace) }
+		c := &captureTB{name: t.Name()}
+		rapid.Check(c, inBubble(t, prop))
+		traceSink = nil
+		if !c.Failed() || len(got) == 0 {
+			t.Fatalf("replay %d of seed %s did not fail", i+1, m[1])
+		}
+		traces[i] = got[0] // the first check: the one the seed reproduces
+	}
+	if traces[0] != traces[1] {
+		t.Fatalf("two replays of seed %s gave different traces:\n%s\n---\n%s", m[1], traces[0], traces[1])
+	}
+}
