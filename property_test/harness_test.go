@@ -435,14 +435,16 @@ func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *ra
 	useSeed(parent)
 	statsMu.Lock()
 	runStats = stats{}
+	runCoverage = sim.Coverage{}
 	statsMu.Unlock()
 	rapid.Check(parent, func(t *rapid.T) {
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
 	})
 	statsMu.Lock()
-	total := runStats
+	total, cover := runStats, runCoverage
 	statsMu.Unlock()
 	parent.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+	parent.Logf("coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", coverageLines(cover))
 }
 
 // stats counts what the checks of one property did.
@@ -452,9 +454,20 @@ type stats struct {
 }
 
 var (
-	statsMu  sync.Mutex
-	runStats stats
+	statsMu     sync.Mutex
+	runStats    stats
+	runCoverage = sim.Coverage{}
 )
+
+// coverageLines prints a coverage table with every line marked
+// "coverage| ", which the exploration command (cmd/zksim) picks out.
+func coverageLines(c sim.Coverage) string {
+	lines := strings.Split(strings.TrimRight(c.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "coverage| " + l
+	}
+	return strings.Join(lines, "\n")
+}
 
 // count adds a finished run to the counts.
 func (w *world) count(actions int) {
@@ -464,6 +477,7 @@ func (w *world) count(actions int) {
 	runStats.actions += actions
 	runStats.steps += w.sw.Steps()
 	runStats.virtual += w.sw.Now()
+	runCoverage.Add(w.sw.Coverage())
 }
 
 // describeClients tells, for a failure, where each client is.

@@ -42,6 +42,7 @@ type exploreResult struct {
 	shrunk     string // for a flawed recipe: the shrunk schedule
 	elapsed    float64
 	output     []string // the test's output, kept for a failure
+	coverage   []string // the coverage table the test printed
 }
 
 var (
@@ -119,6 +120,9 @@ func (x *exploration) handle(ev testEvent) {
 	switch ev.Action {
 	case "output":
 		r.output = append(r.output, ev.Output)
+		if _, row, ok := strings.Cut(ev.Output, "coverage| "); ok {
+			r.coverage = append(r.coverage, strings.TrimRight(row, "\n"))
+		}
 		if m := rapidOK.FindStringSubmatch(ev.Output); m != nil {
 			r.checks = m[1]
 		}
@@ -154,6 +158,12 @@ func (x *exploration) handle(ev testEvent) {
 			detail = "caught " + r.caught
 		}
 		fmt.Fprintf(x.log, "  [%5.1fs] %-46s %-7s %s\n", time.Since(x.start).Seconds(), r.what, status, detail)
+		if len(r.coverage) > 0 {
+			fmt.Fprintf(x.log, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
+			for _, row := range r.coverage {
+				fmt.Fprintf(x.log, "           %s\n", row)
+			}
+		}
 	}
 }
 

@@ -101,3 +101,21 @@ func TestFormatting(t *testing.T) {
 		t.Error("checkSizes accepted 10,x")
 	}
 }
+
+// The coverage table a property test prints comes out under its line.
+func TestExplorationPrintsCoverage(t *testing.T) {
+	var log strings.Builder
+	x := newExploration(&log)
+	for _, ev := range []testEvent{
+		{Action: "run", Test: "TestQueueFIFO"},
+		{Action: "output", Test: "TestQueueFIFO", Output: "        coverage|   area    op requests LoseReply\n"},
+		{Action: "output", Test: "TestQueueFIFO", Output: "        coverage| /queue multi     1394        70\n"},
+		{Action: "pass", Test: "TestQueueFIFO", Elapsed: 1},
+	} {
+		x.handle(ev)
+	}
+	out := log.String()
+	if !strings.Contains(out, "/queue multi     1394        70") || !strings.Contains(out, "a zero is a blind spot") {
+		t.Errorf("exploration output lacks the coverage table:\n%s", out)
+	}
+}
