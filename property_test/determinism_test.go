@@ -45,16 +45,25 @@ var machines = []struct {
 // recipe machine from fixed seeds and writes one line per check, the
 // machine, the check's number and the SHA-256 of its whole trace, to the
 // file ZKSIM_TRACE_OUT. Skipped without ZKSIM_TRACE_OUT: TestDeterminism
-// runs it.
+// runs it. With ZKSIM_TRACE_KEEP="<machine> <check>" it also writes that
+// check's whole trace to ZKSIM_TRACE_OUT.trace, to see where two runs part;
+// ZKSIM_TRACE_ONLY=<machine> dumps only that machine, and ZKSIM_TRACE_FULL=1
+// writes every whole trace after its digest.
 func TestTraceDump(t *testing.T) {
 	out := os.Getenv("ZKSIM_TRACE_OUT")
 	if out == "" {
 		t.Skip("ZKSIM_TRACE_OUT not set (TestDeterminism runs this test)")
 	}
 	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	keep := os.Getenv("ZKSIM_TRACE_KEEP") // "QueueFIFO 931": write that check's trace to ZKSIM_TRACE_OUT.trace
 	var buf bytes.Buffer
 	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", strconv.Itoa(checks))()
+	only := os.Getenv("ZKSIM_TRACE_ONLY") // one machine's name: dump only its checks
+	full := os.Getenv("ZKSIM_TRACE_FULL") != ""
 	for i, m := range machines {
+		if only != "" && m.name != only {
+			continue
+		}
 		var (
 			mu sync.Mutex
 			n  int
@@ -64,6 +73,12 @@ func TestTraceDump(t *testing.T) {
 			defer mu.Unlock()
 			n++
 			fmt.Fprintf(&buf, "%s %d %x\n", m.name, n, sha256.Sum256([]byte(trace)))
+			if full {
+				fmt.Fprintf(&buf, "%s\n", trace)
+			}
+			if keep == fmt.Sprintf("%s %d", m.name, n) {
+				_ = os.WriteFile(out+".trace", []byte(trace), 0o644)
+			}
 		}
 		if err := flag.Set("rapid.seed", strconv.Itoa(1000+i)); err != nil {
 			t.Fatal(err)
