@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is how a mutant ended.
+type Status string
+
+// The statuses of a mutant.
+const (
+	Killed       Status = "killed"
+	Survived     Status = "survived"
+	Timeout      Status = "timeout"
+	Uncompilable Status = "uncompilable"
+	Equivalent   Status = "equivalent"
+	NotRun       Status = "not-run"
+)
+
+// Result is what became of one mutant.
+type Result struct {
+	*Mutant
+	Status Status `json:"status"`
+	// Run is the comma-free -test.run pattern the killer ran.
+	Run string `json:"run,omitempty"`
+	// Build is the time to build the killer with the mutant.
+	Build float64 `json:"build_s,omitempty"`
+	// Seconds is the killer's run time: the time to kill for a killed
+	// mutant.
+	Seconds float64 `json:"seconds,omitempty"`
+	// Checks is how many checks rapid ran before the failure, -1 if it
+	// printed none.
+	Checks int `json:"checks"`
+	// Shrunk is the number of actions in the shrunk failing schedule, -1
+	// if rapid printed none.
+	Shrunk int `json:"shrunk"`
+	// Failure is the first line saying why the killer failed.
+	Failure string `json:"failure,omitempty"`
+	// Reason is why an equivalent mutant is equivalent.
+	Reason string `json:"reason,omitempty"`
+}
+
+// killer builds and runs the test binary that tries to kill mutants.
+type killer struct {
+	root    string // module root
+	pkg     string // killer package, e.g. ./property_test
+	work    string // scratch directory
+	timeout time.Duration
+	args    []string // extra arguments for the test binary
+	outDir  string   // if set, each killer's output is kept here
+}
+
+// overlay writes the mutated copy of m's file and the overlay JSON that
+// maps the original to it, and returns the overlay file's path.
+func (k *killer) overlay(m *Mutant) (string, error) {
+	orig := filepath.Join(k.root, m.File)
+	src, err := os.ReadFile(orig)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(k.work, "mutant-")
+	if err != nil {
+		return "", err
+	}
+	mutated := filepath.Join(dir, filepath.Base(m.File))
+	if err := os.WriteFile(mutated, m.apply(src), 0o644); err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(orig)
+	if err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(map[string]map[string]string{"Replace": {abs: mutated}})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "overlay.json")
+	return path, os.WriteFile(path, data, 0o644)
+}
+
+// build builds the killer's test binary with the given overlay (none if
+// empty) into bin; the error carries the compiler's output.
+func (k *killer) build(ctx context.Context, overlay, bin string) error {
+	args := []string{"test", "-c", "-o", bin}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, k.pkg)...)
+	cmd.Dir = k.root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// runOutcome is one run of the killer binary.
+type runOutcome struct {
+	passed, timedOut bool
+	elapsed          time.Duration
+	output           string
+}
+
+// run runs the test binary bin with -test.run pattern in the killer's
+// package directory, stopping it after the timeout.
+func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, error) {
+	// The test binary's own -test.timeout fires first and prints every
+	// goroutine's stack, which shows where a mutant hangs; the context is
+	// the backstop.
+	ctx, cancel := context.WithTimeout(ctx, k.timeout+10*time.Second)
+	defer cancel()
+	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + k.timeout.String()}, k.args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = filepath.Join(k.root, k.pkg)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	o := runOutcome{elapsed: time.Since(start), output: out.String()}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
+		strings.Contains(o.output, "panic: test timed out after"):
+		o.timedOut = true
+	case err == nil:
+		o.passed = true
+	default:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// mutant builds the killer with m and runs it with pattern.
+func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result, error) {
+	r := Result{Mutant: m, Run: pattern, Checks: -1, Shrunk: -1}
+	ov, err := k.overlay(m)
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(filepath.Dir(ov))
+	bin := filepath.Join(filepath.Dir(ov), "killer.test")
+	start := time.Now()
+	if err := k.build(ctx, ov, bin); err != nil {
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		r.Status = Uncompilable
+		r.Failure = firstLine(err.Error())
+		return r, nil
+	}
+	r.Build = round(time.Since(start))
+	o, err := k.run(ctx, bin, pattern)
+	if err != nil {
+		return r, err
+	}
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	r.Seconds = round(o.elapsed)
+	if k.outDir != "" {
+		name := strings.NewReplacer("/", "_", ":", "_").Replace(m.ID) + ".txt"
+		if err := os.WriteFile(filepath.Join(k.outDir, name), []byte(o.output), 0o644); err != nil {
+			return r, err
+		}
+	}
+	switch {
+	case o.timedOut:
+		r.Status = Timeout
+		r.Failure = stuckTest(o.output, m.File)
+	case o.passed:
+		r.Status = Survived
+	default:
+		r.Status = Killed
+		r.Checks, r.Shrunk, r.Failure = parseFailure(o.output)
+	}
+	return r, nil
+}
+
+func round(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+var (
+	failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests: (.*)`)
+	drawAction  = regexp.MustCompile(`\[rapid\] draw action: `)
+)
+
+// parseFailure reads a failed test binary's output: the number of checks
+// rapid ran before the failure and the length of the shrunk schedule (-1
+// each if rapid printed none), and the first line saying what failed.
+func parseFailure(out string) (checks, shrunk int, failure string) {
+	checks, shrunk = -1, -1
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if m := failedAfter.FindStringSubmatch(l); m != nil {
+			checks, _ = strconv.Atoi(m[1])
+			failure = strings.TrimSpace(m[2])
+			// The replay of the minimal failure follows; count its
+			// actions up to the next test's output.
+			shrunk = 0
+			for _, l := range lines[i+1:] {
+				if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "=== ") {
+					break
+				}
+				if drawAction.MatchString(l) {
+					shrunk++
+				}
+			}
+			return checks, shrunk, failure
+		}
+	}
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "panic:") || strings.Contains(t, "VIOLATION") {
+			return checks, shrunk, t
+		}
+	}
+	for i, l := range lines {
+		if strings.HasPrefix(l, "--- FAIL") && i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+			return checks, shrunk, strings.TrimSpace(lines[i+1])
+		}
+	}
+	return checks, shrunk, firstLine(out)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// stuckTest says where a timed-out binary was: the test it was running,
+// from the "running tests:" list the testing package prints, and the
+// first stack frame in file (the mutated file), from the stacks it dumps.
+func stuckTest(out, file string) string {
+	var parts []string
+	if _, after, ok := strings.Cut(out, "running tests:\n"); ok {
+		parts = append(parts, "timed out in "+firstLine(after))
+	}
+	for l := range strings.Lines(out) {
+		if i := strings.Index(l, "/"+file+":"); i >= 0 {
+			frame, _, _ := strings.Cut(l[i+1:], " ")
+			parts = append(parts, "stuck at "+strings.TrimSpace(frame))
+			break
+		}
+	}
+	return strings.Join(parts, ", ")
+}

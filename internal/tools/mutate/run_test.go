@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func fixtureMutant(t *testing.T, id string) *Mutant {
+	t.Helper()
+	for _, m := range fixtureMutants(t) {
+		if m.ID == id {
+			return m
+		}
+	}
+	t.Fatalf("no mutant %s in the fixture", id)
+	return nil
+}
+
+func fixtureKiller(t *testing.T, timeout time.Duration) *killer {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	root, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &killer{root: root, pkg: "./tinytest", work: t.TempDir(), timeout: timeout}
+}
+
+// The overlay puts the mutant in the build without touching the source:
+// the fixture's test kills a mutant it checks, misses one it does not, and
+// a mutant that does not compile is told apart.
+func TestOverlayKillsSurvivesAndFailsToBuild(t *testing.T) {
+	k := fixtureKiller(t, time.Minute)
+	src, err := os.ReadFile(filepath.Join(fixture, "tiny", "tiny.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]Status{
+		"tiny/tiny.go:27:7:cond-boundary": Survived,     // Clamp(5, 3) is 3 either way
+		"tiny/tiny.go:13:13:return-nil":   Killed,       // TestClamp wants ErrNegative
+		"tiny/tiny.go:37:12:int-dec":      Uncompilable, // table[1] out of range of [1]int
+	} {
+		r, err := k.mutant(context.Background(), fixtureMutant(t, id), "^TestClamp$")
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s (%s)", id, r.Status, want, r.Failure)
+		}
+		if want == Killed && !strings.Contains(r.Failure, "ErrNegative") {
+			t.Errorf("%s: failure %q does not say why", id, r.Failure)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(fixture, "tiny", "tiny.go")); !bytes.Equal(after, src) {
+		t.Error("the fixture's source changed")
+	}
+	if entries, _ := os.ReadDir(k.work); len(entries) != 0 {
+		t.Errorf("scratch files left behind: %v", entries)
+	}
+}
+
+func TestKillerTimeout(t *testing.T) {
+	k := fixtureKiller(t, time.Second)
+	r, err := k.mutant(context.Background(), fixtureMutant(t, "tiny/tiny.go:26:2:remove-call"), "^TestHang$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != Timeout || !strings.HasPrefix(r.Failure, "timed out in TestHang") {
+		t.Errorf("status %s (%q), want timeout in TestHang", r.Status, r.Failure)
+	}
+}
+
+// The whole command on the fixture: the baseline, an equivalent mutant
+// left out of the score, the text and JSON reports.
+func TestRunReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := t.TempDir()
+	eq := filepath.Join(dir, "eq.txt")
+	if err := os.WriteFile(eq, []byte("tiny/tiny.go:27:7:cond-boundary n == max returns max, which is n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(dir, "r.json")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{
+		"-root", fixture, "-killer-flags", "", "-killer", "./tinytest", "-map", "*=^TestClamp$", "-equivalent", eq, "-json", jsonPath,
+		"-only", "tiny/tiny.go:27:7:cond-boundary,tiny/tiny.go:13:13:return-nil,tiny/tiny.go:26:2:remove-call,tiny/tiny.go:37:12:int-dec",
+		"./...",
+	}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	var rep Report
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{Total: 4, Killed: 1, Survived: 1, Uncompilable: 1, Equivalent: 1, Score: 50}
+	if rep.Summary != want {
+		t.Errorf("summary %+v, want %+v", rep.Summary, want)
+	}
+	if rep.Generated != 25 || len(rep.Baseline) != 1 || rep.KillTime.N != 1 {
+		t.Errorf("generated %d, baseline %v, kill times %d", rep.Generated, rep.Baseline, rep.KillTime.N)
+	}
+	rows := map[string]string{}
+	for l := range strings.Lines(stdout.String()) {
+		if f := strings.Fields(l); len(f) > 1 {
+			rows[f[0]] = f[1]
+		}
+	}
+	for id, status := range map[string]string{"tiny.go:13:13:return-nil": "killed", "tiny.go:26:2:remove-call": "survived", "tiny.go:27:7:cond-boundary": "equivalent", "tiny.go:37:12:int-dec": "uncompilable"} {
+		if rows[id] != status {
+			t.Errorf("report says %s is %q, want %q:\n%s", id, rows[id], status, stdout.String())
+		}
+	}
+	if !strings.Contains(stdout.String(), "n == max returns max") || !strings.Contains(stdout.String(), "50.0%") {
+		t.Errorf("report lacks the equivalent's reason or the score:\n%s", stdout.String())
+	}
+
+	// Resumed: nothing is run again, and the results are the same.
+	stdout.Reset()
+	stderr.Reset()
+	resumed := filepath.Join(dir, "resumed.json")
+	if err := run([]string{"-root", fixture, "-killer-flags", "", "-killer", "./tinytest", "-map", "*=^TestClamp$", "-equivalent", eq, "-json", resumed, "-baseline=false",
+		"-resume", jsonPath, "-timeout", "1ns", "-only", "tiny/tiny.go:13:13:return-nil,tiny/tiny.go:26:2:remove-call", "./..."}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := readReport(resumed); err != nil || again.Summary.Killed != 1 || again.Summary.Survived != 1 {
+		t.Errorf("resumed: %+v, %v\n%s", again.Summary, err, stderr.String())
+	}
+
+	// Reviewed after the run: the survivor is marked equivalent too.
+	if err := os.WriteFile(eq, []byte("tiny/tiny.go:26:2:remove-call note does nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run([]string{"-root", fixture, "-equivalent", eq, "-rescore", jsonPath, "-json", jsonPath}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = Report{}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	want = Counts{Total: 4, Killed: 1, Uncompilable: 1, Equivalent: 1, NotRun: 1, Score: 100}
+	if rep.Summary != want {
+		t.Errorf("rescored summary %+v, want %+v", rep.Summary, want)
+	}
+	if !strings.Contains(stdout.String(), "note does nothing") {
+		t.Errorf("rescored report lacks the new reason:\n%s", stdout.String())
+	}
+}
+
+// rapidFailure is what the property suite prints when rapid shrinks a
+// failure (from a real run).
+const rapidFailure = `--- FAIL: TestQueueFIFO (0.44s)
+    recipes_test.go:43: [rapid] failed after 12 tests: VIOLATION: garbage delivered
+        To reproduce, specify -run="TestQueueFIFO" -rapid.seed=3680299705147649161
+        Failed test output:
+    harness_test.go:123: [rapid] draw seed: 0x0
+    harness_test.go:315: [rapid] draw action: "Poll"
+    schedule_test.go:137: [rapid] draw client: 0
+    harness_test.go:315: [rapid] draw action: "Settle"
+    violations_test.go:48: VIOLATION: garbage delivered: p1 received ""
+    violations_test.go:60: VIOLATION: garbage delivered
+--- FAIL: TestQueueOther (0.44s)
+    harness_test.go:315: [rapid] draw action: "Poll"
+FAIL
+`
+
+func TestParseFailure(t *testing.T) {
+	checks, shrunk, failure := parseFailure(rapidFailure)
+	if checks != 12 || shrunk != 2 || failure != "VIOLATION: garbage delivered" {
+		t.Errorf("parseFailure = %d, %d, %q; want 12, 2, the violation", checks, shrunk, failure)
+	}
+	checks, shrunk, failure = parseFailure("panic: runtime error: index out of range [-1]\n\ngoroutine 1\n")
+	if checks != -1 || shrunk != -1 || failure != "panic: runtime error: index out of range [-1]" {
+		t.Errorf("a panic: %d, %d, %q", checks, shrunk, failure)
+	}
+}
+
+func TestDistribution(t *testing.T) {
+	d := distribution([]float64{12, 1, 5, 40, 7, 3, 70, 2, 9, 30}, timeBins)
+	if d.N != 10 || d.Min != 1 || d.Median != 9 || d.P90 != 40 || d.Max != 70 {
+		t.Errorf("quantiles %+v", d)
+	}
+	// Bins are (.., 5], (5, 10], (10, 30], (30, 60], above.
+	if want := []int{4, 2, 2, 1, 1}; !slices.Equal(d.Counts, want) {
+		t.Errorf("counts %v, want %v", d.Counts, want)
+	}
+	if s := d.format("%.0f", "s"); !strings.Contains(s, "0-5s: 4,") || !strings.Contains(s, ">60s: 1") {
+		t.Errorf("format: %s", s)
+	}
+}
+
+func TestStuckTest(t *testing.T) {
+	out := "panic: test timed out after 1m0s\n\trunning tests:\n\t\tTestQueueFIFO (1m0s)\n\ngoroutine 7 [running]:\n" +
+		"github.com/zksim/zksim/recipes/queue.(*core).list(0x203e904d6de0)\n\t/work/wt/x/recipes/queue/core.go:38 +0xe7\n" +
+		"\t/work/wt/x/recipes/queue/core.go:134 +0x35\n"
+	if got, want := stuckTest(out, "recipes/queue/core.go"), "timed out in TestQueueFIFO (1m0s), stuck at recipes/queue/core.go:38"; got != want {
+		t.Errorf("stuckTest = %q, want %q", got, want)
+	}
+	if got := stuckTest("panic: test timed out after 1m0s\n", "a.go"); got != "" {
+		t.Errorf("stuckTest with nothing to say = %q", got)
+	}
+}
