@@ -113,7 +113,8 @@ type client struct {
 
 // note is a line for the trace from a client goroutine: the machine puts
 // it in the simulator's trace at its next look, ordered by virtual time,
-// then client, so that the trace does not depend on goroutine timing.
+// then client, then text, so that the trace does not depend on goroutine
+// timing.
 type note struct {
 	at     time.Duration
 	client int
@@ -216,14 +217,16 @@ func (c *client) note(format string, args ...any) {
 }
 
 // flushNotes puts the client goroutines' notes in the trace, by virtual
-// time, then client, then the order each client wrote them in.
+// time, then client, then text: two goroutines of one process (an acquire
+// and a write) may note at the same virtual instant in either order, so
+// the order they wrote in is only the last resort.
 func (w *world) flushNotes() {
 	w.mu.Lock()
 	notes := w.notes
 	w.notes = nil
 	w.mu.Unlock()
 	slices.SortFunc(notes, func(a, b *note) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), strings.Compare(a.text, b.text), cmp.Compare(a.seq, b.seq))
 	})
 	for _, n := range notes {
 		w.sw.Note("[%v] p%d %s", n.at, n.client, n.text)
