@@ -22,9 +22,20 @@
 //     progress within 20s of virtual time). See the comment at the top of
 //     each *_machine_test.go file.
 //   - The flawed recipes of the ZooKeeper literature (flawed_test.go,
-//     flawed_lock_test.go, the sloppy consumer in queue_machine_test.go):
-//     each test passes only when rapid catches the flaw, and it logs the
-//     shrunk schedule.
+//     flawed_lock_test.go, the sloppy consumer in queue_machine_test.go)
+//     and those of issue 13 (flaws_test.go, flawed_queue_test.go,
+//     flawed_barrier_test.go: a double barrier member leaving early, readers
+//     queueing behind readers, a FIFO consumer losing a remove, a locking
+//     queue deleting before Ack, a holder blind to its session's expiry):
+//     each test passes only when rapid catches the flaw with the expected
+//     violation, the failure replays twice from its seed with the same
+//     trace, and it logs the shrunk schedule. TestFlawsOnRandomSeeds
+//     (ZKSIM_FLAW_SEEDS=20) checks the issue-13 flaws on N random seeds at
+//     the CI budget.
+//   - TestDeterminism: every check of every recipe machine gives the same
+//     trace, byte for byte, under -cpu 1, 2, 4 and -race
+//     (determinism_test.go; ZKSIM_TRACE_CHECKS sets the checks per
+//     machine, 10 by default).
 //
 // # How a machine runs
 //
@@ -60,11 +71,19 @@
 // outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
 // pause or a delay can come between the holder's decision and the write.
 // Settle, Advance and the liveness phase leave the scheduler's choices to
-// the World's seed, itself the first draw of every check. A client whose
-// session ended gets a new one (a new sim client), as an application
-// would. Each check starts crypto/rand from the same seed
-// (testing/cryptotest), so the recipes' GUIDs are the same every time a
-// schedule is replayed. A failure prints the simulator's trace of the run:
+// the World's seed, itself the first draw of every check, uniform or by
+// PCT priorities of a drawn depth (sim.PCT); and they meet the faults of a
+// swarm drawn from that seed (faults.Swarm: a few kinds, often, request
+// faults aimed at any request, the writes or the multis), at most two of
+// each kind in the liveness phase. A check also draws whether sequence
+// numbers start next to the int32 wrap (sim.Config.NearWrap). A client
+// whose session ended gets a new one (a new sim client), as an application
+// would; a lock holder whose old session's hold still says Held stays
+// under the exclusion check. The recipes draw their GUIDs from their sim
+// client's seeded stream, so they are the same every time a schedule is
+// replayed. Each test also logs a coverage table: the requests of every
+// check by area and op, and the faults they met (go run ./cmd/zksim prints
+// it). A failure prints the simulator's trace of the run:
 // every step, with its virtual time, and the machine's actions and the
 // clients' calls and returns as notes. The trace calls the machine's
 // client processes p0, p1, ... and the simulator's sessions c0, c1, ...:
