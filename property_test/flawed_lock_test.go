@@ -42,6 +42,11 @@ type naiveLock struct {
 	// it waits for the node just ahead of it, whatever its kind: readers
 	// queue behind readers (the mistake).
 	reader bool
+	// tidy makes it find its node by GUID however its create ended
+	// (cancelled, or a listing failed), so that it leaves no orphan: the
+	// flaw it shows is its only one. The reader and the expiry-blind
+	// holder are tidy.
+	tidy bool
 
 	path  string
 	token int64
@@ -186,8 +191,8 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 				continue // the mistake: the first create may have been applied
 			}
 			var names []string
-			if l.reader {
-				// A reader looks for its node until it can tell.
+			if l.tidy {
+				// A tidy lock looks for its node until it can tell.
 				err = retryLoss(ctx, l.conn, func() error {
 					var err error
 					names, _, err = l.conn.Children(ctx, l.dir)
@@ -211,7 +216,7 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 		default:
 			// A reader knows the create may still be applied after its
 			// call gave up, and abandons by GUID.
-			lost = lost || (l.reader && ctx.Err() != nil)
+			lost = lost || (l.tidy && ctx.Err() != nil)
 			return err
 		}
 	}
@@ -354,7 +359,7 @@ var queueingReaderKind = lockKind{
 		if write {
 			return rwHold{lock.NewRWMutex(c.conn, lockDir).Writer(), true}
 		}
-		return &naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0), reader: true}
+		return &naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0), reader: true, tidy: true}
 	},
 }
 
@@ -365,7 +370,7 @@ var staleHolderKind = lockKind{
 	name: "lock, blind to expiry",
 	dirs: []string{lockDir},
 	newHold: func(_ *rapid.T, c *client) holdable {
-		return &blindHolder{naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0)}}
+		return &blindHolder{naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0), tidy: true}}
 	},
 }
 
