@@ -43,7 +43,7 @@
 // of the World it runs in. [Swarm] is swarm testing (Groce et al., ISSTA
 // 2012): each World enables a subset of the fault kinds drawn from its
 // seed, each with a drawn weight, and aims each request fault at any
-// request, the writes ([OnWrite]) or the multis; the seeds together cover
+// request, the writes ([OnWrite]), the multis or the deletes; the seeds together cover
 // every kind, each run meets a few of them often. Predicates see the request as zkmem describes it
 // ([zkmem.Request]), the client that sent it, and the World (its step and
 // virtual time).

@@ -37,8 +37,9 @@ type SwarmOptions struct {
 // Swarm is swarm testing (Groce, Zhang, Eide, Chen and Regehr, "Swarm
 // Testing", ISSTA 2012) over the catalogue: when its World starts it draws
 // from the seed a subset of the fault kinds, each with a weight from 1 to
-// 4, and for each request fault a target (any request, the writes, or the
-// multis), and injects only those. Uniform faults spread thin over every
+// 4, and for each request fault a target (any request, the writes, the
+// multis, or the deletes and multis: a queue's remove, a lock's release),
+// and injects only those. Uniform faults spread thin over every
 // kind, so a run meets each rarely, and a fault can mask another (an
 // expiry ends the session whose lost reply would have mattered); a swarm
 // run meets few kinds, often, and the seeds together cover them all. The
@@ -66,6 +67,7 @@ var swarmTargets = []swarmTarget{
 	{"any", nil},
 	{"writes", OnWrite},
 	{"multi", func() Predicate { return OnOp(zkmem.OpMulti) }},
+	{"deletes", func() Predicate { return OnOp(zkmem.OpDelete, zkmem.OpMulti) }},
 }
 
 // Start implements sim.Starter: it draws the swarm from w's fault

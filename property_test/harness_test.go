@@ -66,7 +66,7 @@ const (
 	liveStepLimit = 20000
 	// calmIntensity is the intensity of the swarm of faults the calm
 	// stretches meet (faults.SwarmOptions.Intensity).
-	calmIntensity = 0.05
+	calmIntensity = 0.1
 	// liveFaults is how many step faults, and how many request faults, the
 	// liveness phase still meets from the swarm: the clients must progress
 	// despite them.
