@@ -189,7 +189,7 @@ func (f *groupFamily) renew(c *client) {
 	m := f.newMember(c)
 	switch {
 	case old.left:
-		m.entered, m.left = true, true // its round is over for it
+		m.entered, m.leaving, m.left = true, true, true // its round is over for it
 	case old.entered:
 		m.entered, m.dead = true, true // it was a member; it is gone
 	}

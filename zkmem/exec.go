@@ -99,7 +99,11 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			ttl = req.TTL.Milliseconds()
 		}
 		t := s.begin()
-		resp.Path, _, resp.Err = s.create(t, sess, req.Path, copyBytes(req.Data), req.Mode, req.ACL, ttl)
+		var n *node
+		resp.Path, n, resp.Err = s.create(t, sess, req.Path, copyBytes(req.Data), req.Mode, req.ACL, ttl)
+		if _, inProcess := sess.sink.(*connSink); !inProcess && resp.Err == nil {
+			resp.Stat = n.stat() // a wire client's create2 returns it
+		}
 		s.commit(t)
 	case OpDelete:
 		t := s.begin()
@@ -249,6 +253,9 @@ func (sess *Session) apply(req *Request, resp *Response) {
 // recursive one by Any or PersistentRecursive.
 func (sess *Session) removeWatches(path string, kind zksim.WatcherKind, remove bool) bool {
 	s := sess.srv
+	if _, inProcess := sess.sink.(*connSink); !inProcess {
+		return sess.removeWatchesByTable(path, kind, remove)
+	}
 	found := false
 	try := func(t *watchTable, match func(watchMode) bool) {
 		if mode, ok := t.has(path, sess); ok && match(mode) {
@@ -277,6 +284,34 @@ func (sess *Session) removeWatches(path string, kind zksim.WatcherKind, remove b
 	case zksim.WatcherPersistentRecursive:
 		try(s.childWatches, is(modeRecursive))
 		try(s.dataWatches, is(modeRecursive))
+	}
+	return found
+}
+
+// removeWatchesByTable is what a 3.8 server does with a removeWatches or
+// checkWatches request from a remote client (DataTree.removeWatch and
+// containsWatcher): by table, whatever the watch's mode (Children: the
+// child table; Data: the data table; Any: both); the kinds Persistent and
+// PersistentRecursive find nothing.
+func (sess *Session) removeWatchesByTable(path string, kind zksim.WatcherKind, remove bool) bool {
+	s := sess.srv
+	found := false
+	try := func(t *watchTable) {
+		if _, ok := t.has(path, sess); ok {
+			found = true
+			if remove {
+				sess.removeWatch(t, path)
+			}
+		}
+	}
+	switch kind {
+	case zksim.WatcherChildren:
+		try(s.childWatches)
+	case zksim.WatcherData:
+		try(s.dataWatches)
+	case zksim.WatcherAny:
+		try(s.childWatches)
+		try(s.dataWatches)
 	}
 	return found
 }

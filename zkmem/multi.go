@@ -25,7 +25,11 @@ func (s *Server) multi(sess *Session, ops []zksim.Op) ([]zksim.OpResult, error) 
 			if o.Mode.IsTTL() {
 				ttl = o.TTL.Milliseconds()
 			}
-			results[i].Path, _, err = s.create(t, sess, o.Path, copyBytes(o.Data), o.Mode, o.ACL, ttl)
+			var n *node
+			results[i].Path, n, err = s.create(t, sess, o.Path, copyBytes(o.Data), o.Mode, o.ACL, ttl)
+			if _, inProcess := sess.sink.(*connSink); !inProcess && err == nil && (o.Mode.IsTTL() || o.Mode.IsContainer()) {
+				results[i].Stat = n.stat() // a wire client's createTTL or createContainer in a multi returns it
+			}
 		case *zksim.DeleteOp:
 			err = s.delete(t, sess, o.Path, o.Version)
 		case *zksim.SetOp:

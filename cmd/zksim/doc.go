@@ -47,4 +47,20 @@
 // bubbles, where time is virtual), so zksim runs `go test` on the packages
 // benchmarks and property_test from the module root, reads its -json
 // stream, and condenses it. It must be run from inside the zksim module.
+//
+// # zksim serve
+//
+//	zksim serve -addr 127.0.0.1:2181
+//
+// serves an in-memory ZooKeeper over ZooKeeper's client protocol (package
+// zkwire), so that any client in any language (go-zookeeper, Curator,
+// kazoo, zkCli.sh) connects unchanged. Its first line of output is the
+// address it listens on ("listening on 127.0.0.1:2181"), its second the URL
+// of the HTTP fault control endpoint ("control on http://127.0.0.1:PORT";
+// see package zkwire); it serves until interrupted, anywhere, not only in
+// the module. Its flags have the real server's defaults: -tickTime 2s,
+// -minSessionTimeout and -maxSessionTimeout (2 and 20 ticks),
+// -extendedTypes=false (TTL nodes off), -jute.maxbuffer 1048575,
+// -containerCheckInterval 60s; -control "" turns the endpoint off, and
+// -4lw.commands.whitelist lists the four-letter words answered.
 package main

@@ -28,6 +28,9 @@ type options struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		os.Exit(serveMain(os.Args[2:]))
+	}
 	var o options
 	flag.StringVar(&o.sizes, "n", "10,100,1000", "numbers of candidates of the herd comparison, comma-separated (the full report: "+fullSizes+")")
 	flag.IntVar(&o.checks, "checks", 100, "random runs per recipe in the fault exploration")

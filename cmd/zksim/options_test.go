@@ -8,17 +8,6 @@ import (
 	"testing"
 )
 
-// TestMain runs the command itself when ZKSIM_TEST_MAIN is set, so that a
-// test can check what main prints and its exit code.
-func TestMain(m *testing.M) {
-	if os.Getenv("ZKSIM_TEST_MAIN") == "1" {
-		os.Args = append([]string{"zksim"}, strings.Fields(os.Getenv("ZKSIM_TEST_ARGS"))...)
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 func defaults() options {
 	return options{sizes: "10,100,1000", checks: 100, herd: true, explore: true}
 }

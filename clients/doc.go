@@ -1,0 +1,50 @@
+// Package clients proves zksim's ZooKeeper wire server with real, unchanged
+// ZooKeeper clients from other languages. It has no API: its tests start
+// the wire server in-process, point a client program at it and check the
+// program's exit status and output.
+//
+//   - kazoo 2.8 (Debian python3-kazoo): testdata/kazoo_test.py, a Python
+//     unittest file run by /usr/bin/python3 one test per process — Lock,
+//     Election, Queue and LockingQueue, Barrier and DoubleBarrier, data and
+//     children watches, transactions, digest ACLs, four-letter words, a
+//     session expired by a second client closing it;
+//     and through the control endpoint: session expiry (LOST, the ephemeral
+//     and the lock gone), a dropped connection, a lost reply, a dropped
+//     request, a pause, delayed replies.
+//   - Curator 5.4 (Debian libcurator-recipes-java): testdata/CuratorRecipes.java,
+//     compiled with javac by the test and run in one JVM per server —
+//     InterProcessMutex, LeaderLatch, DistributedQueue, CuratorCache
+//     (persistent recursive watches), InterProcessSemaphoreV2,
+//     DistributedDoubleBarrier, transactions, getEphemerals,
+//     getAllChildrenNumber, whoAmI, sync and containers; and through the
+//     control endpoint: session expiry,
+//     a dropped connection (watches restored by setWatches, the latch
+//     leading again), a lost create reply that Curator's protected create
+//     recovers from, and a paused leader whose LeaderLatch steps down and
+//     whose session expires while the other latch takes over.
+//   - zkCli.sh from Debian's zookeeper package: create, ls, get, set, delete
+//     as one-shot commands; data, child and exists watches in an
+//     interactive session; a script with containers, getAllChildrenNumber,
+//     getEphemerals, whoami, addauth and setAcl/getAcl, sync, addWatch and
+//     removewatches.
+//   - the README's "Use zksim from any language" snippets (go-zookeeper,
+//     kazoo, Curator), extracted from README.md and run as written.
+//
+// Every program runs against the wire server (zkwire.NewTestServer) and
+// against a real ZooKeeper 3.8 (zkserver), which shows the programs
+// themselves are right. The programs read the server address from ZK_ADDR
+// and the control URL from ZKSIM_CONTROL. The real server has no control
+// endpoint: the scenarios that need one are not run against it (run by
+// hand without ZKSIM_CONTROL, they skip).
+//
+// By hand, against any server:
+//
+//	cd clients/testdata
+//	ZK_ADDR=127.0.0.1:2181 /usr/bin/python3 kazoo_test.py -v
+//	javac -cp /usr/share/java/curator-recipes.jar -d /tmp/c CuratorRecipes.java
+//	ZK_ADDR=127.0.0.1:2181 java -cp /usr/share/java/curator-recipes.jar:/tmp/c CuratorRecipes mutex leader
+//
+// A test whose tool is missing (python3-kazoo, a JDK and the Curator jars,
+// zkCli.sh) skips with the apt-get line that installs it, except under
+// CI=true, where it fails: .ci/run installs them all.
+package clients

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire"
+	"github.com/zksim/zksim/zkwire/jute"
+)
+
+// serveMain runs "zksim serve": zkmem over ZooKeeper's wire protocol until
+// interrupted. It returns the exit status.
+func serveMain(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, args, os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "zksim serve:", err)
+		return 1
+	}
+	return 0
+}
+
+// serve parses the flags of "zksim serve", listens, prints the address
+// ("listening on HOST:PORT") and the control URL ("control on URL") and
+// serves until ctx is done.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zksim serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:2181", "address to serve ZooKeeper's client protocol on")
+	controlAddr := fs.String("control", "127.0.0.1:0", `address of the HTTP fault control endpoint ("" for none)`)
+	tick := fs.Duration("tickTime", 2*time.Second, "tickTime: the unit of the session timeout bounds")
+	minTO := fs.Duration("minSessionTimeout", 0, "smallest session timeout granted (default 2*tickTime)")
+	maxTO := fs.Duration("maxSessionTimeout", 0, "largest session timeout granted (default 20*tickTime)")
+	extended := fs.Bool("extendedTypes", false, "zookeeper.extendedTypesEnabled: allow TTL nodes")
+	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
+	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
+	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: zksim serve [flags]\n\n"+
+			"Serves an in-memory ZooKeeper over ZooKeeper's client protocol: any client\n"+
+			"(go-zookeeper, Curator, kazoo, zkCli.sh) connects unchanged. Prints the address\n"+
+			"it listens on, then the control URL, and serves until interrupted.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	zk := zkmem.NewServer(zkmem.Options{
+		TickTime:               *tick,
+		MinSessionTimeout:      *minTO,
+		MaxSessionTimeout:      *maxTO,
+		ExtendedTypes:          *extended,
+		ContainerCheckInterval: *containers,
+		MaxRequestBytes:        *maxBuf,
+	})
+	defer zk.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, w := range strings.Split(*words, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			list = append(list, w)
+		}
+	}
+	srv := zkwire.New(zk, zkwire.Options{
+		MaxBuffer:       *maxBuf,
+		FourLetterWords: list,
+		ClientPort:      ln.Addr().(*net.TCPAddr).Port,
+	})
+	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	var hs *http.Server
+	if *controlAddr != "" {
+		cln, err := net.Listen("tcp", *controlAddr)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		hs = &http.Server{Handler: srv.ControlHandler()}
+		go hs.Serve(cln)
+		fmt.Fprintf(stdout, "control on http://%s\n", cln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		err = nil
+	case err = <-errc:
+	}
+	if hs != nil {
+		hs.Close()
+	}
+	srv.Close()
+	if errors.Is(err, zkwire.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,215 @@
+package zkwire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/zkmem"
+)
+
+// ErrUnknownSession is returned for a session id the server does not know
+// or that is no longer alive.
+var ErrUnknownSession = errors.New("zkwire: unknown session")
+
+// ErrUnknownOp is returned for an op name ZooKeeper does not have.
+var ErrUnknownOp = errors.New("zkwire: unknown op name")
+
+// Control is the fault control handle of one session: what the server
+// does to it and to its client's connection. It drives zkmem's fault plane
+// (zkmem.Control, the same controls the simulator and the in-process Conn
+// meet) and realises each fault on the TCP connection.
+type Control struct {
+	srv *Server
+	zc  *zkmem.Control
+}
+
+// Control returns the control handle of the live session id.
+func (s *Server) Control(id int64) (*Control, error) {
+	zc := s.zk.Control(id)
+	if zc == nil {
+		return nil, fmt.Errorf("%w: 0x%x", ErrUnknownSession, id)
+	}
+	return &Control{srv: s, zc: zc}, nil
+}
+
+// SessionID returns the id of the session.
+func (c *Control) SessionID() int64 { return c.zc.SessionID() }
+
+// ZK returns zkmem's control handle of the session, for what this one does
+// not wrap (Control.SetFaultHook).
+func (c *Control) ZK() *zkmem.Control { return c.zc }
+
+// Expire makes the server expire the session now: its ephemerals go in one
+// transaction, other sessions' watches fire, and its connection closes; the
+// client learns when it reconnects.
+func (c *Control) Expire() {
+	ws := c.srv.session(c.SessionID())
+	if ws != nil {
+		ws.unpause(c.zc)
+	}
+	c.zc.Expire()
+	if ws != nil {
+		if conn := ws.current(); conn != nil {
+			conn.close()
+		}
+	}
+}
+
+// Disconnect closes the session's connection; the session lives until its
+// timeout, and the client may resume it from a new connection.
+func (c *Control) Disconnect() { c.zc.Disconnect() }
+
+// LoseNextReply arms a lost reply: the next request with the op name given
+// (ZooKeeper's: "create", "getData", "multi"...; "" for any client request)
+// is applied by the server, then the connection closes before its reply.
+func (c *Control) LoseNextReply(op string) error {
+	o, err := opByName(op)
+	if err == nil {
+		c.zc.LoseNextReply(o)
+	}
+	return err
+}
+
+// DropNextRequest arms a dropped request: the next request with the op
+// name given ("" for any client request) is not applied, and the
+// connection closes.
+func (c *Control) DropNextRequest(op string) error {
+	o, err := opByName(op)
+	if err == nil {
+		c.zc.DropNextRequest(o)
+	}
+	return err
+}
+
+// opByName maps a wire op name to zkmem's Op: zkmem's names, and the wire
+// variants of one Op ("create2", "createTTL", "createContainer" are
+// "create"; "getChildren2" is "getChildren"; "auth" is "addAuth";
+// "setWatches2" is "setWatches").
+func opByName(name string) (zkmem.Op, error) {
+	if name == "" {
+		return zkmem.OpAny, nil
+	}
+	switch name {
+	case "create2", "createTTL", "createContainer":
+		return zkmem.OpCreate, nil
+	case "getChildren2":
+		return zkmem.OpGetChildren, nil
+	case "auth":
+		return zkmem.OpAddAuth, nil
+	case "setWatches2":
+		return zkmem.OpSetWatches, nil
+	}
+	for o := zkmem.OpAny + 1; !strings.HasPrefix(o.String(), "Op("); o++ {
+		if o.String() == name {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownOp, name)
+}
+
+// Pause makes the server stop hearing the client: nothing more is read
+// from its connection, pings included, so the session expires after its
+// timeout unless Resume comes first; then the connection closes.
+func (c *Control) Pause() {
+	if ws := c.srv.session(c.SessionID()); ws != nil {
+		ws.pause(c.zc)
+		return
+	}
+	c.zc.Pause()
+}
+
+// Resume ends a Pause: the requests the client sent meanwhile are read and
+// answered in order.
+func (c *Control) Resume() {
+	if ws := c.srv.session(c.SessionID()); ws != nil {
+		ws.unpause(c.zc)
+		return
+	}
+	c.zc.Resume()
+}
+
+// Delay holds the session's replies and notifications for d from now; they
+// leave in order when it ends.
+func (c *Control) Delay(d time.Duration) { c.zc.Delay(d) }
+
+// ControlHandler returns the HTTP control endpoint (see the package
+// documentation).
+func (s *Server) ControlHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
+		ids := s.zk.SessionIDs()
+		out := make([]json.Number, len(ids))
+		for i, id := range ids {
+			out[i] = json.Number(strconv.FormatInt(id, 10))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := parseSessionID(r.PathValue("id"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ctl, err := s.Control(id)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		op := r.URL.Query().Get("op")
+		switch r.PathValue("action") {
+		case "expire":
+			ctl.Expire()
+		case "disconnect":
+			ctl.Disconnect()
+		case "lose-next-reply":
+			err = ctl.LoseNextReply(op)
+		case "drop-next-request":
+			err = ctl.DropNextRequest(op)
+		case "pause":
+			ctl.Pause()
+		case "resume":
+			ctl.Resume()
+		case "delay":
+			var d time.Duration
+			if d, err = time.ParseDuration(r.URL.Query().Get("for")); err == nil && d < 0 {
+				err = errors.New("negative delay")
+			}
+			if err == nil {
+				ctl.Delay(d)
+			}
+		default:
+			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
+
+func parseSessionID(s string) (int64, error) {
+	var (
+		u   uint64
+		err error
+	)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		u, err = strconv.ParseUint(h, 16, 64)
+	} else {
+		var v int64
+		v, err = strconv.ParseInt(s, 10, 64)
+		u = uint64(v)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bad session id %q", s)
+	}
+	return int64(u), nil
+}

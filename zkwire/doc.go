@@ -1,0 +1,66 @@
+// Package zkwire serves zkmem over ZooKeeper's client protocol, so that
+// any ZooKeeper client, in any language, talks to an in-process zkmem
+// unchanged: go-zookeeper, Curator, kazoo, zkCli.sh.
+//
+// A [Server] serves any [net.Listener]; [NewTestServer] starts one on
+// 127.0.0.1:0 for a test, shaped like httptest.NewServer, with the control
+// endpoint beside it. The codec (frames and jute records) is package
+// zkwire/jute; this package holds the connection handling: the handshake
+// (negotiated timeout, new session or resume by id and password), requests
+// run in arrival order per connection, watch notifications interleaved in
+// the server's order, pings, closeSession, four-letter words, and the rules
+// by which a real server closes a connection (a frame over jute.maxbuffer,
+// a malformed header, an unknown op code, a client silent for its session
+// timeout).
+//
+// # Sessions
+//
+// Sessions are zkmem's (zkmem.Server.OpenSession and ResumeSession): every
+// request goes through zkmem.Session.Do, and the connection is the
+// session's zkmem.Sink, so replies and notifications leave in the order the
+// server produced them. A client silent for its whole session timeout (no
+// ping, no request) is expired, as the real server's session tracker does;
+// a connection that does not complete the handshake is closed after
+// Options.SessionlessTimeout.
+//
+// # Fault controls
+//
+// Every session can be put under the faults that break coordination code,
+// from Go through [Server.Control] and from any language through the HTTP
+// control endpoint ([Server.ControlHandler]). Both drive zkmem's fault plane
+// (zkmem.Control), the one the simulator and the in-process Conn use, and
+// realise each fault on the TCP connection:
+//
+//	GET  /sessions                                -> JSON array of live session ids
+//	POST /sessions/{id}/expire                    -> the server expires the session
+//	POST /sessions/{id}/disconnect                -> the server drops the connection
+//	POST /sessions/{id}/lose-next-reply?op=NAME   -> next request applied, reply lost, connection closed
+//	POST /sessions/{id}/drop-next-request?op=NAME -> next request dropped unapplied, connection closed
+//	POST /sessions/{id}/pause                     -> the server stops reading the client
+//	POST /sessions/{id}/resume                    -> and reads it again
+//	POST /sessions/{id}/delay?for=500ms           -> replies and notifications held that long from now
+//
+// {id} is decimal or 0x-hex; NAME is ZooKeeper's op name ("create",
+// "getData", "multi"...; "create2", "getChildren2" and the like name the
+// same requests), absent for any client request (pings, setWatches and
+// closeSession are never hit). Answers: 200, 404 for an unknown session,
+// 400 for bad input. A paused session expires after its timeout unless
+// resumed, and its connection then closes; a reconnect while paused is not
+// heard either.
+//
+// # Where it differs from a real server
+//
+//   - SASL (op 102), and createSession and deleteContainer sent by a client
+//     (ops the server uses internally), are answered as unknown ops:
+//     Unimplemented, then the connection closes.
+//   - reconfig is answered ReconfigDisabled, and a request body that does
+//     not decode MarshallingError, without consuming a zxid (a real server
+//     writes an error transaction for them).
+//   - A resumed session keeps the timeout negotiated when it opened; a
+//     real server negotiates it anew from the resuming connection's request.
+//   - Children come back sorted.
+//   - The four-letter words answered by default are ruok, srvr, stat, mntr,
+//     cons, dump, envi, conf and isro (a real server answers only srvr
+//     unless 4lw.commands.whitelist says more); Options.FourLetterWords
+//     narrows them. Their figures are zkmem's.
+package zkwire

@@ -1,0 +1,234 @@
+package zkwire
+
+import (
+	"errors"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zksim/zksim/zkmem"
+	"github.com/zksim/zksim/zkwire/jute"
+)
+
+// Options configure a Server. The zero value is a real server's defaults.
+type Options struct {
+	// MaxBuffer is jute.maxbuffer: a frame longer than this (or with a
+	// negative length) closes the connection. Default 1,048,575 bytes.
+	MaxBuffer int
+	// SessionlessTimeout is how long a connection may stay without
+	// completing the handshake before the server closes it
+	// (zookeeper.nio.sessionlessCnxnTimeout, default 10s).
+	SessionlessTimeout time.Duration
+	// FourLetterWords lists the four-letter words answered; every other
+	// known word gets "<cmd> is not executed because it is not in the
+	// whitelist." Default: ruok, srvr, stat, mntr, cons, dump, envi, conf,
+	// isro. "*" answers all of those.
+	FourLetterWords []string
+	// ClientPort is reported by conf; 0 reports the listener's port.
+	ClientPort int
+}
+
+var defaultWords = []string{"ruok", "srvr", "stat", "mntr", "cons", "dump", "envi", "conf", "isro"}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBuffer <= 0 {
+		o.MaxBuffer = jute.DefaultMaxBuffer
+	}
+	if o.SessionlessTimeout <= 0 {
+		o.SessionlessTimeout = 10 * time.Second
+	}
+	if o.FourLetterWords == nil {
+		o.FourLetterWords = defaultWords
+	}
+	return o
+}
+
+// ErrServerClosed is returned by Serve after Close.
+var ErrServerClosed = errors.New("zkwire: server closed")
+
+// Server serves a zkmem.Server over ZooKeeper's client protocol.
+type Server struct {
+	zk    *zkmem.Server
+	opts  Options
+	start time.Time
+	words map[string]bool
+
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	conns     map[*conn]struct{}
+	sessions  map[int64]*session
+	wg        sync.WaitGroup
+
+	received atomic.Int64
+	sent     atomic.Int64
+	lat      latency
+}
+
+// New returns a server fronting zk. It serves nothing until Serve.
+func New(zk *zkmem.Server, opts Options) *Server {
+	s := &Server{
+		zk:        zk,
+		opts:      opts.withDefaults(),
+		start:     time.Now(),
+		listeners: make(map[net.Listener]struct{}),
+		conns:     make(map[*conn]struct{}),
+		sessions:  make(map[int64]*session),
+		words:     make(map[string]bool),
+	}
+	for _, w := range s.opts.FourLetterWords {
+		if w == "*" {
+			for _, d := range defaultWords {
+				s.words[d] = true
+			}
+			continue
+		}
+		s.words[w] = true
+	}
+	return s
+}
+
+// ZK returns the zkmem server behind s.
+func (s *Server) ZK() *zkmem.Server { return s.zk }
+
+// Serve accepts connections on ln until Close, serving each on its own
+// goroutines. It closes ln when it returns, and returns ErrServerClosed
+// after Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+		ln.Close()
+	}()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		s.serveConn(nc)
+	}
+}
+
+// ServeConn serves one connection already accepted, such as one end of a
+// net.Pipe. It returns at once; the connection is served on its own
+// goroutines until it closes or the server does.
+func (s *Server) ServeConn(nc net.Conn) { s.serveConn(nc) }
+
+func (s *Server) serveConn(nc net.Conn) {
+	c := newConn(s, nc)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(2)
+	s.mu.Unlock()
+	go c.readLoop()
+	go c.writeLoop()
+}
+
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// Close stops the listeners, closes every connection and waits for their
+// goroutines. Sessions stay in the zkmem server (whose Close is the
+// caller's). Close is idempotent.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.wg.Wait()
+		return nil
+	}
+	s.closed = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	sessions := s.sessions
+	s.sessions = make(map[int64]*session)
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+	for _, ws := range sessions {
+		ws.stopTimers()
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// SessionIDs returns the ids of the zkmem server's live sessions, in
+// order.
+func (s *Server) SessionIDs() []int64 { return s.zk.SessionIDs() }
+
+func (s *Server) connList() []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// latency keeps the min/avg/max request latency srvr and mntr report.
+type latency struct {
+	mu            sync.Mutex
+	n             int64
+	sum, min, max time.Duration
+}
+
+func (l *latency) add(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 || d < l.min {
+		l.min = d
+	}
+	if d > l.max {
+		l.max = d
+	}
+	l.n++
+	l.sum += d
+}
+
+func (l *latency) get() (min, avg, max float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		return 0, 0, 0
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return ms(l.min), ms(l.sum) / float64(l.n), ms(l.max)
+}
