@@ -52,7 +52,7 @@ type Config struct {
 	// drawn from the seed and the node's path: a directory's sequential
 	// children cross from 2147483647 to -2147483648 within its first 16
 	// creates, so code that orders them by number is tested across the wrap
-	// (see zkmem.Options.SequenceStart, which it sets).
+	// (see zkmem.Server.SetSequenceStart, which it calls).
 	NearWrap bool
 	// PCT, if its Depth is set, makes the choices left to the seed follow
 	// PCT priorities (see PCT) instead of uniform draws: rare
@@ -79,15 +79,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.NearWrap && c.Server.SequenceStart == nil {
-		seed := c.Seed
-		c.Server.SequenceStart = func(path string) int32 {
-			h := fnv.New64a()
-			_ = binary.Write(h, binary.LittleEndian, seed)
-			h.Write([]byte(path))
-			return math.MaxInt32 - int32(h.Sum64()%16)
-		}
-	}
 	if c.SessionTimeout <= 0 {
 		c.SessionTimeout = 10 * time.Second
 	}
@@ -175,6 +166,15 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	if cfg.NearWrap {
+		seed := cfg.Seed
+		w.srv.SetSequenceStart(func(path string) int32 {
+			h := fnv.New64a()
+			_ = binary.Write(h, binary.LittleEndian, seed)
+			h.Write([]byte(path))
+			return math.MaxInt32 - int32(h.Sum64()%16)
+		})
+	}
 	if !cfg.NoTrace {
 		w.cover = Coverage{}
 	}

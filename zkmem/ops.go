@@ -92,8 +92,8 @@ func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zk
 		ctime:  now,
 		mtime:  now,
 	}
-	if s.opts.SequenceStart != nil && !mode.IsContainer() {
-		n.cversion = s.opts.SequenceStart(path)
+	if s.seqStart != nil && !mode.IsContainer() {
+		n.cversion = s.seqStart(path)
 	}
 	switch {
 	case mode.IsEphemeral():

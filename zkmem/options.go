@@ -36,14 +36,6 @@ type Options struct {
 	// creation order. Code that relies on an order must sort; this option
 	// only hides the server's order.
 	SortedChildren bool
-	// SequenceStart, if set, gives every node created (but containers,
-	// whose reaper reads the counter) the sequence number its first
-	// sequential child gets (as SetNextSequence would, at once):
-	// it is called with the new node's path, under the server's lock, and
-	// must not call the server. Simulations start sequences just below the
-	// int32 wrap this way (sim.Config.NearWrap), so that code ordering
-	// sequential nodes meets 2147483647 followed by -2147483648.
-	SequenceStart func(path string) int32
 }
 
 const (
