@@ -95,6 +95,12 @@ func (w *World) deliverHead(s *session) {
 	case itemState:
 		w.stepf("%s deliver state %v", s.name, it.state)
 		s.conn.publish(it.state)
+		if r := s.renew; r != nil && r.Current() == s.conn {
+			r.forward(zksim.Event{Type: zksim.EventSession, State: it.state})
+			if it.state == zksim.StateExpired {
+				w.renew(s)
+			}
+		}
 	case itemReconnect:
 		if s.stayDown {
 			// Cut off again (Disconnect with no end) after the reconnection

@@ -306,6 +306,9 @@ func (w *World) Close() {
 	w.srv.Close()
 	for _, s := range w.sessions {
 		s.conn.finish()
+		if s.renew != nil {
+			s.renew.finish()
+		}
 	}
 	time.Sleep(w.cfg.IdleTimeout)
 }
