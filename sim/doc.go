@@ -112,7 +112,9 @@
 // [Faults.Reconnect], [Faults.Expire], [Faults.Pause], [Faults.Resume],
 // [Faults.Delay], [Faults.LoseNextReply], [Faults.DropNextRequest],
 // [Faults.SlowServer], and a third party's [Faults.DeleteNode] (an
-// operator or a cleanup job deleting a recipe's node). Package zksim/faults wraps them in printable [Fault]
+// operator or a cleanup job deleting a recipe's node). [World.Renewing]
+// turns a client into a client library that silently replaces an expired
+// session with a new one, as Curator's does. Package zksim/faults wraps them in printable [Fault]
 // values and [Policy] implementations (explicit schedules, seeded random
 // draws, predicates and combinators). A policy is consulted at every step
 // ([Policy.Step]) and for every request as the server admits it
