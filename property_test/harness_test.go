@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/cryptotest"
+	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -272,9 +273,14 @@ func (c *client) busy(name string) bool {
 func (c *client) stop(name string) {
 	c.w.trace("p%d cancel %s", c.idx, name)
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cancel, ok := c.running[name]; ok {
+	cancel, ok := c.running[name]
+	c.mu.Unlock()
+	if ok {
 		cancel()
+		// Let the operation take the cancellation in (and note that it
+		// returned, if it does) before the machine writes to the trace
+		// again: the trace must not depend on goroutine timing.
+		synctest.Wait()
 	}
 }
 
