@@ -102,14 +102,12 @@ func TestTraceDump(t *testing.T) {
 // binary, run again) and under -race (go test -race), and checks that
 // every check's trace is the same byte for byte in all four. Checks per
 // machine: ZKSIM_TRACE_CHECKS (default 10; 1,000 for the figures of
-// benchmarks/RESULTS.md). Skipped unless ZKSIM_DETERMINISM is set.
+// benchmarks/RESULTS.md). Skipped with -short.
 //
-//	ZKSIM_DETERMINISM=1 ZKSIM_TRACE_CHECKS=1000 go test ./property_test/ -run '^TestDeterminism$' -v -timeout 60m
+//	ZKSIM_TRACE_CHECKS=1000 go test ./property_test/ -run '^TestDeterminism$' -v -timeout 60m
 func TestDeterminism(t *testing.T) {
-	if os.Getenv("ZKSIM_DETERMINISM") == "" {
-		// Not in CI: rarely (2 traces of about 12,000 in our runs, under
-		// load) a trace differs; see benchmarks/RESULTS.md.
-		t.Skip("set ZKSIM_DETERMINISM=1 to run")
+	if testing.Short() {
+		t.Skip("-short")
 	}
 	if os.Getenv("ZKSIM_TRACE_OUT") != "" {
 		t.Skip("inside a trace dump")

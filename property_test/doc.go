@@ -35,7 +35,7 @@
 //   - TestDeterminism: every check of every recipe machine gives the same
 //     trace, byte for byte, under -cpu 1, 2, 4 and -race
 //     (determinism_test.go; ZKSIM_TRACE_CHECKS sets the checks per
-//     machine, 10 by default; ZKSIM_DETERMINISM=1 runs it).
+//     machine, 10 by default).
 //
 // # How a machine runs
 //
