@@ -22,6 +22,9 @@
 //
 //	go test ./benchmarks -run TestHerdReport -herd.write -v
 //
+// (or zksim herd -write, inside a checkout: both run
+// [RunHerdReport] and [WriteHerdReport]).
+//
 // The plot can be drawn again from the committed herd.json without
 // measuring (a test checks that herd.svg is what herd.json draws, and that
 // every panel shows each variant in its own colour, dash pattern and

@@ -99,8 +99,9 @@ type HerdReport struct {
 	Results   []HerdRow `json:"results"`
 }
 
-// HerdJSON writes the results as JSON (what cmd/zksim reads): the cost
-// model and, per variant and N, the mean cost of one leader change.
+// HerdJSON writes the results as JSON (from which the plot can be drawn
+// again): the cost model and, per variant and N, the mean cost of one
+// leader change.
 func HerdJSON(out io.Writer, results []HerdResult) error {
 	doc := HerdReport{CostModel: CostModelDescription()}
 	for _, r := range results {

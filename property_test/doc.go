@@ -10,7 +10,8 @@
 //     multis, close, expire, disconnect and reconnect; after every step the
 //     whole tree (data, children, every Stat field but the times) and the
 //     last zxid must equal the model's.
-//   - One state machine per recipe family (recipes_test.go): TestLockMutex,
+//   - One state machine per recipe family (explore.Recipes, run by
+//     recipes_test.go): TestLockMutex,
 //     TestLockRWMutex, TestLockSemaphore, TestElection,
 //     TestElectionSingleNode, TestQueueFIFO, TestQueuePriority,
 //     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart.
@@ -20,77 +21,20 @@
 //     design are checked after every step of the simulator; a liveness
 //     phase ends every run (faults stop, time passes, every client must
 //     progress within 20s of virtual time). See the comment at the top of
-//     each *_machine_test.go file.
-//   - The flawed recipes of the ZooKeeper literature (flawed_test.go,
-//     flawed_lock_test.go, the sloppy consumer in queue_machine_test.go)
-//     and those of issue 13 (flaws_test.go, flawed_queue_test.go,
-//     flawed_barrier_test.go: a double barrier member leaving early, readers
-//     queueing behind readers, a FIFO consumer losing a remove, a locking
-//     queue deleting before Ack, a holder blind to its session's expiry):
-//     each test passes only when rapid catches the flaw with the expected
-//     violation, the failure replays twice from its seed with the same
-//     trace, and it logs the shrunk schedule. TestFlawsOnRandomSeeds
-//     (ZKSIM_FLAW_SEEDS=20) checks the issue-13 flaws on N random seeds at
-//     the CI budget.
-//   - TestDeterminism: every check of every recipe machine gives the same
-//     trace, byte for byte, under -cpu 1, 2, 4 and -race
-//     (determinism_test.go; ZKSIM_TRACE_CHECKS sets the checks per
-//     machine, 10 by default).
+//     each *_machine.go file of package explore.
+//   - The flawed recipes of the ZooKeeper literature and of issue 13
+//     (explore.Flaws, run by flawed_test.go): each test passes only when
+//     rapid catches the flaw, the failure replays twice from its seed with
+//     the same trace, and it logs the shrunk schedule.
+//   - TestRenewingSessionLosesLock: a lock held through a client that
+//     silently renews its expired session (sim.Renewing) says Lost.
 //
 // # How a machine runs
 //
-// A machine runs on the simulator (package sim), one sim.World per check,
-// inside the synctest bubble rapid.SyncTest gives each check, so time is
-// virtual. Every client of the machine is a sim client: each request it
-// sends, each reply, watch event and change of connection state it gets,
-// is a step of the World's scheduler, and nothing reaches the server or a
-// client until the scheduler takes that step. The machine hands the
-// scheduler's decisions to rapid (sim.Config.Choose and the World's
-// fault policy), so the whole schedule is made of rapid's draws, which
-// rapid can replay and shrink. The actions every machine has:
-//
-//   - Step: one scheduler step; rapid picks which enabled event comes next
-//     (a request reaching the server, or the head of one client's queue of
-//     replies and events reaching it; clients' queues interleave in any
-//     order) and the fate of a request: none, a lost reply, a dropped
-//     request, or children listed in a shuffled order;
-//   - Settle: steps without faults until nothing is enabled;
-//   - Advance: virtual time passes (50ms, 400ms or 1.2s, the session
-//     timeout being 1s) while the server stays prompt;
-//   - Partition: a client's connection breaks, or a broken one heals;
-//   - Expire: the server expires a client's session;
-//   - Pause: a client process stops (no requests, no heartbeats, nothing
-//     delivered: its session expires after the timeout), or resumes;
-//   - Delay: what the server sends one client is held back for 100ms or
-//     500ms, in order, while the others go on (delayed and reordered
-//     delivery across sessions);
-//   - Slow: the server takes 20ms or 300ms more over every request for
-//     0.5s or 3s.
-//
-// A lock holder's or leader's write to the protected resource is a call
-// outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
-// pause or a delay can come between the holder's decision and the write.
-// Settle, Advance and the liveness phase leave the scheduler's choices to
-// the World's seed, itself the first draw of every check, uniform or by
-// PCT priorities of a drawn depth (sim.PCT); and they meet the faults of a
-// swarm drawn from that seed (faults.Swarm: a few kinds, often, request
-// faults aimed at any request, the writes or the multis), at most two of
-// each kind in the liveness phase. A check also draws whether sequence
-// numbers start next to the int32 wrap (sim.Config.NearWrap). A client
-// whose session ended gets a new one (a new sim client), as an application
-// would; a lock holder whose old session's hold still says Held stays
-// under the exclusion check. The recipes draw their GUIDs from their sim
-// client's seeded stream, so they are the same every time a schedule is
-// replayed. Each test also logs a coverage table: the requests of every
-// check by area and op, and the faults they met (go run ./cmd/zksim prints
-// it). A failure prints the simulator's trace of the run:
-// every step, with its virtual time, and the machine's actions and the
-// clients' calls and returns as notes. The trace calls the machine's
-// client processes p0, p1, ... and the simulator's sessions c0, c1, ...:
-// process p1 starts on session c1, and runs on a new session (c3, say)
-// once that one has expired.
-//
-// Each test logs what its checks did, for example
+// The recipe machines, their harness, invariants and the flawed recipes
+// live in package explore (a non-test package, so that cmd/zksim can run
+// them outside go test); see its documentation. Each test logs what its
+// checks did, for example
 //
 //	recipes_test.go:13: 1001 checks: 45624 actions, 123747 simulator steps, 1h16m58s of virtual time
 //
@@ -115,7 +59,8 @@
 //	go test ./property_test/ -explore
 //	go test ./property_test/ -explore -run '^TestBarrier' -rapid.checks=50000 -timeout 0
 //
-// (go run ./cmd/zksim explores random seeds too, and prints its seed.)
+// (zksim explore, or go run ./cmd/zksim explore in a checkout, explores
+// random seeds too, outside go test, and prints its seed.)
 // rapid's default of about 30 actions per run is kept (the flawed-recipe
 // tests use 15, a fixed seed, and 60s to shrink). Longer runs:
 //

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/zksim/zksim/explore"
 )
 
 // ciChecks is the number of checks (runs) each property gets unless
@@ -30,11 +32,11 @@ const ciSeed uint64 = 20261124
 // -explore.
 var suiteSeed = ciSeed
 
-// explore turns on exploration: a random seed per run (printed, so the
+// exploring turns on exploration: a random seed per run (printed, so the
 // run replays with -rapid.seed), and a fail file under
 // testdata/rapid/<Test>/ for each failure, to be committed as a
 // regression test once fixed.
-var explore = flag.Bool("explore", false, "explore random seeds (and write a fail file for each failure) instead of the committed seed; also ZKSIM_EXPLORE=1")
+var exploring = flag.Bool("explore", false, "explore random seeds (and write a fail file for each failure) instead of the committed seed; also ZKSIM_EXPLORE=1")
 
 // TestMain sets the suite's seed and budget and makes sure no test leaves
 // a goroutine behind.
@@ -42,13 +44,16 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	for name, env := range map[string]string{"rapid.steps": "RAPID_STEPS", "rapid.shrinktime": "RAPID_SHRINKTIME", "rapid.checks": "RAPID_CHECKS", "rapid.seed": "RAPID_SEED", "rapid.nofailfile": "RAPID_NOFAILFILE"} {
 		userSet[name] = isSet(name, env)
+		if userSet[name] {
+			explore.LeaveFlags(name)
+		}
 	}
 	setDefault("rapid.checks", "RAPID_CHECKS", ciChecks)
 	if v, ok := os.LookupEnv("ZKSIM_EXPLORE"); ok && v != "" && v != "0" && v != "false" {
-		*explore = true
+		*exploring = true
 	}
 	mode := "the committed seed (property_test/main_test.go); random seeds: go test ./property_test/ -explore"
-	if *explore {
+	if *exploring {
 		suiteSeed, mode = randomSeed(), "exploring: a random seed; failures are written to testdata/rapid/<Test>/ (commit them)"
 	} else {
 		// A fixed run writes no fail file: its seed replays any failure,
@@ -116,7 +121,7 @@ func setDefault(name, env, value string) {
 // the suite runs from the committed seed (each property from a seed that
 // depends only on it and the test's name) and writes no fail file.
 func TestPlainRunIsReproducible(t *testing.T) {
-	if *explore || userSet["rapid.seed"] {
+	if *exploring || userSet["rapid.seed"] {
 		t.Skip("exploring, or a seed was given")
 	}
 	if suiteSeed != ciSeed {

@@ -3,74 +3,47 @@ package property_test
 import (
 	"testing"
 
-	"pgregory.net/rapid"
+	"github.com/zksim/zksim/explore"
 )
 
-// The real recipes under their machines, with every fault of the catalogue:
-// each must pass with no violation.
+// The real recipes under their machines (package explore), with every
+// fault of the catalogue: each must pass with no violation.
 
-func TestLockMutex(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, mutexKind, true, true)
-	})
+func TestLockMutex(t *testing.T)          { checkRecipe(t, "LockMutex") }
+func TestLockRWMutex(t *testing.T)        { checkRecipe(t, "LockRWMutex") }
+func TestLockSemaphore(t *testing.T)      { checkRecipe(t, "LockSemaphore") }
+func TestElection(t *testing.T)           { checkRecipe(t, "Election") }
+func TestElectionSingleNode(t *testing.T) { checkRecipe(t, "ElectionSingleNode") }
+func TestQueueFIFO(t *testing.T)          { checkRecipe(t, "QueueFIFO") }
+func TestQueuePriority(t *testing.T)      { checkRecipe(t, "QueuePriority") }
+func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
+func TestBarrier(t *testing.T)            { checkRecipe(t, "Barrier") }
+func TestBarrierDouble(t *testing.T)      { checkRecipe(t, "BarrierDouble") }
+func TestBarrierStart(t *testing.T)       { checkRecipe(t, "BarrierStart") }
+
+// checkRecipe checks the recipe machine called name from the suite's seed.
+func checkRecipe(t *testing.T, name string) {
+	t.Helper()
+	m, ok := explore.Recipe(name)
+	if !ok {
+		t.Fatalf("no recipe machine %q", name)
+	}
+	useSeed(t)
+	m.Check(t)
 }
 
-func TestLockRWMutex(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, rwKind, true, true)
-	})
-}
-
-func TestLockSemaphore(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 4, faults: true}, func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, semaphoreKind, true, true)
-	})
-}
-
-func TestElection(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, electionKind, true, true)
-	})
-}
-
-func TestElectionSingleNode(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, singleNodeKind, true, true)
-	})
-}
-
-func TestQueueFIFO(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, fifoKind)
-	})
-}
-
-func TestQueuePriority(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 2, faults: true}, func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, priorityKind)
-	})
-}
-
-func TestQueueLocking(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, lockingKind)
-	})
-}
-
-func TestBarrier(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newBarrierFamily(w)
-	})
-}
-
-func TestBarrierDouble(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newGroupFamily(w, true)
-	})
-}
-
-func TestBarrierStart(t *testing.T) {
-	checkMachine(t, worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family {
-		return newGroupFamily(w, false)
-	})
+// TestEveryRecipeHasATest: every machine of explore.Recipes runs here.
+func TestEveryRecipeHasATest(t *testing.T) {
+	tests := map[string]bool{"LockMutex": true, "LockRWMutex": true, "LockSemaphore": true, "Election": true,
+		"ElectionSingleNode": true, "QueueFIFO": true, "QueuePriority": true, "QueueLocking": true,
+		"Barrier": true, "BarrierDouble": true, "BarrierStart": true}
+	for _, m := range explore.Recipes {
+		if !tests[m.Name] {
+			t.Errorf("explore.Recipes has %s, which has no Test%[1]s", m.Name)
+		}
+		delete(tests, m.Name)
+	}
+	for name := range tests {
+		t.Errorf("Test%s checks no machine of explore.Recipes", name)
+	}
 }

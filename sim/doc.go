@@ -148,8 +148,8 @@
 // has requests or news still on their way. A call a client makes to a
 // service outside ZooKeeper (a protected resource that checks fencing
 // tokens, say) can go through [Conn.External], scheduled like a request.
-// Package zksim/property_test drives every recipe this way with
-// pgregory.net/rapid.
+// Package zksim/explore drives every recipe this way with
+// pgregory.net/rapid (under go test in property_test, and in zksim explore).
 //
 // # Replay
 //

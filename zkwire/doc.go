@@ -58,7 +58,8 @@
 //     writes an error transaction for them).
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
-//   - Children come back sorted.
+//   - Children come back in zkmem's order, which is the real server's
+//     (a Java hash set's iteration order) unless zkmem.Options.SortedChildren.
 //   - The four-letter words answered by default are ruok, srvr, stat, mntr,
 //     cons, dump, envi, conf and isro (a real server answers only srvr
 //     unless 4lw.commands.whitelist says more); Options.FourLetterWords

@@ -1,212 +1,238 @@
 package main
 
 import (
-	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
-	"unicode"
+
+	"github.com/zksim/zksim/explore"
 )
 
-// recipeTests are the property tests of the built-in recipes (package
-// property_test), with what each explores.
-var recipeTests = []struct{ test, what string }{
-	{"TestLockMutex", "lock (exclusive)"},
-	{"TestLockRWMutex", "read-write lock"},
-	{"TestLockSemaphore", "semaphore"},
-	{"TestElection", "leader election"},
-	{"TestElectionSingleNode", "election, single-node variant"},
-	{"TestQueueFIFO", "FIFO queue"},
-	{"TestQueuePriority", "priority queue"},
-	{"TestQueueLocking", "locking queue"},
-	{"TestBarrier", "barrier"},
-	{"TestBarrierDouble", "double barrier"},
-	{"TestBarrierStart", "start barrier"},
+// exploreOptions are the flags of the fault exploration.
+type exploreOptions struct {
+	checks  int
+	seed    uint64
+	flawed  bool
+	verbose bool
 }
 
-// flawedTests are the deliberately broken recipes of property_test: each
-// passes when the exploration catches its flaw and shrinks it.
-const flawedTests = "TestFlawed"
+// exploreFlags defines the fault exploration's flags in fs.
+func exploreFlags(fs *flag.FlagSet, o *exploreOptions) {
+	fs.IntVar(&o.checks, "checks", 100, "random runs per recipe in the fault exploration")
+	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault exploration, to replay a run (0: draw one)")
+	fs.BoolVar(&o.flawed, "flawed", false, "also explore the deliberately broken recipes, to see each flaw caught and shrunk")
+	fs.BoolVar(&o.verbose, "v", false, "print what rapid logs as it comes")
+}
 
-// exploreResult is what one property test did.
+// checkExplore checks the fault exploration's flags.
+func checkExplore(o exploreOptions) error {
+	if o.checks < 1 {
+		return errors.New("-checks must be at least 1")
+	}
+	return nil
+}
+
+// exploreMain runs "zksim explore".
+func exploreMain(args []string) int {
+	var o exploreOptions
+	fs := flag.NewFlagSet("zksim explore", flag.ContinueOnError)
+	exploreFlags(fs, &o)
+	setUsage(fs, "zksim explore [flags]", "Explores the built-in recipes (locks, election, queues, barriers) with rapid state\n"+
+		"machines on the deterministic simulator: clients, lost replies, dropped requests,\n"+
+		"disconnects, session expiry and process pauses drawn from a seed, the recipes'\n"+
+		"invariants checked after every step.")
+	if ok, status := parseFlags(fs, args, func() error { return checkExplore(o) }); !ok {
+		return status
+	}
+	inTestRunner(func(t *testing.T) error {
+		start := time.Now()
+		if o.seed == 0 {
+			o.seed = drawSeed()
+		}
+		results, err := runExplore(t, o, "", os.Stdout)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "\n================ summary (%s) ================\n", time.Since(start).Round(time.Second))
+		return printExplore(os.Stdout, o, results)
+	})
+	return 0 // not reached: inTestRunner exits
+}
+
+// exploreResult is what the exploration of one machine found.
 type exploreResult struct {
-	test, what string
-	passed     bool
-	ran        bool
-	skipped    bool
-	checks     string // "[rapid] OK, passed 100 tests"
-	caught     string // for a flawed recipe: the violation found
-	shrunk     string // for a flawed recipe: the shrunk schedule
-	elapsed    float64
-	output     []string // the test's output, kept for a failure
-	coverage   []string // the coverage table the test printed
+	what   string
+	flawed bool
+	passed bool     // a recipe: no violation; a flaw: caught as it must be
+	detail string   // a recipe: the checks; a flaw: the violation caught
+	shrunk string   // a flaw: the shrunk schedule
+	report []string // what to show of a failure
+	// coverage is a recipe's coverage table: which requests met which
+	// faults over its checks.
+	coverage []string
 }
 
-var (
-	rapidOK     = regexp.MustCompile(`\[rapid\] OK, passed (\d+) tests`)
-	rapidCaught = regexp.MustCompile(`caught: \[rapid\] failed after (\d+) tests: (.*)`)
-	shrunkLine  = regexp.MustCompile(`shrunk schedule \((\d+) actions?\): (.*)`)
-)
+// flawChecks is the number of checks of a flawed recipe: the property
+// suite's budget (property_test's ciChecks), within which the fixed seed of
+// the flawed recipes catches every flaw; rapid stops at the first failure.
+const flawChecks = "1000"
 
-// runExplore runs the property tests of the recipes with the given number
-// of checks and seed, then, with flawed, the tests of the broken recipes
-// (with the seed and their own number of checks: they stop at the first
-// violation), printing a line as each test ends.
-func runExplore(ctx context.Context, root string, checks int, seed uint64, flawed bool, log, verbose io.Writer) ([]*exploreResult, error) {
-	x := newExploration(log)
-	var names []string
-	for _, rt := range recipeTests {
-		names = append(names, rt.test)
-	}
-	runs := [][]string{{"-run", "^(" + strings.Join(names, "|") + ")$", fmt.Sprintf("-rapid.checks=%d", checks)}}
-	if flawed {
-		runs = append(runs, []string{"-run", "^" + flawedTests})
-	}
-	for i, run := range runs {
-		if i == 1 {
-			fmt.Fprintf(log, "  the broken recipes (each test passes when the exploration catches the flaw and shrinks it):\n")
-		}
-		args := []string{"./property_test", "-count=1", "-v", "-timeout=60m", "-rapid.nofailfile"}
-		if i == 0 {
-			// The broken recipes run with the property tests' own fixed
-			// seed, with which each flaw is always caught.
-			args = append(args, fmt.Sprintf("-rapid.seed=%d", seed))
-		}
-		args = append(args, run...)
-		other, err := goTest(ctx, root, args, verbose, x.handle)
-		if err != nil && !anyFailed(x.order) {
-			return x.order, fmt.Errorf("the fault exploration did not run: %v\n%s", err, other)
-		}
-	}
-	return x.order, nil
-}
+// caughtLine is the first line of rapid's report of a failure.
+var caughtLine = regexp.MustCompile(`\[rapid\] failed after (\d+) tests: (.*)`)
 
-// exploration follows the events of the property tests.
-type exploration struct {
-	log     io.Writer
-	start   time.Time
-	results map[string]*exploreResult
-	order   []*exploreResult
-}
-
-func newExploration(log io.Writer) *exploration {
-	x := &exploration{log: log, start: time.Now(), results: map[string]*exploreResult{}}
-	for _, rt := range recipeTests {
-		r := &exploreResult{test: rt.test, what: rt.what}
-		x.results[rt.test] = r
-		x.order = append(x.order, r)
+// runExplore explores the recipes (explore.Recipes) with o's checks and
+// seed, then, with o.flawed, the broken recipes (explore.Flaws, with their
+// own fixed seed and settings: they stop at the first violation), printing
+// a line as each ends. step is the "[2/2]" of the header ("" for none).
+func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*exploreResult, error) {
+	if step != "" {
+		step += " "
 	}
-	return x
-}
-
-// handle takes one event in, and prints a line when a test ends.
-func (x *exploration) handle(ev testEvent) {
-	if ev.Test == "" {
-		return
+	fmt.Fprintf(out, "\n%sfault exploration: %d random runs per recipe, seed %d\n", step, o.checks, o.seed)
+	fmt.Fprintf(out, "      (clients, lost replies, dropped requests, disconnects, session expiry and\n")
+	fmt.Fprintf(out, "      process pauses drawn from the seed; invariants checked after every step)\n")
+	for name, value := range map[string]string{
+		"rapid.checks": strconv.Itoa(o.checks), "rapid.seed": strconv.FormatUint(o.seed, 10), "rapid.nofailfile": "true",
+	} {
+		if err := flag.Set(name, value); err != nil {
+			return nil, err
+		}
 	}
-	top, _, _ := strings.Cut(ev.Test, "/")
-	r, ok := x.results[top]
-	if !ok {
-		if !strings.HasPrefix(top, flawedTests) {
-			return
-		}
-		r = &exploreResult{test: top, what: "flawed: " + flawName(top)}
-		x.results[top] = r
-		x.order = append(x.order, r)
+	var echo io.Writer
+	if o.verbose {
+		echo = out
 	}
-	switch ev.Action {
-	case "output":
-		r.output = append(r.output, ev.Output)
-		if _, row, ok := strings.Cut(ev.Output, "coverage| "); ok {
-			r.coverage = append(r.coverage, strings.TrimRight(row, "\n"))
-		}
-		if m := rapidOK.FindStringSubmatch(ev.Output); m != nil {
-			r.checks = m[1]
-		}
-		if m := rapidCaught.FindStringSubmatch(ev.Output); m != nil {
-			passed, _ := strconv.Atoi(m[1]) // rapid counts the runs that passed before
-			r.caught = fmt.Sprintf("%s (found on random run %d)", strings.TrimSpace(m[2]), passed+1)
-		}
-		if m := shrunkLine.FindStringSubmatch(ev.Output); m != nil {
-			if actions := strings.TrimSpace(m[2]); actions != "" {
-				r.shrunk = fmt.Sprintf("%s actions: %s", m[1], actions)
-			} else {
-				r.shrunk = "no random actions (the final liveness phase alone fails)"
-			}
-		}
-	case "pass", "fail", "skip":
-		if ev.Test != top {
-			return
-		}
-		r.ran, r.passed, r.skipped, r.elapsed = true, ev.Action == "pass", ev.Action == "skip", ev.Elapsed
-		status, detail := "ok", ""
+	start := time.Now()
+	line := func(r *exploreResult) {
+		status := "ok"
 		switch {
-		case ev.Action == "skip":
-			status = "skipped"
-		case !r.passed && strings.HasPrefix(r.test, flawedTests):
+		case !r.passed && r.flawed:
 			status = "MISSED"
 		case !r.passed:
 			status = "FAILED"
 		}
-		if r.checks != "" {
-			detail = r.checks + " random runs, no violation"
-		}
-		if r.caught != "" {
-			detail = "caught " + r.caught
-		}
-		fmt.Fprintf(x.log, "  [%5.1fs] %-46s %-7s %s\n", time.Since(x.start).Seconds(), r.what, status, detail)
+		fmt.Fprintf(out, "  [%5.1fs] %-46s %-7s %s\n", time.Since(start).Seconds(), r.what, status, r.detail)
 		if len(r.coverage) > 0 {
-			fmt.Fprintf(x.log, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
+			fmt.Fprintf(out, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
 			for _, row := range r.coverage {
-				fmt.Fprintf(x.log, "           %s\n", row)
+				fmt.Fprintf(out, "           %s\n", row)
 			}
 		}
 	}
-}
-
-func anyFailed(rs []*exploreResult) bool {
-	for _, r := range rs {
-		if r.ran && !r.passed && !r.skipped {
-			return true
-		}
-	}
-	return false
-}
-
-// flawName turns TestFlawedLockOrdersByFullName into "lock orders by full
-// name".
-func flawName(test string) string {
-	s := strings.TrimPrefix(test, flawedTests)
-	var b strings.Builder
-	lower := false // the previous letter was lower case
-	for _, c := range s {
-		upper := c >= 'A' && c <= 'Z'
-		if upper && lower {
-			b.WriteByte(' ')
-		}
-		lower = !upper
-		b.WriteRune(unicode.ToLower(c))
-	}
-	return b.String()
-}
-
-// failureReport returns the lines of a failed test's output worth showing:
-// the violation, the reproduction command and the minimal failing run.
-func failureReport(r *exploreResult, max int) []string {
-	var lines []string
-	for _, o := range r.output {
-		for _, l := range strings.Split(strings.TrimRight(o, "\n"), "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), "=== ") {
-				continue
+	var results []*exploreResult
+	for _, m := range explore.Recipes {
+		res := m.Explore(t, echo)
+		r := &exploreResult{what: m.What, passed: res.Passed, coverage: coverageRows(res.Logs)}
+		if res.Passed {
+			r.detail = fmt.Sprintf("%d random runs, no violation", res.Checks)
+		} else {
+			if m := caughtLine.FindStringSubmatch(res.Report); m != nil {
+				passed, _ := strconv.Atoi(m[1]) // rapid counts the runs that passed before
+				r.detail = fmt.Sprintf("%s (on random run %d)", strings.TrimSpace(m[2]), passed+1)
 			}
-			lines = append(lines, l)
+			r.report = lines(append([]string{res.Report}, res.Logs...), 60)
+		}
+		results = append(results, r)
+		line(r)
+	}
+	if o.flawed {
+		fmt.Fprintf(out, "  the broken recipes (each must be caught, and its failing run shrunk):\n")
+		if err := flag.Set("rapid.checks", flawChecks); err != nil {
+			return nil, err
+		}
+		for _, f := range explore.Flaws {
+			c := f.Catch(t, echo)
+			r := &exploreResult{what: "flawed: " + f.What(), flawed: true, passed: c.AsWanted}
+			if m := caughtLine.FindStringSubmatch(c.Report); m != nil {
+				passed, _ := strconv.Atoi(m[1]) // rapid counts the runs that passed before
+				r.detail = fmt.Sprintf("caught %s (found on random run %d)", strings.TrimSpace(m[2]), passed+1)
+			}
+			switch {
+			case !c.Caught:
+				r.report = []string{"the flaw was not caught"}
+			case !c.AsWanted:
+				r.report = lines(append([]string{fmt.Sprintf("caught, but not as %q:", f.Want), c.Report}, c.Logs...), 20)
+			case len(c.Schedule) == 0:
+				r.shrunk = "no random actions (the final liveness phase alone fails)"
+			default:
+				r.shrunk = fmt.Sprintf("%d actions: %s", len(c.Schedule), strings.Join(c.Schedule, ", "))
+			}
+			results = append(results, r)
+			line(r)
 		}
 	}
-	if len(lines) > max {
-		lines = append(lines[:max], fmt.Sprintf("    ... (%d more lines; run with -v for all)", len(lines)-max))
+	return results, nil
+}
+
+// printExplore prints the exploration's part of the summary; it returns an
+// error if a recipe failed or a flaw was missed.
+func printExplore(out io.Writer, o exploreOptions, results []*exploreResult) error {
+	fmt.Fprintf(out, "\nfault exploration (seed %d, %d runs per recipe):\n", o.seed, o.checks)
+	failed := 0
+	for _, r := range results {
+		switch {
+		case r.passed && r.flawed:
+			fmt.Fprintf(out, "  %-46s flaw caught: %s\n", r.what, strings.TrimPrefix(r.detail, "caught "))
+			if r.shrunk != "" {
+				fmt.Fprintf(out, "  %-46s shrunk to %s\n", "", r.shrunk)
+			}
+		case r.passed:
+			fmt.Fprintf(out, "  %-46s ok, no violation\n", r.what)
+		default:
+			failed++
+			what := "VIOLATION"
+			if r.flawed {
+				what = "flaw NOT caught"
+			}
+			fmt.Fprintf(out, "  %-46s %s:\n", r.what, what)
+			for _, l := range r.report {
+				fmt.Fprintf(out, "      %s\n", l)
+			}
+		}
 	}
-	return lines
+	flawed := ""
+	if o.flawed {
+		flawed = " -flawed"
+	}
+	fmt.Fprintf(out, "\n  Replay this exploration: %s explore -seed %d -checks %d%s\n", self(), o.seed, o.checks, flawed)
+	if !o.flawed {
+		fmt.Fprintf(out, "  See it catch broken recipes: %s explore -flawed\n", self())
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d machine(s) of the fault exploration failed; replay with -seed %d", failed, o.seed)
+	}
+	return nil
+}
+
+// coverageRows picks the coverage table out of a machine's logs: its
+// lines are marked "coverage| ".
+func coverageRows(logs []string) []string {
+	var rows []string
+	for _, l := range logs {
+		for _, line := range strings.Split(l, "\n") {
+			if _, row, ok := strings.Cut(line, "coverage| "); ok {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
+}
+
+// lines splits texts into lines, keeping at most max of them.
+func lines(texts []string, max int) []string {
+	var out []string
+	for _, t := range texts {
+		out = append(out, strings.Split(strings.TrimRight(t, "\n"), "\n")...)
+	}
+	if len(out) > max {
+		out = append(out[:max], fmt.Sprintf("... (%d more lines; run with -v for all)", len(out)-max))
+	}
+	return out
 }

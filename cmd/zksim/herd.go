@@ -1,72 +1,173 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/zksim/zksim/benchmarks"
 )
 
-// herdResult is one row of benchmarks' herd.json.
-type herdResult struct {
-	Variant       string  `json:"variant"`
-	N             int     `json:"n"`
-	Notifications float64 `json:"notifications_per_change"`
-	Reads         float64 `json:"reads_per_change"`
-	ReplyBytes    float64 `json:"bytes_per_change"`
-	FailoverNanos int64   `json:"failover_ns"`
-	Changes       int     `json:"changes"`
+// herdOptions are the flags of the herd comparison.
+type herdOptions struct {
+	sizes    string
+	sizesSet bool // -n was given
+	write    bool
+	dir      string // where the report goes: set by checkHerd
 }
 
-// herdReport is benchmarks' herd.json.
-type herdReport struct {
-	CostModel string       `json:"cost_model"`
-	Results   []herdResult `json:"results"`
+// fullSizes are the sizes of the committed herd report.
+const fullSizes = "10,100,1000,10000"
+
+// herdFlags defines the herd comparison's flags in fs.
+func herdFlags(fs *flag.FlagSet, o *herdOptions) {
+	fs.StringVar(&o.sizes, "n", "10,100,1000", "numbers of candidates of the herd comparison, comma-separated (the full report: "+fullSizes+")")
+	fs.BoolVar(&o.write, "write", false, "replace the committed herd report (herd.md, herd.svg, herd.json) in benchmarks/ of the zksim checkout zksim runs in; it runs the full sizes, "+fullSizes)
 }
 
-// runHerd runs the herd report test for the given sizes, writing into
-// outDir, and prints a line as each run ends.
-func runHerd(ctx context.Context, root, outDir, sizes string, log io.Writer, verbose io.Writer) (herdReport, error) {
-	args := []string{"./benchmarks", "-run", "^TestHerdReport$", "-count=1", "-v", "-timeout=30m",
-		"-herd.write", "-herd.n=" + sizes, "-herd.out=" + outDir}
-	start := time.Now()
-	failed := false
-	other, err := goTest(ctx, root, args, verbose, func(ev testEvent) {
-		if ev.Action == "fail" && ev.Test != "" {
-			failed = true
+// herdMain runs "zksim herd".
+func herdMain(args []string) int {
+	var o herdOptions
+	fs := flag.NewFlagSet("zksim herd", flag.ContinueOnError)
+	herdFlags(fs, &o)
+	setUsage(fs, "zksim herd [flags]", "Compares leader election and the lock, with predecessor watches and without, with N\n"+
+		"candidates in the deterministic simulator: per leader change, the watch notifications,\n"+
+		"reads, bytes and the failover time in virtual time. Writes the report (herd.md, herd.svg,\n"+
+		"herd.json) into a temporary directory, or with -write into benchmarks/ of the checkout.")
+	if ok, status := parseFlags(fs, args, func() error {
+		o.sizesSet = isSet(fs, "n")
+		return checkHerd(&o)
+	}); !ok {
+		return status
+	}
+	inTestRunner(func(t *testing.T) error {
+		start := time.Now()
+		rows, err := runHerd(t, o, "", os.Stdout)
+		if err != nil {
+			return err
 		}
-		if i := strings.Index(ev.Output, "herd: done "); i >= 0 {
-			fmt.Fprintf(log, "  [%5.1fs] %s\n", time.Since(start).Seconds(), strings.TrimSpace(ev.Output[i+len("herd: done "):]))
-		}
-		if ev.Action == "output" && failed && verbose == nil {
-			fmt.Fprint(log, "    "+ev.Output)
-		}
+		fmt.Fprintf(os.Stdout, "\n================ summary (%s) ================\n", time.Since(start).Round(time.Second))
+		printHerd(os.Stdout, o, rows)
+		return nil
 	})
+	return 0 // not reached: inTestRunner exits
+}
+
+// isSet reports whether the flag called name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// checkHerd checks the herd comparison's flags: -write alone runs the full
+// sizes, and needs a checkout to write into.
+func checkHerd(o *herdOptions) error {
+	if _, err := benchmarks.ParseSizes(o.sizes); err != nil {
+		return fmt.Errorf("-n: %w", err)
+	}
+	if !o.write {
+		return nil
+	}
+	if !sameSizes(o.sizes, fullSizes) {
+		if o.sizesSet {
+			return fmt.Errorf("-write -n %s would replace the committed herd report (N = %s) with a partial one; "+
+				"drop -write to get this report in a temporary directory, or drop -n", o.sizes, fullSizes)
+		}
+		o.sizes = fullSizes
+	}
+	root, err := checkout()
+	if errors.Is(err, errNoCheckout) {
+		return fmt.Errorf("-write replaces the committed herd report in benchmarks/ of a checkout of %s, "+
+			"and this is not one: run it inside a checkout (git clone https://%[1]s), or drop -write to get the report in a temporary directory", modulePath)
+	}
 	if err != nil {
-		return herdReport{}, fmt.Errorf("the herd benchmark failed: %v\n%s", err, other)
+		return err
 	}
-	data, err := os.ReadFile(filepath.Join(outDir, "herd.json"))
+	o.dir = filepath.Join(root, "benchmarks")
+	return nil
+}
+
+// sameSizes reports whether two -n lists name the same sizes.
+func sameSizes(a, b string) bool {
+	x, _ := benchmarks.ParseSizes(a)
+	y, _ := benchmarks.ParseSizes(b)
+	set := map[int]bool{}
+	for _, n := range x {
+		set[n] = true
+	}
+	for _, n := range y {
+		if !set[n] {
+			return false
+		}
+		delete(set, n)
+	}
+	return len(set) == 0
+}
+
+// runHerd runs the herd comparison under t, printing a line as each run
+// ends, and writes the report into o.dir (a new temporary directory if
+// unset). step is the "[1/2]" of the header ("" for none).
+func runHerd(t *testing.T, o herdOptions, step string, out io.Writer) ([]benchmarks.HerdRow, error) {
+	sizes, err := benchmarks.ParseSizes(o.sizes)
 	if err != nil {
-		return herdReport{}, err
+		return nil, err
 	}
-	var rep herdReport
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return herdReport{}, fmt.Errorf("reading herd.json: %w", err)
+	if step != "" {
+		step += " "
 	}
-	return rep, nil
+	fmt.Fprintf(out, "\n%sherd comparison: election and lock, N = %s candidates, in the simulator\n", step, o.sizes)
+	fmt.Fprintf(out, "      (one line per variant and N as it finishes; the largest run first)\n")
+	start := time.Now()
+	results, err := benchmarks.RunHerdReport(t, benchmarks.ReportOptions{Sizes: sizes, Done: func(line string) {
+		fmt.Fprintf(out, "  [%5.1fs] %s\n", time.Since(start).Seconds(), line)
+	}})
+	if err != nil {
+		return nil, err
+	}
+	dir := o.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "zksim-herd-"); err != nil {
+			return nil, err
+		}
+	}
+	paths, err := benchmarks.WriteHerdReport(dir, benchmarks.Variants, results)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "  wrote %s\n", strings.Join(paths, ", "))
+	var rows []benchmarks.HerdRow
+	for _, r := range results {
+		rows = append(rows, r.Row())
+	}
+	return rows, nil
+}
+
+// printHerd prints the herd comparison's part of the summary.
+func printHerd(out io.Writer, o herdOptions, rows []benchmarks.HerdRow) {
+	fmt.Fprintf(out, "\nherd effect, mean cost of one leader change (deterministic: the same on every run)\n")
+	fmt.Fprintf(out, "cost model: %s\n\n", benchmarks.CostModelDescription())
+	printHerdSummary(out, rows)
+	fmt.Fprintf(out, "\n  With predecessor watches a change wakes one waiter whatever N is; watching every\n")
+	fmt.Fprintf(out, "  candidate (or one leader node) wakes all N, and each of them reads again.\n")
+	if !sameSizes(o.sizes, fullSizes) {
+		fmt.Fprintf(out, "  The full report (2 to 3 minutes): %s herd -n %s\n", self(), fullSizes)
+	}
 }
 
 // printHerdSummary prints, for each variant, notifications per change and
 // failover time at every N.
-func printHerdSummary(w io.Writer, rep herdReport) {
+func printHerdSummary(w io.Writer, rows []benchmarks.HerdRow) {
 	var variants []string
 	var sizes []int
-	byKey := map[string]herdResult{}
-	for _, r := range rep.Results {
+	byKey := map[string]benchmarks.HerdRow{}
+	for _, r := range rows {
 		if _, ok := byKey[r.Variant]; !ok && !contains(variants, r.Variant) {
 			variants = append(variants, r.Variant)
 		}
@@ -75,7 +176,7 @@ func printHerdSummary(w io.Writer, rep herdReport) {
 		}
 		byKey[fmt.Sprintf("%s/%d", r.Variant, r.N)] = r
 	}
-	cell := func(v string, n int, f func(herdResult) string) string {
+	cell := func(v string, n int, f func(benchmarks.HerdRow) string) string {
 		if r, ok := byKey[fmt.Sprintf("%s/%d", v, n)]; ok {
 			return f(r)
 		}
@@ -83,12 +184,12 @@ func printHerdSummary(w io.Writer, rep herdReport) {
 	}
 	sections := []struct {
 		title string
-		f     func(herdResult) string
+		f     func(benchmarks.HerdRow) string
 	}{
-		{"watch notifications per leader change", func(r herdResult) string { return count(r.Notifications) }},
-		{"reads per leader change", func(r herdResult) string { return count(r.Reads) }},
-		{"bytes returned per leader change", func(r herdResult) string { return byteSize(r.ReplyBytes) }},
-		{"failover time (virtual)", func(r herdResult) string { return duration(time.Duration(r.FailoverNanos)) }},
+		{"watch notifications per leader change", func(r benchmarks.HerdRow) string { return count(r.Notifications) }},
+		{"reads per leader change", func(r benchmarks.HerdRow) string { return count(r.Reads) }},
+		{"bytes returned per leader change", func(r benchmarks.HerdRow) string { return byteSize(r.ReplyBytes) }},
+		{"failover time (virtual)", func(r benchmarks.HerdRow) string { return duration(time.Duration(r.FailoverNanos)) }},
 	}
 	for _, s := range sections {
 		fmt.Fprintf(w, "  %s:\n", s.title)

@@ -22,20 +22,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// The coverage table a property test prints comes out under its line.
-func TestExplorationPrintsCoverage(t *testing.T) {
-	var log strings.Builder
-	x := newExploration(&log)
-	for _, ev := range []testEvent{
-		{Action: "run", Test: "TestQueueFIFO"},
-		{Action: "output", Test: "TestQueueFIFO", Output: "        coverage|   area    op requests LoseReply\n"},
-		{Action: "output", Test: "TestQueueFIFO", Output: "        coverage| /queue multi     1394        70\n"},
-		{Action: "pass", Test: "TestQueueFIFO", Elapsed: 1},
-	} {
-		x.handle(ev)
+// The coverage table a machine logs is picked out of its logs.
+func TestCoverageRows(t *testing.T) {
+	logs := []string{
+		"1000 checks: 10 actions",
+		"coverage: the requests of every check\ncoverage|   area    op requests LoseReply\ncoverage| /queue multi     1394        70",
 	}
-	out := log.String()
-	if !strings.Contains(out, "/queue multi     1394        70") || !strings.Contains(out, "a zero is a blind spot") {
-		t.Errorf("exploration output lacks the coverage table:\n%s", out)
+	got := coverageRows(logs)
+	if len(got) != 2 || got[1] != "/queue multi     1394        70" {
+		t.Errorf("coverageRows = %q", got)
 	}
 }

@@ -25,14 +25,22 @@ func serveMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, args, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		var usage usageError
+		switch {
+		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.As(err, &usage):
+			return 2 // serve printed the problem and the usage
 		}
 		fmt.Fprintln(os.Stderr, "zksim serve:", err)
 		return 1
 	}
 	return 0
 }
+
+// usageError is a bad command line: serve has printed the problem and the
+// usage.
+type usageError struct{ error }
 
 // serve parses the flags of "zksim serve", listens, prints the address
 // ("listening on HOST:PORT") and the control URL ("control on URL") and
@@ -57,11 +65,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "zksim serve: unexpected argument %q (zksim serve takes only flags)\n\n", fs.Arg(0))
 		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	zk := zkmem.NewServer(zkmem.Options{
 		TickTime:               *tick,

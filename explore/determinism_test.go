@@ -1,4 +1,4 @@
-package property_test
+package explore
 
 import (
 	"bytes"
@@ -21,25 +21,6 @@ import (
 // every check of every recipe machine to a file; TestDeterminism runs it
 // under -cpu 1, 2 and 4 and under -race, and compares the files.
 
-// machines are the recipe machines, as in recipes_test.go.
-var machines = []struct {
-	name string
-	cfg  worldConfig
-	fam  func(*world, *rapid.T) family
-}{
-	{"LockMutex", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, mutexKind, true, true) }},
-	{"LockRWMutex", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, rwKind, true, true) }},
-	{"LockSemaphore", worldConfig{clients: 4, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, semaphoreKind, true, true) }},
-	{"Election", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, electionKind, true, true) }},
-	{"ElectionSingleNode", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newLockFamily(w, singleNodeKind, true, true) }},
-	{"QueueFIFO", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, fifoKind) }},
-	{"QueuePriority", worldConfig{clients: 2, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, priorityKind) }},
-	{"QueueLocking", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newQueueFamily(w, lockingKind) }},
-	{"Barrier", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newBarrierFamily(w) }},
-	{"BarrierDouble", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newGroupFamily(w, true) }},
-	{"BarrierStart", worldConfig{clients: 3, faults: true}, func(w *world, _ *rapid.T) family { return newGroupFamily(w, false) }},
-}
-
 // TestTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of every
 // recipe machine from fixed seeds and writes one line per check, the
 // machine, the check's number and the SHA-256 of its whole trace, to the
@@ -57,10 +38,12 @@ func TestTraceDump(t *testing.T) {
 	keep := os.Getenv("ZKSIM_TRACE_KEEP") // "QueueFIFO 931": write that check's trace to ZKSIM_TRACE_OUT.trace
 	var buf bytes.Buffer
 	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", strconv.Itoa(checks))()
+	oldSeed := flag.Lookup("rapid.seed").Value.String()
+	defer func() { _ = flag.Set("rapid.seed", oldSeed) }()
 	only := os.Getenv("ZKSIM_TRACE_ONLY") // one machine's name: dump only its checks
 	full := os.Getenv("ZKSIM_TRACE_FULL") != ""
-	for i, m := range machines {
-		if only != "" && m.name != only {
+	for i, m := range Recipes {
+		if only != "" && m.Name != only {
 			continue
 		}
 		var (
@@ -71,11 +54,11 @@ func TestTraceDump(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
-			fmt.Fprintf(&buf, "%s %d %x\n", m.name, n, sha256.Sum256([]byte(trace)))
+			fmt.Fprintf(&buf, "%s %d %x\n", m.Name, n, sha256.Sum256([]byte(trace)))
 			if full {
 				fmt.Fprintf(&buf, "%s\n", trace)
 			}
-			if keep == fmt.Sprintf("%s %d", m.name, n) {
+			if keep == fmt.Sprintf("%s %d", m.Name, n) {
 				_ = os.WriteFile(out+".trace", []byte(trace), 0o644)
 			}
 		}
@@ -83,14 +66,11 @@ func TestTraceDump(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &captureTB{name: t.Name()}
-		rapid.Check(c, inBubble(t, machine(t, m.cfg, m.fam)))
+		rapid.Check(c, inBubble(t, m.Property(t)))
 		traceSink = nil
 		if c.Failed() {
-			t.Errorf("%s failed: %s", m.name, strings.Join(c.errs, "\n"))
+			t.Errorf("%s failed: %s", m.Name, strings.Join(c.errs, "\n"))
 		}
-	}
-	if !userSet["rapid.seed"] {
-		_ = flag.Set("rapid.seed", "0")
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,7 +83,7 @@ func TestTraceDump(t *testing.T) {
 // machine: ZKSIM_TRACE_CHECKS (default 10; 1,000 for the figures of
 // benchmarks/RESULTS.md). Skipped with -short.
 //
-//	ZKSIM_TRACE_CHECKS=1000 go test ./property_test/ -run '^TestDeterminism$' -v -timeout 60m
+//	ZKSIM_TRACE_CHECKS=1000 go test ./explore/ -run '^TestDeterminism$' -v -timeout 60m
 func TestDeterminism(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -143,8 +123,8 @@ func TestDeterminism(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := bytes.Count(want, []byte("\n")); got != checks*len(machines) {
-		t.Fatalf("%d traces in %s, want %d", got, files[0], checks*len(machines))
+	if got := bytes.Count(want, []byte("\n")); got != checks*len(Recipes) {
+		t.Fatalf("%d traces in %s, want %d", got, files[0], checks*len(Recipes))
 	}
 	for _, f := range files[1:] {
 		got, err := os.ReadFile(f)
@@ -161,7 +141,7 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
 		}
 	}
-	t.Logf("%d checks of %d machines: the same %d traces under -cpu 1, 2, 4 and -race", checks, len(machines), checks*len(machines))
+	t.Logf("%d checks of %d Recipes: the same %d traces under -cpu 1, 2, 4 and -race", checks, len(Recipes), checks*len(Recipes))
 }
 
 func envInt(name string, def int) int {

@@ -1,4 +1,4 @@
-package property_test
+package explore
 
 import (
 	"context"
@@ -49,7 +49,7 @@ import (
 // liveBound of virtual time.
 
 // holdable is one acquisition of a hold: what every lock-like recipe (and
-// the flawed locks of flawed_test.go) offers the machine.
+// the flawed locks of flawed_lock.go) offers the machine.
 type holdable interface {
 	Acquire(ctx context.Context) error
 	Release(ctx context.Context) error

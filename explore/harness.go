@@ -1,4 +1,4 @@
-package property_test
+package explore
 
 import (
 	"cmp"
@@ -24,7 +24,7 @@ import (
 // change of connection state is a step of the simulator's scheduler, and
 // virtual time passes only when the scheduler lets it. The machine takes
 // the scheduler's choices and the faults from rapid's draws (see
-// schedule_test.go), so a schedule is made of rapid draws only: that is
+// schedule.go), so a schedule is made of rapid draws only: that is
 // what makes a failure replayable from its seed, and its shrunk form
 // meaningful.
 
@@ -86,7 +86,7 @@ type world struct {
 	wg       sync.WaitGroup
 	fam      family
 	res      *resource
-	sched    scheduler // who takes the scheduler's decisions (schedule_test.go)
+	sched    scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
@@ -420,7 +420,9 @@ func (w *world) liveness(t *rapid.T) {
 // also starts with the same crypto/rand stream, for any other draw.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
-		cryptotest.SetGlobalRandom(parent, 1)
+		if testing.Testing() { // cryptotest refuses a non-test binary (cmd/zksim)
+			cryptotest.SetGlobalRandom(parent, 1)
+		}
 		w := newWorld(t, cfg)
 		defer w.shutdown()
 		if sink := traceSink; sink != nil {
@@ -441,19 +443,26 @@ var traceSink func(trace string)
 // bubble.
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
-	useSeed(parent)
+	runChecks(parent, func(t *rapid.T) {
+		rapid.SyncTest(t, machine(parent, cfg, newFamily))
+	})
+}
+
+// runChecks checks prop with rapid, reporting to tb, and logs to tb what
+// the checks did; it returns the counts.
+func runChecks(tb rapid.TB, prop func(*rapid.T)) stats {
+	tb.Helper()
 	statsMu.Lock()
 	runStats = stats{}
 	runCoverage = sim.Coverage{}
 	statsMu.Unlock()
-	rapid.Check(parent, func(t *rapid.T) {
-		rapid.SyncTest(t, machine(parent, cfg, newFamily))
-	})
+	rapid.Check(tb, prop)
 	statsMu.Lock()
 	total, cover := runStats, runCoverage
 	statsMu.Unlock()
-	parent.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
-	parent.Logf("coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", coverageLines(cover))
+	tb.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+	tb.Logf("coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", coverageLines(cover))
+	return total
 }
 
 // stats counts what the checks of one property did.

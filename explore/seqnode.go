@@ -1,4 +1,4 @@
-package property_test
+package explore
 
 import (
 	"cmp"

@@ -1,0 +1,81 @@
+// Package explore holds zksim's recipe machines: pgregory.net/rapid state
+// machines that drive the built-in recipes (locks, election, queues,
+// barriers) on the deterministic simulator (package sim) under the faults
+// of the catalogue, and check the recipes' invariants after every step;
+// and the deliberately broken recipes of the ZooKeeper literature, which
+// the machines must catch and shrink.
+//
+// [Recipes] are the machines of the real recipes, [Flaws] the broken ones.
+// Package property_test runs each under go test, from its committed seeds
+// ([Machine.Check], [Flaw.Test]); the command cmd/zksim (zksim explore)
+// runs them from a seed of its own, outside go test, and reports what they
+// found ([Machine.Explore], [Flaw.Catch]). Either way a machine runs inside
+// testing/synctest bubbles, so it needs a *testing.T: cmd/zksim runs them
+// under the testing package's runner (testing.Main).
+//
+// # How a machine runs
+//
+// A machine runs on the simulator (package sim), one sim.World per check,
+// inside a synctest bubble of its own (rapid.SyncTest gives each check of
+// Machine.Check one; Machine.Explore and the flaws make their own), so time
+// is virtual. Every client of the machine is a sim client: each request it
+// sends, each reply, watch event and change of connection state it gets,
+// is a step of the World's scheduler, and nothing reaches the server or a
+// client until the scheduler takes that step. The machine hands the
+// scheduler's decisions to rapid (sim.Config.Choose and the World's
+// fault policy), so the whole schedule is made of rapid's draws, which
+// rapid can replay and shrink. The actions every machine has:
+//
+//   - Step: one scheduler step; rapid picks which enabled event comes next
+//     (a request reaching the server, or the head of one client's queue of
+//     replies and events reaching it; clients' queues interleave in any
+//     order) and the fate of a request: none, a lost reply, a dropped
+//     request, or children listed in a shuffled order;
+//   - Settle: steps without faults until nothing is enabled;
+//   - Advance: virtual time passes (50ms, 400ms or 1.2s, the session
+//     timeout being 1s) while the server stays prompt;
+//   - Partition: a client's connection breaks, or a broken one heals;
+//   - Expire: the server expires a client's session;
+//   - Pause: a client process stops (no requests, no heartbeats, nothing
+//     delivered: its session expires after the timeout), or resumes;
+//   - Delay: what the server sends one client is held back for 100ms or
+//     500ms, in order, while the others go on (delayed and reordered
+//     delivery across sessions);
+//   - Slow: the server takes 20ms or 300ms more over every request for
+//     0.5s or 3s.
+//
+// A lock holder's or leader's write to the protected resource is a call
+// outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
+// pause or a delay can come between the holder's decision and the write.
+// Settle, Advance and the liveness phase leave the scheduler's choices to
+// the World's seed, itself the first draw of every check, uniform or by
+// PCT priorities of a drawn depth (sim.PCT); and they meet the faults of a
+// swarm drawn from that seed (faults.Swarm: a few kinds, often, request
+// faults aimed at any request, the writes, the multis or the deletes), at
+// most two of each kind in the liveness phase. A check also draws whether
+// sequence numbers start next to the int32 wrap (sim.Config.NearWrap). A
+// client whose session ended gets a new one (a new sim client), as an
+// application would; a lock holder whose old session's hold still says
+// Held stays under the exclusion check. The recipes draw their GUIDs from
+// their sim client's seeded stream (sim.Conn.RandReader), so they are the
+// same every time a schedule is replayed, in or out of go test. Each
+// machine logs a coverage table: the requests of every check by area and
+// op, and the faults they met. A failure prints the simulator's trace of the run:
+// every step, with its virtual time, and the machine's actions and the
+// clients' calls and returns as notes. The trace calls the machine's
+// client processes p0, p1, ... and the simulator's sessions c0, c1, ...:
+// process p1 starts on session c1, and runs on a new session (c3, say)
+// once that one has expired.
+//
+// The invariants of each family are described at the top of its file
+// (lock_machine.go, which is also the election's; queue_machine.go;
+// barrier_machine.go); the harness, the scheduler and the fault actions are
+// in harness.go, schedule.go and violations.go. The flaws of issue 13 are
+// in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);
+// TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
+// on N random seeds at the CI budget, and TestDeterminism that every check
+// of every recipe machine gives the same trace, byte for byte, under -cpu
+// 1, 2, 4 and -race (ZKSIM_TRACE_CHECKS checks per machine, 10 by
+// default). Every flaw caught is replayed twice from its seed and the
+// traces compared.
+package explore

@@ -1,0 +1,177 @@
+package explore
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Machine is one recipe machine: a recipe family, its clients and its
+// fault catalogue, ready to be checked by rapid.
+type Machine struct {
+	// Name names the machine: TestName in package property_test
+	// ("LockMutex": TestLockMutex).
+	Name string
+	// What says in a few words what it explores ("lock (exclusive)").
+	What string
+
+	cfg       worldConfig
+	newFamily func(*world, *rapid.T) family
+}
+
+// Recipes are the machines of the built-in recipes, with every fault of the
+// catalogue: each must pass with no violation.
+var Recipes = []Machine{
+	{Name: "LockMutex", What: "lock (exclusive)", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, mutexKind, true, true)
+	}},
+	{Name: "LockRWMutex", What: "read-write lock", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, rwKind, true, true)
+	}},
+	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, semaphoreKind, true, true)
+	}},
+	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, electionKind, true, true)
+	}},
+	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, singleNodeKind, true, true)
+	}},
+	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newQueueFamily(w, fifoKind)
+	}},
+	{Name: "QueuePriority", What: "priority queue", cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newQueueFamily(w, priorityKind)
+	}},
+	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newQueueFamily(w, lockingKind)
+	}},
+	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newBarrierFamily(w)
+	}},
+	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newGroupFamily(w, true)
+	}},
+	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newGroupFamily(w, false)
+	}},
+}
+
+// Recipe returns the machine of Recipes called name.
+func Recipe(name string) (Machine, bool) {
+	for _, m := range Recipes {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Machine{}, false
+}
+
+// Property returns m's property for rapid. It must run inside a
+// testing/synctest bubble of parent (see Check), so that time is virtual.
+func (m Machine) Property(parent *testing.T) func(*rapid.T) {
+	return machine(parent, m.cfg, m.newFamily)
+}
+
+// Check checks m with rapid under t, with rapid's flags (-rapid.checks,
+// -rapid.seed, ...), each check in its own synctest bubble
+// (rapid.SyncTest); a violation fails t with rapid's report. It logs what
+// the checks did.
+func (m Machine) Check(t *testing.T) {
+	t.Helper()
+	checkMachine(t, m.cfg, m.newFamily)
+}
+
+// Result is what Explore found.
+type Result struct {
+	// Passed reports whether every check passed.
+	Passed bool
+	// Checks, Actions, Steps and Virtual count the checks run, the actions
+	// they took, the simulator steps and the virtual time that passed.
+	Checks, Actions, Steps int
+	Virtual                string
+	// Report is rapid's report of a failure: the violations, the seed that
+	// replays it and the minimal failing run.
+	Report string
+	// Logs is everything rapid logged.
+	Logs []string
+}
+
+// Explore checks m with rapid, as Check does, but reports what it found
+// instead of failing t (t only hosts the synctest bubbles); with echo set,
+// it writes rapid's logs there as they come. This is how cmd/zksim runs
+// the machines outside `go test`. Each check runs in a bubble of t as
+// Check's do (through a bubble of its own making, since rapid's SyncTest
+// needs rapid to report to a *testing.T), so the checks a seed draws are
+// the same; a failure may shrink differently.
+func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
+	t.Helper()
+	c := &captureTB{name: "Test" + m.Name, echo: echo}
+	total := runChecks(c, inBubble(t, m.Property(t)))
+	return Result{
+		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
+		Virtual: total.virtual.String(), Report: strings.Join(c.errs, "\n"), Logs: c.logs,
+	}
+}
+
+// Flaw is a deliberately broken recipe, and the violations that must
+// catch it.
+type Flaw struct {
+	// Name names the flaw: TestFlawedName in package property_test.
+	Name string
+	// Want is a regular expression the violation found must match
+	// ("two holders|token went back").
+	Want string
+	// Machine is the machine the flawed recipe runs under.
+	Machine Machine
+}
+
+// What says in words what the flaw is: "LockOrdersByFullName" is "lock
+// orders by full name".
+func (f Flaw) What() string {
+	var b strings.Builder
+	lower := false // the previous letter was lower case
+	for _, c := range f.Name {
+		upper := c >= 'A' && c <= 'Z'
+		if upper && lower {
+			b.WriteByte(' ')
+		}
+		lower = !upper
+		b.WriteString(strings.ToLower(string(c)))
+	}
+	return b.String()
+}
+
+// Test runs f under rapid and fails t unless rapid catches the flaw with a
+// violation matching f.Want; it logs the shrunk schedule and the minimal
+// failing run. It runs with the flawed-recipe settings (see Catch).
+func (f Flaw) Test(t *testing.T) {
+	t.Helper()
+	expectCaught(t, f.Want, f.Machine.Property(t))
+}
+
+// Catch runs f under rapid and reports what rapid found, without failing
+// t; with echo set, it writes rapid's logs there as they come. Both Catch
+// and Test run with the flawed-recipe settings: 15 actions per run on
+// average (-rapid.steps), the fixed seed 1 with which every flaw is caught
+// (-rapid.seed), 60s to shrink (-rapid.shrinktime), and no fail file,
+// except for the flags named by LeaveFlags.
+func (f Flaw) Catch(t *testing.T, echo io.Writer) Caught {
+	t.Helper()
+	return catch(t, f.Want, f.Machine.Property(t), echo)
+}
+
+// userSet records the rapid flags the flawed-recipe runs leave alone.
+var userSet = map[string]bool{}
+
+// LeaveFlags names rapid flags ("rapid.seed", "rapid.steps",
+// "rapid.shrinktime") that the user set, on the command line or through
+// the environment: Flaw.Test and Flaw.Catch leave them as they are instead
+// of applying their own settings.
+func LeaveFlags(names ...string) {
+	for _, n := range names {
+		userSet[n] = true
+	}
+}

@@ -1,0 +1,276 @@
+package explore
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"pgregory.net/rapid"
+)
+
+// The harness bites: each flawed recipe the ZooKeeper literature warns
+// about runs under the machine its family uses, and each is caught only
+// when rapid finds the flaw (with the expected kind of violation) and
+// shrinks it (see Flaw.Catch). The same machines run the real recipes
+// (Recipes) with no violation.
+
+// Flaws are the deliberately broken recipes, each with the violations that
+// must catch it.
+var Flaws = []Flaw{
+	// The lock without GUIDs cannot find a node whose create's outcome it
+	// does not know: a create whose reply was lost (it sends another: two
+	// nodes of its own, the first one orphaned), or whose call was
+	// cancelled after the request left (the server still applies it).
+	// rapid finds whichever road to the orphan is shorter; the client then
+	// waits behind its own node.
+	{Name: "LockRetriesCreateWithoutGUID", Want: "liveness|orphan", Machine: Machine{cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, naiveKind(false, false), true, true)
+	}}},
+	// Two holders at once, or holders granted out of creation order (a
+	// token lower than one granted before): the same flaw, whichever rapid
+	// finds first.
+	{Name: "LockOrdersByFullName", Want: "two holders|token went back", Machine: Machine{cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, naiveKind(true, true), true, true)
+	}}},
+	// The real lock; the holder writes whatever its state, to a resource
+	// that does not check tokens.
+	{Name: "HolderWritesWithoutFencing", Want: "two writers", Machine: Machine{cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, mutexKind, false, false)
+	}}},
+	{Name: "ElectionWithoutWatch", Want: "liveness", Machine: Machine{cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newLockFamily(w, blindElectionKind, true, true)
+	}}},
+	{Name: "QueueConsumerIgnoresFailedDelete", Want: "duplicate delivery", Machine: Machine{cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+		return newQueueFamily(w, sloppyKind)
+	}}},
+}
+
+// The rapid settings of the flawed-recipe tests, unless the command line
+// or the environment sets them. The seed is fixed so that whether a flaw is
+// caught within the budget does not depend on the draw: the machines are
+// deterministic, so with this seed every flaw is caught on every run (pass
+// -rapid.seed=0 to search from a random seed instead).
+const (
+	flawSteps      = "15"
+	flawShrinkTime = "60s"
+	flawSeed       = "1"
+)
+
+// setFlagForTest sets flag name to value, unless the command line or the
+// environment variable env set it, and returns the function that restores
+// it.
+func setFlagForTest(t *testing.T, name, env, value string) (restore func()) {
+	t.Helper()
+	if userSet[name] {
+		return func() {}
+	}
+	old := flag.Lookup(name).Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = flag.Set(name, old) }
+}
+
+// captureTB is a rapid.TB that records what rapid says instead of failing
+// the test, so that a test can assert that a property fails.
+type captureTB struct {
+	name string
+	echo io.Writer // if set, where the logs are written as they come
+
+	mu     sync.Mutex
+	logs   []string
+	errs   []string
+	failed bool
+}
+
+func (c *captureTB) Helper()      {}
+func (c *captureTB) Name() string { return c.name }
+func (c *captureTB) Logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logs = append(c.logs, fmt.Sprintf(format, args...))
+	if c.echo != nil {
+		fmt.Fprintf(c.echo, "    %s\n", strings.ReplaceAll(c.logs[len(c.logs)-1], "\n", "\n    "))
+	}
+}
+func (c *captureTB) Log(args ...any)                  { c.Logf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) Skipf(format string, args ...any) { c.Errorf("skip: "+format, args...) }
+func (c *captureTB) Skip(args ...any)                 { c.Errorf("skip: %s", fmt.Sprint(args...)) }
+func (c *captureTB) SkipNow()                         { c.Errorf("skip") }
+func (c *captureTB) Errorf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+	c.failed = true
+}
+func (c *captureTB) Error(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) Fatalf(format string, args ...any) { c.Errorf(format, args...) }
+func (c *captureTB) Fatal(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
+func (c *captureTB) FailNow()                          { c.Fail() }
+func (c *captureTB) Fail() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = true
+}
+func (c *captureTB) Failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// expectCaught runs prop under rapid, with the same flags as every other
+// property (checks, seed), and passes only if rapid finds a failure whose
+// message matches want. It logs the shrunk schedule: the actions rapid drew
+// in the minimal failing run, and the trace of that run. No fail file is
+// written (the flaw is expected).
+func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
+	t.Helper()
+	c := catch(t, want, prop, nil)
+	switch {
+	case !c.Caught:
+		t.Fatalf("the flaw was not caught: %s", strings.Join(c.Logs, "\n"))
+	case !c.AsWanted:
+		t.Fatalf("caught, but not as %q:\n%s\n%s", want, c.Report, strings.Join(c.Logs, "\n"))
+	}
+	replayTwice(t, c.Report, prop)
+	t.Logf("caught: %s", c.Report)
+	t.Logf("shrunk schedule (%d actions): %s", len(c.Schedule), strings.Join(c.Schedule, ", "))
+	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
+}
+
+// Caught is what running a flawed recipe under rapid found.
+type Caught struct {
+	// Caught reports whether rapid found a failure; AsWanted, whether its
+	// message matches the flaw's Want.
+	Caught, AsWanted bool
+	// Report is rapid's report of the failure: the violations, and how to
+	// reproduce it.
+	Report string
+	// Schedule is the shrunk schedule: the actions rapid drew in the
+	// minimal failing run.
+	Schedule []string
+	// Logs is everything rapid logged, the minimal failing run's trace
+	// included.
+	Logs []string
+}
+
+// catch runs prop under rapid with the flawed-recipe settings and reports
+// what rapid found; with echo set, it writes rapid's logs there as they
+// come.
+func catch(t *testing.T, want string, prop func(*rapid.T), echo io.Writer) Caught {
+	t.Helper()
+	old := flag.Lookup("rapid.nofailfile").Value.String()
+	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = flag.Set("rapid.nofailfile", old) }()
+	// Shorter runs, and a little more time to shrink than rapid's default
+	// 30s, so that the schedule logged is short even under -race.
+	defer setFlagForTest(t, "rapid.steps", "RAPID_STEPS", flawSteps)()
+	defer setFlagForTest(t, "rapid.seed", "RAPID_SEED", flawSeed)()
+	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", flawShrinkTime)()
+	c := &captureTB{name: t.Name(), echo: echo}
+	rapid.Check(c, inBubble(t, prop))
+	res := Caught{Caught: c.Failed(), Report: strings.Join(c.errs, "\n"), Logs: c.logs}
+	res.AsWanted = res.Caught && regexp.MustCompile(want).MatchString(res.Report)
+	for _, l := range c.logs {
+		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
+			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+		}
+	}
+	return res
+}
+
+// inBubble runs each check of prop in a synctest bubble of parent, as
+// rapid.SyncTest does (which needs a *testing.T behind rapid, and a
+// captureTB is not one). A failure is raised again outside the bubble
+// through repanic, so that rapid can still tell failures apart.
+func inBubble(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
+	return func(t *rapid.T) {
+		done := make(chan any, 1)
+		go func() {
+			var failure any
+			defer func() { done <- failure }()
+			synctest.Test(parent, func(*testing.T) {
+				defer func() { failure = recover() }()
+				prop(t)
+			})
+		}()
+		if p := <-done; p != nil {
+			repanic(p)
+		}
+	}
+}
+
+// rapid tells two failures apart by the stack of the panic (it keeps a
+// smaller failing case only if it fails "the same way"), and a panic raised
+// again outside the bubble has lost its stack. repanic gives each distinct
+// failure message a distinct stack instead: the n-th message seen panics
+// n calls deep. rapid's own "no more data" panic keeps depth 0, so that
+// it is never mistaken for a failure while rapid shrinks.
+func repanic(p any) {
+	if fmt.Sprintf("%T", p) == "rapid.invalidData" {
+		panic(p)
+	}
+	msg := fmt.Sprint(p)
+	failureDepthsMu.Lock()
+	n, ok := failureDepths[msg]
+	if !ok {
+		n = len(failureDepths) + 1
+		failureDepths[msg] = n
+	}
+	failureDepthsMu.Unlock()
+	panicAtDepth(p, n)
+}
+
+func panicAtDepth(p any, n int) {
+	if n == 0 {
+		panic(p)
+	}
+	panicAtDepth(p, n-1)
+}
+
+var (
+	failureDepthsMu sync.Mutex
+	failureDepths   = map[string]int{}
+)
+
+var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// replayTwice replays the failure rapid reported (its reproduce seed, one
+// check) twice, and fails unless both replays fail with the same trace,
+// byte for byte: a failure that does not replay is a bug of the engine.
+func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
+	t.Helper()
+	m := reproduceSeed.FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no reproduce seed in %q", report)
+	}
+	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", "1")()
+	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", "1ms")()
+	old := flag.Lookup("rapid.seed").Value.String()
+	defer func() { _ = flag.Set("rapid.seed", old) }()
+	if err := flag.Set("rapid.seed", m[1]); err != nil {
+		t.Fatal(err)
+	}
+	var traces [2]string
+	for i := range traces {
+		var got []string
+		traceSink = func(trace string) { got = append(got, trace) }
+		c := &captureTB{name: t.Name()}
+		rapid.Check(c, inBubble(t, prop))
+		traceSink = nil
+		if !c.Failed() || len(got) == 0 {
+			t.Fatalf("replay %d of seed %s did not fail", i+1, m[1])
+		}
+		traces[i] = got[0] // the first check: the one the seed reproduces
+	}
+	if traces[0] != traces[1] {
+		t.Fatalf("two replays of seed %s gave different traces:\n%s\n---\n%s", m[1], traces[0], traces[1])
+	}
+}
