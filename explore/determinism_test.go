@@ -38,6 +38,7 @@ func TestTraceDump(t *testing.T) {
 	keep := os.Getenv("ZKSIM_TRACE_KEEP") // "QueueFIFO 931": write that check's trace to ZKSIM_TRACE_OUT.trace
 	var buf bytes.Buffer
 	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", strconv.Itoa(checks))()
+	defer setFlagForTest(t, "rapid.nofailfile", "RAPID_NOFAILFILE", "true")()
 	oldSeed := flag.Lookup("rapid.seed").Value.String()
 	defer func() { _ = flag.Set("rapid.seed", oldSeed) }()
 	only := os.Getenv("ZKSIM_TRACE_ONLY") // one machine's name: dump only its checks
