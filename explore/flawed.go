@@ -251,6 +251,9 @@ func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
 	if m == nil {
 		t.Fatalf("no reproduce seed in %q", report)
 	}
+	// The settings the failure was found with (see catch), but one check
+	// and no shrinking.
+	defer setFlagForTest(t, "rapid.steps", "RAPID_STEPS", flawSteps)()
 	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", "1")()
 	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", "1ms")()
 	old := flag.Lookup("rapid.seed").Value.String()
