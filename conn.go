@@ -2,6 +2,8 @@ package zksim
 
 import (
 	"context"
+	"crypto/rand"
+	"io"
 	"time"
 )
 
@@ -139,6 +141,30 @@ type ChildCounter interface {
 	// GetAllChildrenNumber returns the number of descendants of path
 	// (children, their children, and so on), not counting path itself.
 	GetAllChildrenNumber(ctx context.Context, path string) (int32, error)
+}
+
+// RandSource is the optional capability of a Conn that supplies the
+// randomness client code draws unique names from (the GUIDs of protected
+// creates, lock and queue tokens). A simulated Conn (sim.Conn) returns a
+// stream seeded from its World's seed and its client's index, so that a
+// seed replays the same names whatever order the Go scheduler runs client
+// goroutines in; a Conn over a real server does not implement it, and code
+// falls back to crypto/rand. Recipes draw through RandReader.
+type RandSource interface {
+	// RandReader returns a reader of random bytes, safe for concurrent
+	// use, that never fails.
+	RandReader() io.Reader
+}
+
+// RandReader returns conn's RandSource reader if it has one, else
+// crypto/rand.Reader.
+func RandReader(conn Conn) io.Reader {
+	if rs, ok := conn.(RandSource); ok {
+		if r := rs.RandReader(); r != nil {
+			return r
+		}
+	}
+	return rand.Reader
 }
 
 // AddWatchMode selects the kind of watch AddWatch sets. The values are

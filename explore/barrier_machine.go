@@ -141,6 +141,9 @@ type groupFamily struct {
 	leave bool
 	size  int
 	dir   string
+	// earlyLeave makes members leave as the flawed earlyLeave does
+	// (flawed_barrier_test.go) instead of with the recipe's Leave.
+	earlyLeave bool
 
 	mu      sync.Mutex
 	ms      []*member
@@ -225,7 +228,11 @@ func (f *groupFamily) leaveGroup(c *client) {
 	m.leaving = true
 	f.mu.Unlock()
 	c.start("leave", func(ctx context.Context) error {
-		if err := m.double.Leave(ctx); err != nil {
+		leave := m.double.Leave
+		if f.earlyLeave {
+			leave = func(ctx context.Context) error { return earlyLeave(ctx, c.conn, f.dir) }
+		}
+		if err := leave(ctx); err != nil {
 			return err
 		}
 		f.mu.Lock()

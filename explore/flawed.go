@@ -130,6 +130,25 @@ func (c *captureTB) Failed() bool {
 // written (the flaw is expected).
 func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	t.Helper()
+	c := mustCatch(t, want, prop)
+	replayTwice(t, c.Report, prop)
+	logCaught(t, c)
+}
+
+// ExpectCaught runs prop, a property of one's own expected to fail, as the
+// flawed recipes run: it passes only if rapid finds a failure whose message
+// contains want, and logs the shrunk schedule and the minimal failing run.
+// Unlike the flawed recipes' tests it does not replay the failure from its
+// seed: a property over client code that keeps its own sources of chance
+// (go-zookeeper's, say) need not replay byte for byte.
+func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
+	t.Helper()
+	logCaught(t, mustCatch(t, want, prop))
+}
+
+// mustCatch runs prop and fails t unless rapid caught a failure as wanted.
+func mustCatch(t *testing.T, want string, prop func(*rapid.T)) Caught {
+	t.Helper()
 	c := catch(t, want, prop, nil)
 	switch {
 	case !c.Caught:
@@ -137,17 +156,15 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	case !c.AsWanted:
 		t.Fatalf("caught, but not as %q:\n%s\n%s", want, c.Report, strings.Join(c.Logs, "\n"))
 	}
+	return c
+}
+
+// logCaught logs what was caught and its shrunk schedule.
+func logCaught(t *testing.T, c Caught) {
+	t.Helper()
 	t.Logf("caught: %s", c.Report)
 	t.Logf("shrunk schedule (%d actions): %s", len(c.Schedule), strings.Join(c.Schedule, ", "))
 	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
-}
-
-// ExpectCaught runs prop, a property of one's own expected to fail, as the
-// flawed recipes run: it passes only if rapid finds a failure whose message
-// contains want, and logs the shrunk schedule and the minimal failing run.
-func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
-	t.Helper()
-	expectCaught(t, want, prop)
 }
 
 // Caught is what running a flawed recipe under rapid found.
@@ -246,3 +263,41 @@ var (
 	failureDepthsMu sync.Mutex
 	failureDepths   = map[string]int{}
 )
+
+var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// replayTwice replays the failure rapid reported (its reproduce seed, one
+// check) twice, and fails unless both replays fail with the same trace,
+// byte for byte: a failure that does not replay is a bug of the engine.
+func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
+	t.Helper()
+	m := reproduceSeed.FindStringSubmatch(report)
+	if m == nil {
+		t.Fatalf("no reproduce seed in %q", report)
+	}
+	// The settings the failure was found with (see catch), but one check
+	// and no shrinking.
+	defer setFlagForTest(t, "rapid.steps", "RAPID_STEPS", flawSteps)()
+	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", "1")()
+	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", "1ms")()
+	old := flag.Lookup("rapid.seed").Value.String()
+	defer func() { _ = flag.Set("rapid.seed", old) }()
+	if err := flag.Set("rapid.seed", m[1]); err != nil {
+		t.Fatal(err)
+	}
+	var traces [2]string
+	for i := range traces {
+		var got []string
+		traceSink = func(trace string) { got = append(got, trace) }
+		c := &captureTB{name: t.Name()}
+		rapid.Check(c, inBubble(t, prop))
+		traceSink = nil
+		if !c.Failed() || len(got) == 0 {
+			t.Fatalf("replay %d of seed %s did not fail", i+1, m[1])
+		}
+		traces[i] = got[0] // the first check: the one the seed reproduces
+	}
+	if traces[0] != traces[1] {
+		t.Fatalf("two replays of seed %s gave different traces:\n%s\n---\n%s", m[1], traces[0], traces[1])
+	}
+}

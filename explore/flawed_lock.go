@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/lock"
 )
 
 // naiveLock is the lock recipe as it is often first written, with the two
@@ -37,14 +37,41 @@ type naiveLock struct {
 	// without a watch: the election whose candidates check leadership
 	// without watching. When the leader goes, nobody notices.
 	blind bool
+	// reader makes it a reader of a read-write lock: its node is named
+	// "read-" (not "lock-"), it looks at readers' and writers' nodes, and
+	// it waits for the node just ahead of it, whatever its kind: readers
+	// queue behind readers (the mistake).
+	reader bool
+	// tidy makes it find its node by GUID however its create ended
+	// (cancelled, or a listing failed), so that it leaves no orphan: the
+	// flaw it shows is its only one. The reader and the expiry-blind
+	// holder are tidy.
+	tidy bool
 
 	path  string
 	token int64
 	held  atomic.Bool
 }
 
-func (l *naiveLock) Exclusive() bool { return true }
-func (l *naiveLock) Token() int64    { return l.token }
+func (l *naiveLock) Exclusive() bool { return !l.reader }
+
+// marker is the name part before our node's sequence number.
+func (l *naiveLock) marker() string {
+	if l.reader {
+		return "read-"
+	}
+	return "lock-"
+}
+
+// contender reports whether a child of the directory is a contender node
+// this lock looks at.
+func (l *naiveLock) contender(name string) bool {
+	if l.reader {
+		return strings.Contains(name, "read-") || strings.Contains(name, "write-")
+	}
+	return strings.Contains(name, "lock-")
+}
+func (l *naiveLock) Token() int64 { return l.token }
 
 func (l *naiveLock) State() recipes.HoldState {
 	if !l.held.Load() {
@@ -80,11 +107,11 @@ func (l *naiveLock) Acquire(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "lock-") })
+		names = slices.DeleteFunc(names, func(n string) bool { return !l.contender(n) })
 		if l.byName {
 			slices.Sort(names)
 		} else {
-			slices.SortFunc(names, func(a, b string) int { return seqOf(a) - seqOf(b) })
+			slices.SortFunc(names, compareSeq)
 		}
 		me := slices.Index(names, path.Base(l.path))
 		if me < 0 {
@@ -134,9 +161,9 @@ func (l *naiveLock) Acquire(ctx context.Context) (err error) {
 // create makes our contender node; without a GUID it sends the create
 // again after a connection loss (the mistake).
 func (l *naiveLock) create(ctx context.Context) (err error) {
-	prefix := l.dir + "/lock-"
+	prefix := l.dir + "/" + l.marker()
 	if l.guid != "" {
-		prefix = l.dir + "/_c_" + l.guid + "-lock-"
+		prefix = l.dir + "/_c_" + l.guid + "-" + l.marker()
 	}
 	lost := false // a create may have been applied without our knowing
 	defer func() {
@@ -163,7 +190,17 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 			if l.guid == "" {
 				continue // the mistake: the first create may have been applied
 			}
-			names, _, err := l.conn.Children(ctx, l.dir)
+			var names []string
+			if l.tidy {
+				// A tidy lock looks for its node until it can tell.
+				err = retryLoss(ctx, l.conn, func() error {
+					var err error
+					names, _, err = l.conn.Children(ctx, l.dir)
+					return err
+				})
+			} else {
+				names, _, err = l.conn.Children(ctx, l.dir)
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -177,6 +214,9 @@ func (l *naiveLock) create(ctx context.Context) (err error) {
 				}
 			}
 		default:
+			// A reader knows the create may still be applied after its
+			// call gave up, and abandons by GUID.
+			lost = lost || (l.tidy && ctx.Err() != nil)
 			return err
 		}
 	}
@@ -206,24 +246,17 @@ func (l *naiveLock) abandon(ctx context.Context) {
 }
 
 func (l *naiveLock) Release(ctx context.Context) error {
+	if l.reader {
+		// A reader being released holds no more: its State says so at
+		// once, as the recipe's does.
+		l.held.Store(false)
+	}
 	err := retryLoss(ctx, l.conn, func() error { return l.conn.Delete(ctx, l.path, -1) })
 	if err == nil || errors.Is(err, zksim.ErrNoNode) || errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) {
 		l.held.Store(false)
 		return nil
 	}
 	return err
-}
-
-// seqOf reads the ten-digit sequence number at the end of a name.
-func seqOf(name string) int {
-	if len(name) < 10 {
-		return -1
-	}
-	n, err := strconv.Atoi(name[len(name)-10:])
-	if err != nil {
-		return -1
-	}
-	return n
 }
 
 // waitConnected blocks until conn is connected; it fails once the session
@@ -308,4 +341,45 @@ func naiveKind(withGUID, byName bool) lockKind {
 			return l
 		},
 	}
+}
+
+// queueingReaderKind is the read-write lock whose readers queue behind
+// readers: writers are the real recipe's, readers naiveLocks that wait
+// for the node just ahead of theirs, reader or writer.
+var queueingReaderKind = lockKind{
+	name:        "read-write lock, readers queueing",
+	dirs:        []string{lockDir},
+	readMarker:  "read-",
+	writeMarker: "write-",
+	newHold: func(t *rapid.T, c *client) holdable {
+		write := c.idx%2 == 0
+		if t != nil {
+			write = rapid.Bool().Draw(t, "write")
+		}
+		if write {
+			return rwHold{lock.NewRWMutex(c.conn, lockDir).Writer(), true}
+		}
+		return &naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0), reader: true, tidy: true}
+	},
+}
+
+// staleHolderKind is the lock whose holder does not notice that its
+// session expired: its State says Held for as long as it has not released,
+// whatever happened to the session (the GUID and order are right).
+var staleHolderKind = lockKind{
+	name: "lock, blind to expiry",
+	dirs: []string{lockDir},
+	newHold: func(_ *rapid.T, c *client) holdable {
+		return &blindHolder{naiveLock{conn: c.conn, dir: lockDir, guid: nextGUID(c, 0), tidy: true}}
+	},
+}
+
+// blindHolder is a naiveLock whose State ignores the session.
+type blindHolder struct{ naiveLock }
+
+func (b *blindHolder) State() recipes.HoldState {
+	if b.held.Load() {
+		return recipes.Held
+	}
+	return recipes.NotHeld
 }

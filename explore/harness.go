@@ -9,10 +9,12 @@ import (
 	"sync"
 	"testing"
 	"testing/cryptotest"
+	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -63,6 +65,13 @@ const (
 	settleLimit = 400
 	// liveStepLimit bounds the steps taken in the liveness phase.
 	liveStepLimit = 20000
+	// calmIntensity is the intensity of the swarm of faults the calm
+	// stretches meet (faults.SwarmOptions.Intensity).
+	calmIntensity = 0.1
+	// liveFaults is how many step faults, and how many request faults, the
+	// liveness phase still meets from the swarm: the clients must progress
+	// despite them.
+	liveFaults = 2
 )
 
 // world is one run of a machine: a simulated world of clients over one
@@ -105,7 +114,8 @@ type client struct {
 
 // note is a line for the trace from a client goroutine: the machine puts
 // it in the simulator's trace at its next look, ordered by virtual time,
-// then client, so that the trace does not depend on goroutine timing.
+// then client, then text, so that the trace does not depend on goroutine
+// timing.
 type note struct {
 	at     time.Duration
 	client int
@@ -117,16 +127,29 @@ func newWorld(t *rapid.T, cfg worldConfig) *world {
 	w := &world{cfg: cfg}
 	w.sched.w = w
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	// The calm stretches (Settle, Advance, liveness) interleave clients
+	// from this seed, uniformly or by PCT priorities; it is a draw like
+	// every other. With faults, they meet the faults of a swarm drawn from
+	// it (see schedule_test.go); and sequence numbers may start next to
+	// the int32 wrap.
+	seed := rapid.Uint64Range(0, 1<<20).Draw(t, "seed")
+	depth := rapid.IntRange(0, 3).Draw(t, "pct depth")
+	nearWrap := rapid.Bool().Draw(t, "near wrap")
+	if cfg.faults {
+		w.sched.calm = faults.Swarm(faults.SwarmOptions{Intensity: calmIntensity})
+		w.sched.liveCalm = faults.Limit(liveFaults, w.sched.calm)
+	}
 	sw, err := sim.New(sim.Config{
-		// The calm stretches (Settle, Advance, liveness) interleave
-		// clients from this seed; it is a draw like every other.
-		Seed:           rapid.Uint64Range(0, 1<<20).Draw(t, "seed"),
+		Seed:           seed,
 		Clients:        cfg.clients,
 		Server:         zkmem.Options{TickTime: 100 * time.Millisecond},
 		SessionTimeout: sessionTimeout,
 		Policy:         &w.sched,
 		Choose:         w.sched.choose,
 		IdleTimeout:    liveBound,
+		PCT:            sim.PCT{Depth: depth, Steps: 300},
+		OnApply:        w.applied,
+		NearWrap:       nearWrap,
 	})
 	if err != nil {
 		t.Fatalf("sim.New: %v", err)
@@ -139,6 +162,27 @@ func newWorld(t *rapid.T, cfg worldConfig) *world {
 		w.clients = append(w.clients, &client{w: w, idx: i, conn: sw.Conn(i), running: map[string]context.CancelFunc{}})
 	}
 	return w
+}
+
+// applyObserver is a family that wants to know of every request the server
+// applies (see sim.Config.OnApply).
+type applyObserver interface {
+	applied(c *client, r *zkmem.Request)
+}
+
+// applied passes a request the server applied to the family, with the
+// process whose session sent it.
+func (w *world) applied(session int, r *zkmem.Request) {
+	o, ok := w.fam.(applyObserver)
+	if !ok {
+		return
+	}
+	for _, c := range w.clients {
+		if c.conn.Index() == session {
+			o.applied(c, r)
+			return
+		}
+	}
 }
 
 // shutdown ends the run: every operation is cancelled, the World closed
@@ -174,14 +218,16 @@ func (c *client) note(format string, args ...any) {
 }
 
 // flushNotes puts the client goroutines' notes in the trace, by virtual
-// time, then client, then the order each client wrote them in.
+// time, then client, then text: two goroutines of one process (an acquire
+// and a write) may note at the same virtual instant in either order, so
+// the order they wrote in is only the last resort.
 func (w *world) flushNotes() {
 	w.mu.Lock()
 	notes := w.notes
 	w.notes = nil
 	w.mu.Unlock()
 	slices.SortFunc(notes, func(a, b *note) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.client, b.client), strings.Compare(a.text, b.text), cmp.Compare(a.seq, b.seq))
 	})
 	for _, n := range notes {
 		w.sw.Note("[%v] p%d %s", n.at, n.client, n.text)
@@ -227,9 +273,14 @@ func (c *client) busy(name string) bool {
 func (c *client) stop(name string) {
 	c.w.trace("p%d cancel %s", c.idx, name)
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cancel, ok := c.running[name]; ok {
+	cancel, ok := c.running[name]
+	c.mu.Unlock()
+	if ok {
 		cancel()
+		// Let the operation take the cancellation in (and note that it
+		// returned, if it does) before the machine writes to the trace
+		// again: the trace must not depend on goroutine timing.
+		synctest.Wait()
 	}
 }
 
@@ -342,6 +393,8 @@ func (w *world) liveness(t *rapid.T) {
 		w.fam.check()
 		w.failOnViolations(t)
 		if w.fam.live() {
+			// live may find a violation as it concludes (lost items).
+			w.failOnViolations(t)
 			return
 		}
 		if n := w.sw.Steps() - steps; n > liveStepLimit {
@@ -361,8 +414,10 @@ func (w *world) liveness(t *rapid.T) {
 // that time is virtual: checkMachine gives each check its own bubble with
 // rapid.SyncTest, expectCaught with inBubble.
 //
-// Each check starts with the same crypto/rand stream (the recipes draw
-// their GUIDs from it), so that a schedule replays with the same names.
+// The recipes draw their GUIDs from their simulated client's own stream
+// (sim.Conn.RandReader), seeded from the World's seed, so a schedule
+// replays with the same names whatever order goroutines run in; each check
+// also starts with the same crypto/rand stream, for any other draw.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
 		if testing.Testing() { // cryptotest refuses a non-test binary (cmd/zksim)
@@ -370,9 +425,19 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 		}
 		w := newWorld(t, cfg)
 		defer w.shutdown()
+		if sink := traceSink; sink != nil {
+			defer func() {
+				w.flushNotes()
+				sink(w.sw.TraceString())
+			}()
+		}
 		w.run(t, newFamily(w, t))
 	}
 }
+
+// traceSink, if set, receives the whole trace of every check as it ends
+// (determinism_test.go). Set it only while no property runs.
+var traceSink func(trace string)
 
 // checkMachine checks a machine with rapid, each check in its own synctest
 // bubble.
@@ -389,12 +454,14 @@ func runChecks(tb rapid.TB, prop func(*rapid.T)) stats {
 	tb.Helper()
 	statsMu.Lock()
 	runStats = stats{}
+	runCoverage = sim.Coverage{}
 	statsMu.Unlock()
 	rapid.Check(tb, prop)
 	statsMu.Lock()
-	total := runStats
+	total, cover := runStats, runCoverage
 	statsMu.Unlock()
 	tb.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
+	tb.Logf("coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", coverageLines(cover))
 	return total
 }
 
@@ -405,9 +472,20 @@ type stats struct {
 }
 
 var (
-	statsMu  sync.Mutex
-	runStats stats
+	statsMu     sync.Mutex
+	runStats    stats
+	runCoverage = sim.Coverage{}
 )
+
+// coverageLines prints a coverage table with every line marked
+// "coverage| ", which the exploration command (cmd/zksim) picks out.
+func coverageLines(c sim.Coverage) string {
+	lines := strings.Split(strings.TrimRight(c.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "coverage| " + l
+	}
+	return strings.Join(lines, "\n")
+}
 
 // count adds a finished run to the counts.
 func (w *world) count(actions int) {
@@ -417,6 +495,7 @@ func (w *world) count(actions int) {
 	runStats.actions += actions
 	runStats.steps += w.sw.Steps()
 	runStats.virtual += w.sw.Now()
+	runCoverage.Add(w.sw.Coverage())
 }
 
 // describeClients tells, for a failure, where each client is.

@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
@@ -36,7 +37,13 @@ import (
 //   - fencing: the resource never accepts a token older than one it has
 //     seen;
 //   - no orphan: every contender node belongs to a client that is
-//     acquiring or holding, never to an idle client with a live session.
+//     acquiring or holding, never to an idle client with a live session;
+//   - shared holders are shared (a read-write lock): a reader whose node
+//     has only readers' nodes ahead of it holds, once it has heard all the
+//     server has to say; it may not wait behind readers (see checkShared);
+//   - expiry awareness: a holder whose session ended stays under the
+//     exclusion check, even after its process got a new session, until it
+//     learns its hold is gone (see renew).
 //
 // Liveness: once faults stop, every client acquires (and releases) within
 // liveBound of virtual time.
@@ -63,6 +70,10 @@ type lockKind struct {
 	// maxShared is how many non-exclusive holds may be held at once (0:
 	// they exclude exclusive ones only, as readers do).
 	maxShared int
+	// readMarker and writeMarker, for a read-write lock, name its
+	// contender nodes ("read-", "write-"): shared holders must be shared
+	// (see checkShared).
+	readMarker, writeMarker string
 }
 
 type lockClient struct {
@@ -71,6 +82,9 @@ type lockClient struct {
 	conn      *sim.Conn    // the session the acquisition runs on
 	holding   atomic.Bool  // Acquire returned nil and Release has not returned
 	liveDone  atomic.Bool  // acquired and released since the liveness phase began
+	// queuedSince is when this reader was first seen waiting with only
+	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
+	queuedSince time.Duration
 }
 
 type lockFamily struct {
@@ -80,14 +94,15 @@ type lockFamily struct {
 	// writes (the real holder); the flawed one writes regardless.
 	checkState bool
 	cs         []*lockClient
-	lastToken  int64 // the largest exclusive token granted; guarded by w.mu
+	lastToken  int64       // the largest exclusive token granted; guarded by w.mu
+	stale      []staleHold // holds of ended sessions not yet known lost
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
 	w.res = &resource{fenced: fenced}
 	f := &lockFamily{w: w, kind: kind, checkState: checkState}
 	for range w.clients {
-		f.cs = append(f.cs, &lockClient{})
+		f.cs = append(f.cs, &lockClient{queuedSince: -1})
 	}
 	return f
 }
@@ -99,9 +114,24 @@ func (f *lockFamily) renew(c *client) {
 		// writing), with a new session for anything else.
 		return
 	}
-	lc := &lockClient{}
-	lc.liveDone.Store(f.cs[c.idx].liveDone.Load())
+	old := f.cs[c.idx]
+	if old.holding.Load() && old.h != nil && old.h.State() == recipes.Held {
+		// The process got a new session while its old hold still says
+		// Held: it must learn that the hold is gone (Lost) before another
+		// holds. The machine keeps it under the exclusion check.
+		f.stale = append(f.stale, staleHold{c: c, h: old.h, conn: old.conn})
+	}
+	lc := &lockClient{queuedSince: -1}
+	lc.liveDone.Store(old.liveDone.Load())
 	f.cs[c.idx] = lc
+}
+
+// staleHold is a hold of a process's previous session that still said
+// Held when the process got a new session.
+type staleHold struct {
+	c    *client
+	h    holdable
+	conn *sim.Conn
 }
 
 // idle returns the awake clients that neither acquire nor hold.
@@ -256,6 +286,24 @@ func (f *lockFamily) check() {
 			shared = append(shared, fmt.Sprintf("p%d", c.idx))
 		}
 	}
+	// Holds of sessions that ended before the process got a new one: the
+	// old session's Conn has heard all there is (it is done), so a hold
+	// still Held there is a holder that never learnt it lost.
+	f.stale = slices.DeleteFunc(f.stale, func(s staleHold) bool { return s.h.State() != recipes.Held })
+	for _, s := range f.stale {
+		if s.c.paused() || w.sw.InFlight(s.conn.Index()) {
+			continue
+		}
+		name := fmt.Sprintf("p%d (its session c%d ended)", s.c.idx, s.conn.Index())
+		if s.h.Exclusive() {
+			exclusive = append(exclusive, name)
+		} else {
+			shared = append(shared, name)
+		}
+	}
+	if f.kind.readMarker != "" {
+		f.checkShared(owners)
+	}
 	switch {
 	case len(exclusive) > 1:
 		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
@@ -273,6 +321,52 @@ func (f *lockFamily) check() {
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
+		}
+	}
+}
+
+// sharedWait is how long (virtual time) a reader may wait with only
+// readers ahead of it, connected and with nothing in flight: longer than
+// the recipes' longest retry backoff.
+const sharedWait = time.Second
+
+// checkShared: a reader whose node has only readers' nodes ahead of it (in
+// sequence order) must hold once it has heard everything the server has to
+// say. A reader that stays waiting there (connected, awake, live, nothing
+// in flight) for sharedWait queues behind readers: each would hold in
+// turn, which no exclusion check sees and the liveness bound may not.
+func (f *lockFamily) checkShared(owners map[int64]*client) {
+	w := f.w
+	dir := f.kind.dirs[0]
+	var nodes []seqNode
+	for _, name := range w.children(dir) {
+		if n, ok := parseSeqNode(name, f.kind.readMarker, f.kind.writeMarker); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	sortSeqNodes(nodes)
+	for _, c := range w.clients {
+		lc := f.cs[c.idx]
+		waiting := false
+		if lc.h != nil && !lc.h.Exclusive() && c.busy("acquire") && !lc.holding.Load() && lc.h.State() != recipes.Held &&
+			!c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && owners[c.conn.SessionID()] == c {
+			for _, n := range nodes {
+				if n.marker != f.kind.readMarker {
+					break // a writer ahead: the reader waits, rightly
+				}
+				if w.owner(dir+"/"+n.name) == c.conn.SessionID() {
+					waiting = true
+					break
+				}
+			}
+		}
+		switch {
+		case !waiting:
+			lc.queuedSince = -1
+		case lc.queuedSince < 0:
+			lc.queuedSince = w.sw.Now()
+		case w.sw.Now()-lc.queuedSince > sharedWait:
+			w.violate("readers queue", "p%d waits for the %s behind readers only for %v (%s)", c.idx, f.kind.name, w.sw.Now()-lc.queuedSince, strings.Join(w.children(dir), " "))
 		}
 	}
 }
@@ -389,8 +483,10 @@ var (
 		},
 	}
 	rwKind = lockKind{
-		name: "read-write lock",
-		dirs: []string{lockDir},
+		name:        "read-write lock",
+		dirs:        []string{lockDir},
+		readMarker:  "read-",
+		writeMarker: "write-",
 		newHold: func(t *rapid.T, c *client) holdable {
 			write := c.idx%2 == 0 // in the liveness phase: fixed roles
 			if t != nil {

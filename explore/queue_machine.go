@@ -13,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes/queue"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // The queue machine: client 0 produces, the others consume (Take, and
@@ -27,10 +28,12 @@ import (
 //     call began and are still there.
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
-// whose Offer succeeded has been delivered, except at most one per consumer
-// call that failed (cancelled, or its session expired): the package
-// documents that an item whose remove was applied just as the call gave up
-// is lost with it.
+// whose Offer succeeded has been delivered, except, for the FIFO and
+// priority queues, at most one per consumer call that failed (cancelled,
+// or its session expired): the package documents that an item whose remove
+// was applied just as the call gave up is lost with it. The locking queue
+// promises more and is held to it strictly: no item is lost but one whose
+// Ack failed after the Ack may have been applied (see live).
 
 // consumer is what the machine's consumers do.
 type consumer interface {
@@ -76,19 +79,33 @@ type queueFamily struct {
 	cons []consumer // by client; cons[0] is the producer's queue value
 
 	mu        sync.Mutex
-	offered   int            // items whose Offer began
-	added     map[int]bool   // items known to have been added
-	prio      map[int]int32  // item priorities
-	delivered map[int]int    // deliveries per item
-	failed    int            // consumer calls that failed: each may lose an item
+	offered   int           // items whose Offer began
+	added     map[int]bool  // items known to have been added
+	prio      map[int]int32 // item priorities
+	delivered map[int]int   // deliveries per item
+	failed    int           // consumer calls that failed: each may lose an item
+	uncertain map[int]bool  // locking queue: items whose Ack failed, maybe applied
+
+	// Who removed what (machine goroutine only): the FIFO and priority
+	// queues excuse a lost item only if the consumer call that removed it
+	// failed, one item per failed call.
+	calls     []int          // by client: its current consumer call's id
+	callSeq   int            // the last call id given
+	attempts  map[string]int // item path -> the call whose delete of it the server applied last
+	names     map[string]int // item path -> item number, as last seen
+	seen      map[string]bool
+	removedBy map[int]int    // item -> the call that removed it
+	failedIDs map[int]bool   // consumer calls that failed (guarded by mu)
 	draining  bool           // the final drain: cancelled calls lose nothing
 	snapshots map[int][]int  // priority queue: items present when a call began, by client
 	order     map[int]string // what each consumer call returned, for messages
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
-	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{},
-		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{}}
+	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
+		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
+		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -162,6 +179,9 @@ func (f *queueFamily) take(c *client, wait bool) {
 		f.snapshots[c.idx] = present
 		f.mu.Unlock()
 	}
+	f.callSeq++
+	id := f.callSeq
+	f.calls[c.idx] = id
 	c.start("take", func(ctx context.Context) error {
 		var (
 			data []byte
@@ -178,6 +198,14 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		if err != nil {
 			f.mu.Lock()
+			if k, ok := itemNumber(data); ok && f.kind.locking {
+				// Taken, and the Ack failed: it may have been applied.
+				f.uncertain[k] = true
+			}
+			// A call cancelled by the final drain may have removed an
+			// item too (it was in a backoff after a lost reply, say):
+			// it is excused for the item it removed, and only that one.
+			f.failedIDs[id] = true
 			if !f.draining {
 				f.failed++
 			}
@@ -189,6 +217,15 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		return nil
 	})
+}
+
+// itemNumber reads an item's number from its data.
+func itemNumber(data []byte) (int, bool) {
+	if data == nil {
+		return 0, false
+	}
+	k, err := strconv.Atoi(strings.TrimPrefix(string(data), "item-"))
+	return k, err == nil
 }
 
 // deliver records that c received the item with data.
@@ -247,7 +284,56 @@ func (f *queueFamily) present() []int {
 	return out
 }
 
+// applied records, for a delete of an item (alone or in a multi) that the
+// server applied, the consumer call that sent it.
+func (f *queueFamily) applied(c *client, r *zkmem.Request) {
+	record := func(p string) {
+		if strings.HasPrefix(p, f.kind.itemsDir+"/") && c.idx < len(f.calls) {
+			f.attempts[p] = f.calls[c.idx]
+		}
+	}
+	switch r.Op {
+	case zkmem.OpDelete:
+		record(r.Path)
+	case zkmem.OpMulti:
+		for _, op := range r.Ops {
+			if d, ok := op.(*zksim.DeleteOp); ok {
+				record(d.Path)
+			}
+		}
+	}
+}
+
+// trackRemovals notes, for each item gone since the last look, the call
+// whose delete removed it.
+func (f *queueFamily) trackRemovals() {
+	now := map[string]bool{}
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		p := f.kind.itemsDir + "/" + name
+		now[p] = true
+		if _, ok := f.names[p]; !ok {
+			if data, _, err := f.w.observer.Get(f.w.ctx, p); err == nil {
+				if k, ok := itemNumber(data); ok {
+					f.names[p] = k
+				}
+			}
+		}
+	}
+	for p := range f.seen {
+		if now[p] {
+			continue
+		}
+		if k, ok := f.names[p]; ok {
+			if id, ok := f.attempts[p]; ok {
+				f.removedBy[k] = id
+			}
+		}
+	}
+	f.seen = now
+}
+
 func (f *queueFamily) check() {
+	f.trackRemovals()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
@@ -313,9 +399,38 @@ func (f *queueFamily) live() bool {
 			missing = append(missing, k)
 		}
 	}
-	if len(missing) > f.failed {
-		slices.Sort(missing)
-		w.violate("lost items", "items %v were offered but never delivered (only %d consumer calls failed)", missing, f.failed)
+	if f.kind.locking {
+		// The locking queue deletes an item only with its Ack: an item
+		// gone from the queue was delivered, or its Ack failed after it
+		// may have been applied. No allowance per failed call.
+		var lost []int
+		for _, k := range missing {
+			if !f.uncertain[k] && !slices.Contains(present, k) {
+				lost = append(lost, k)
+			}
+		}
+		if len(lost) > 0 {
+			slices.Sort(lost)
+			w.violate("lost items", "items %v were offered, never acknowledged, and are gone from the queue", lost)
+		}
+		return true
+	}
+	// An item lost must have been removed by a consumer call that failed
+	// (the package documents that loss), each failed call losing at most
+	// one.
+	var lost []int
+	excused := map[int]bool{}
+	slices.Sort(missing)
+	for _, k := range missing {
+		id, ok := f.removedBy[k]
+		if ok && f.failedIDs[id] && !excused[id] {
+			excused[id] = true
+			continue
+		}
+		lost = append(lost, k)
+	}
+	if len(lost) > 0 {
+		w.violate("lost items", "items %v were offered but never delivered, and no failed consumer call removed them (%d calls failed)", lost, f.failed)
 	}
 	return true
 }
@@ -363,7 +478,7 @@ func (s sloppyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, erro
 			continue
 		}
 		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
-		slices.SortFunc(names, func(a, b string) int { return seqOf(a) - seqOf(b) })
+		slices.SortFunc(names, compareSeq)
 		retry := false
 		for _, n := range names {
 			data, _, err := conn.Get(ctx, queueDir+"/"+n)

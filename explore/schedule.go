@@ -19,22 +19,59 @@ import (
 // reply, a dropped request, children listed in a shuffled order). The
 // other faults of the catalogue are actions of their own. The calm
 // stretches (Settle, Advance, the liveness phase) leave the choices to the
-// World's seed, itself a draw, and inject no fault.
+// World's seed, itself a draw (uniform, or PCT priorities of a drawn
+// depth), and, in a machine with faults, meet the faults of a swarm drawn
+// from that seed (faults.Swarm: a few kinds, often, some aimed at writes
+// or multis); the liveness phase meets at most liveFaults of them.
 
 // scheduler is the machine's sim.Policy and sim.Config.Choose: while a
 // Step action runs (t set and drawing), decisions are rapid draws.
 type scheduler struct {
-	w       *world
-	t       *rapid.T // the running action's; nil in the liveness phase
-	drawing bool     // in a Step action: rapid decides
+	w        *world
+	t        *rapid.T   // the running action's; nil in the liveness phase
+	drawing  bool       // in a Step action: rapid decides
+	calm     sim.Policy // the calm stretches' faults; nil without faults
+	liveCalm sim.Policy // calm, limited, for the liveness phase
 }
 
-var _ sim.Policy = (*scheduler)(nil)
+var (
+	_ sim.Policy  = (*scheduler)(nil)
+	_ sim.Starter = (*scheduler)(nil)
+)
 
-func (s *scheduler) String() string { return "rapid" }
+func (s *scheduler) String() string {
+	if s.calm == nil {
+		return "rapid"
+	}
+	return "rapid; calm stretches: " + s.calm.String()
+}
 
-// Step injects nothing by itself: faults are actions.
-func (s *scheduler) Step(*sim.World, *rand.Rand) sim.Fault { return nil }
+// Start implements sim.Starter: it draws the calm stretches' swarm.
+func (s *scheduler) Start(w *sim.World) {
+	if s.calm != nil {
+		sim.StartPolicy(s.liveCalm, w)
+	}
+}
+
+// current returns the policy of the calm stretch under way, nil in a Step
+// action (whose faults are rapid's draws and actions).
+func (s *scheduler) current() sim.Policy {
+	switch {
+	case s.drawing || s.calm == nil:
+		return nil
+	case s.w.isLive():
+		return s.liveCalm
+	}
+	return s.calm
+}
+
+// Step injects, in a calm stretch, what the swarm draws.
+func (s *scheduler) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+	if p := s.current(); p != nil {
+		return p.Step(w, rng)
+	}
+	return nil
+}
 
 // choose picks the event of a Step action; elsewhere the seed does.
 func (s *scheduler) choose(n int) int {
@@ -48,7 +85,10 @@ func (s *scheduler) choose(n int) int {
 var requestFates = []string{"", "", "", "LoseReply", "DropRequest", "Shuffle"}
 
 // Request draws the fate of a request admitted by a Step action.
-func (s *scheduler) Request(_ *sim.World, _ int, r *zkmem.Request, _ *rand.Rand) sim.Fate {
+func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
+	if p := s.current(); p != nil {
+		return p.Request(w, client, r, rng)
+	}
 	if !s.drawing || !s.w.cfg.faults {
 		return sim.Fate{}
 	}

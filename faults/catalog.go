@@ -28,6 +28,8 @@ const (
 	KindLoseNextReply
 	KindDropNextRequest
 	KindSlowServer
+	KindDeleteNode
+	KindDeleteUnder
 	numKinds
 )
 
@@ -38,6 +40,7 @@ const (
 	noDraw   target = iota // the client given, never drawn
 	live                   // a live client
 	unpaused               // a live client that is not paused
+	leaf                   // a leaf node below Path
 )
 
 // Field flags: which of StepFault's fields a kind prints, in this order.
@@ -48,6 +51,7 @@ const (
 	fForIf  // printed unless negative (for Disconnect and Pause: until the matching fault)
 	fForPos // printed when positive (SlowServer: for good otherwise)
 	fOp     // printed "any" for zkmem.OpAny
+	fPath   // printed first
 )
 
 // spec is one row of the catalogue: how a kind prints, whom it strikes, and
@@ -79,6 +83,10 @@ var catalog = [numKinds]spec{
 		func(f *sim.Faults, x StepFault) error { f.DropNextRequest(x.Client, x.Op); return nil }},
 	KindSlowServer: {"SlowServer", fExtra | fForPos, noDraw,
 		func(f *sim.Faults, x StepFault) error { f.SlowServer(x.Extra, x.For); return nil }},
+	KindDeleteNode: {"DeleteNode", fPath, noDraw,
+		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
+	KindDeleteUnder: {"DeleteUnder", fPath, leaf,
+		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
 }
 
 // StepFault is a fault of the catalogue, injected as a step of the
@@ -91,6 +99,7 @@ type StepFault struct {
 	For    time.Duration // how long it lasts
 	Op     zkmem.Op      // the op of the request struck (LoseNextReply, DropNextRequest)
 	Extra  time.Duration // the service time added (SlowServer)
+	Path   string        // the node deleted (DeleteNode), or below which one is (DeleteUnder)
 }
 
 // Disconnect drops the client's connection; the session lives on. With d
@@ -140,6 +149,17 @@ func SlowServer(extra, d time.Duration) StepFault {
 	return StepFault{Kind: KindSlowServer, Extra: extra, For: d}
 }
 
+// DeleteNode has a third party (an operator, a cleanup job) delete the node
+// at path, whatever its version: a recipe's lock node, a queue item, a
+// barrier's gate. The clients see only what it did: watches fire, a node
+// is gone.
+func DeleteNode(path string) StepFault { return StepFault{Kind: KindDeleteNode, Path: path} }
+
+// DeleteUnder has a third party delete a node below dir that has no
+// children, drawn from the World's fault generator when it strikes (the
+// trace shows the DeleteNode it became); with none, nothing happens.
+func DeleteUnder(dir string) StepFault { return StepFault{Kind: KindDeleteUnder, Path: dir} }
+
 // String prints the fault as the trace shows it: "Disconnect(c2, 1s)",
 // "LoseNextReply(c?, create)", "SlowServer(+100ms)".
 func (f StepFault) String() string {
@@ -148,6 +168,9 @@ func (f StepFault) String() string {
 	}
 	sp := &catalog[f.Kind]
 	var args []string
+	if sp.fields&fPath != 0 {
+		args = append(args, f.Path)
+	}
 	if sp.fields&fClient != 0 {
 		args = append(args, clientName(f.Client))
 	}
@@ -180,6 +203,13 @@ func (f StepFault) Inject(w *sim.World) error {
 func (f StepFault) Resolve(w *sim.World) sim.Fault {
 	if f.Kind >= numKinds || catalog[f.Kind].target == noDraw {
 		return f
+	}
+	if catalog[f.Kind].target == leaf {
+		leaves := w.Faults().Leaves(f.Path)
+		if len(leaves) == 0 {
+			return nil
+		}
+		return DeleteNode(leaves[w.Rand().IntN(len(leaves))])
 	}
 	var ok bool
 	if f.Client, ok = resolveClient(w, f.Client, catalog[f.Kind].target == unpaused); !ok {

@@ -22,7 +22,10 @@
 //     the server applied the client's next request (the reply is lost), or
 //     before the request reached the server; both are armed in the
 //     session's zkmem fault plane ([zkmem.Control]);
-//   - [SlowServer]: every request takes longer to serve for a while.
+//   - [SlowServer]: every request takes longer to serve for a while;
+//   - [DeleteNode] and [DeleteUnder]: a third party (an operator, a
+//     cleanup job) deletes a node, a given one or a leaf below a directory
+//     drawn from the seed.
 //
 // Faults that strike a request as it reaches the server ([Effect] values,
 // placed with [Effect.If] and a [Predicate]): [LoseReply], [DropRequest],
@@ -37,7 +40,11 @@
 // [AfterStep], [AfterTime], [Randomly], [Times], combined with [All],
 // [Any] and [Not]. [Combine] joins policies and [Limit] caps them. [Mix] is
 // a ready-made blend of the whole catalogue, sized by the session timeout
-// of the World it runs in. Predicates see the request as zkmem describes it
+// of the World it runs in. [Swarm] is swarm testing (Groce et al., ISSTA
+// 2012): each World enables a subset of the fault kinds drawn from its
+// seed, each with a drawn weight, and aims each request fault at any
+// request, the writes ([OnWrite]), the multis or the deletes; the seeds together cover
+// every kind, each run meets a few of them often. Predicates see the request as zkmem describes it
 // ([zkmem.Request]), the client that sent it, and the World (its step and
 // virtual time).
 //

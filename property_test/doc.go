@@ -22,9 +22,12 @@
 //     phase ends every run (faults stop, time passes, every client must
 //     progress within 20s of virtual time). See the comment at the top of
 //     each *_machine.go file of package explore.
-//   - The flawed recipes of the ZooKeeper literature (explore.Flaws, run
-//     by flawed_test.go): each test passes only when rapid catches the
-//     flaw, and it logs the shrunk schedule.
+//   - The flawed recipes of the ZooKeeper literature and of issue 13
+//     (explore.Flaws, run by flawed_test.go): each test passes only when
+//     rapid catches the flaw, the failure replays twice from its seed with
+//     the same trace, and it logs the shrunk schedule.
+//   - TestRenewingSessionLosesLock: a lock held through a client that
+//     silently renews its expired session (sim.Renewing) says Lost.
 //   - go-zookeeper's own zk.Lock (v1.0.4), unchanged, on go-zookeeper
 //     clients the simulator hands out (zklock_machine_test.go): TestZKLock
 //     passes only when rapid finds the orphan zk.Lock leaves when Lock

@@ -22,6 +22,18 @@ func TestFlawedQueueConsumerIgnoresFailedDelete(t *testing.T) {
 	testFlaw(t, "QueueConsumerIgnoresFailedDelete")
 }
 
+// The flaws of issue 13 (explore/flaws13.go).
+
+func TestFlawedDoubleBarrierLeavesEarly(t *testing.T) { testFlaw(t, "DoubleBarrierLeavesEarly") }
+func TestFlawedRWLockReadersQueueBehindReaders(t *testing.T) {
+	testFlaw(t, "RWLockReadersQueueBehindReaders")
+}
+func TestFlawedQueueLosesRemove(t *testing.T) { testFlaw(t, "QueueLosesRemove") }
+func TestFlawedLockingQueueDeletesBeforeAck(t *testing.T) {
+	testFlaw(t, "LockingQueueDeletesBeforeAck")
+}
+func TestFlawedHolderBlindToExpiry(t *testing.T) { testFlaw(t, "HolderBlindToExpiry") }
+
 // testFlaw runs the flawed recipe called name, which must be caught.
 func testFlaw(t *testing.T, name string) {
 	t.Helper()

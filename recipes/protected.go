@@ -43,7 +43,7 @@ func CreateProtectedEphemeralSequential(ctx context.Context, conn zksim.Conn, pa
 	if dir == "" {
 		dir = "/"
 	}
-	guid := seqnode.NewGUID()
+	guid := seqnode.NewGUID(conn)
 	defer func() {
 		if err != nil {
 			cctx, cancel := retry.CleanupContext(ctx, conn)

@@ -80,6 +80,10 @@ func (w *World) execute(s *session, req *request) {
 			req.note += " [shuffled]"
 		}
 	}
+	w.coverApplied(req)
+	if w.cfg.OnApply != nil && before == zksim.StateConnected && req.hit != zkmem.DropRequest && req.name != opExternal {
+		w.cfg.OnApply(s.idx, &req.desc)
+	}
 	w.stateChange(s, before, s.zc.State(), -1, true)
 	s.push(-1, item{kind: itemReply, req: req})
 	if w.trace.on {
@@ -112,6 +116,12 @@ func (w *World) deliverHead(s *session) {
 	case itemState:
 		w.stepf("%s deliver state %v", s.name, it.state)
 		s.conn.publish(it.state)
+		if r := s.renew; r != nil && r.Current() == s.conn {
+			r.forward(zksim.Event{Type: zksim.EventSession, State: it.state})
+			if it.state == zksim.StateExpired {
+				w.renew(s)
+			}
+		}
 	case itemReconnect:
 		if s.stayDown {
 			// Cut off again (Disconnect with no end) after the reconnection
@@ -193,6 +203,7 @@ func (w *World) runTimed(a *timed) {
 		if s.gen != a.gen || s.gone || !(s.down || s.paused) {
 			return
 		}
+		w.coverStrike(s, "Expire")
 		w.expireNow(s)
 		w.stepf("%s session expired by the server (silent for %v)", s.name, s.zc.SessionTimeout())
 	case tReconnect:

@@ -39,6 +39,7 @@ func (f *Faults) Disconnect(i int, reconnectAfter time.Duration) error {
 	if s.gone {
 		return ErrGone
 	}
+	w.coverStrike(s, "Disconnect")
 	before := s.zc.State()
 	s.ctl.Disconnect()
 	w.stateChange(s, before, s.zc.State(), -1, false)
@@ -81,6 +82,7 @@ func (f *Faults) Expire(i int) error {
 	if s.gone || (s.wire != nil && s.ctl == nil) {
 		return ErrGone
 	}
+	w.coverStrike(s, "Expire")
 	w.expireNow(s)
 	w.refresh(s)
 	return nil
@@ -113,6 +115,7 @@ func (f *Faults) Pause(i int, d time.Duration) error {
 	if s.paused {
 		return nil
 	}
+	w.coverStrike(s, "Pause")
 	s.paused = true
 	if !s.down && !s.gone && s.wire == nil { // a go-zookeeper client's silence is timed by checkWire
 		w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
@@ -163,6 +166,7 @@ func (f *Faults) Delay(i int, d time.Duration) error {
 	if w.now+d <= s.delayedUntil {
 		return nil // already held back longer
 	}
+	w.coverStrike(s, "Delay")
 	s.delayedUntil = w.now + d
 	w.schedule(s.delayedUntil, &timed{kind: tUndelay, s: s})
 	w.refresh(s)

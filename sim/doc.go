@@ -75,19 +75,46 @@
 // only two identical requests racing are ordered by chance (which one gets
 // which reply).
 //
-// GUIDs drawn from crypto/rand (the recipes' protected names) are made
-// deterministic by [Test], which installs a seeded source with
-// testing/cryptotest.SetGlobalRandom, and in any case the trace names each
-// GUID by its first appearance ({g1}, {g2}, ...), so two runs that drew
-// different GUIDs in the same places still print the same trace. Children
-// are returned sorted by sequence number, then name, rather than by GUID.
+// Each client has its own random stream, seeded from the World's seed and
+// the client's index ([Conn.RandReader], the optional zksim.RandSource):
+// the recipes draw their GUIDs from it (zksim.RandReader), so which client
+// gets which name does not depend on the order the Go scheduler runs
+// their goroutines in, under -race or any GOMAXPROCS. Other draws from
+// crypto/rand are made deterministic by [Test], which installs a seeded
+// source with testing/cryptotest.SetGlobalRandom; and the trace names each
+// GUID by its first appearance ({g1}, {g2}, ...). Children are returned
+// sorted by sequence number, then name, rather than by GUID.
+//
+// # Rare interleavings and sequence wrap
+//
+// Choices left to the seed are uniform by default. [Config.PCT] makes them
+// follow PCT (probabilistic concurrency testing, Burckhardt et al., ASPLOS
+// 2010): random client priorities, the highest-priority enabled client
+// runs, and at Depth-1 change points drawn from the seed the running client
+// drops below every other; an interleaving that needs one client to run
+// far ahead of another, or to stall at one precise step, becomes likely.
+// [Config.NearWrap] starts every node's sequence numbers within 16 of the
+// int32 wrap, so ordering code meets 2147483647 followed by -2147483648.
+//
+// # Coverage
+//
+// [World.Coverage] counts which requests (by the first component of their
+// path, a recipe's directory, and their op) met which faults: the request
+// faults that struck them, the failures a broken connection gave them, and
+// the step faults (Disconnect, Expire, Pause, Delay) that struck their
+// client while they were in flight. Its String is a table in which a blind
+// spot is a zero. [Config.OnApply] tells a test of every request the server
+// applies, with the client that sent it.
 //
 // # Faults
 //
 // The World's fault primitives are on [World.Faults]: [Faults.Disconnect],
 // [Faults.Reconnect], [Faults.Expire], [Faults.Pause], [Faults.Resume],
 // [Faults.Delay], [Faults.LoseNextReply], [Faults.DropNextRequest],
-// [Faults.SlowServer]. Package zksim/faults wraps them in printable [Fault]
+// [Faults.SlowServer], and a third party's [Faults.DeleteNode] (an
+// operator or a cleanup job deleting a recipe's node). [World.Renewing]
+// turns a client into a client library that silently replaces an expired
+// session with a new one, as Curator's does. Package zksim/faults wraps them in printable [Fault]
 // values and [Policy] implementations (explicit schedules, seeded random
 // draws, predicates and combinators). A policy is consulted at every step
 // ([Policy.Step]) and for every request as the server admits it

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -130,7 +131,8 @@ func (w *World) collect() {
 		in := inboxes[i]
 		if len(in) > 1 {
 			slices.SortStableFunc(in, func(a, b *request) int {
-				return cmp.Or(-compareBool(a.abandoned, b.abandoned), cmp.Compare(a.name, b.name), cmp.Compare(a.desc.Path, b.desc.Path), cmp.Compare(a.size, b.size))
+				return cmp.Or(-compareBool(a.abandoned, b.abandoned), cmp.Compare(a.name, b.name), cmp.Compare(a.desc.Path, b.desc.Path),
+					cmp.Compare(a.size, b.size), compareBool(a.desc.Watch, b.desc.Watch), cmp.Compare(a.desc.Version, b.desc.Version), bytes.Compare(a.desc.Data, b.desc.Data))
 			})
 		}
 		for _, r := range in {
@@ -192,7 +194,11 @@ func (w *World) stepSettled(horizon time.Duration) error {
 		}
 	}
 	if k < 0 {
-		k = w.rng.IntN(n)
+		if w.pct.on {
+			k = w.pctPick(applies, n, w.step+1)
+		} else {
+			k = w.rng.IntN(n)
+		}
 	}
 	if k < applies {
 		w.admit(w.sessions[w.applyOK.nth(k)])

@@ -35,6 +35,10 @@ type session struct {
 	ctl  *zkmem.Control // its session's fault plane
 	conn *Conn
 	wire *wireClient // a go-zookeeper client (zc and conn are nil)
+	rand clientRand  // the client's random stream (rand.go)
+	prio int64       // its PCT priority (pct.go)
+	// renew is the Renewing client running on this session, if any.
+	renew *Renewing
 
 	// deliver hands zc a watch event held in the FIFO.
 	deliver func(zksim.Event)

@@ -97,6 +97,8 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 	}
 	s := &session{w: w, idx: len(w.sessions), wire: &wireClient{}}
 	s.name = fmt.Sprintf("c%d", s.idx)
+	s.rand.init(w.cfg.Seed, s.idx)
+	s.prio = w.pct.priority()
 	all := []func(*zk.Conn){
 		func(c *zk.Conn) { zk.WithDialer(s.wire.dialer(s))(c) },
 		func(c *zk.Conn) { zk.WithHostProvider(&oneHost{s: s})(c) },

@@ -2,8 +2,11 @@ package sim
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -15,8 +18,10 @@ import (
 
 // Config describes a World.
 type Config struct {
-	// Seed seeds the scheduler's and the fault policy's generators (and,
-	// through Test, crypto/rand). The same seed replays the same run.
+	// Seed seeds the scheduler's and the fault policy's generators, and
+	// each client's random stream (Conn.RandReader, from which recipes draw
+	// their GUIDs); through Test, crypto/rand too. The same seed replays
+	// the same run.
 	Seed uint64
 	// Clients is the number of sessions opened by New: clients c0 to
 	// c(Clients-1). World.Connect opens more later.
@@ -43,6 +48,26 @@ type Config struct {
 	// choice to its own generator this way, so that it can shrink the
 	// schedule. It is called on the World's goroutine.
 	Choose func(n int) int
+	// NearWrap starts the sequence numbers of every node the server
+	// creates (but containers) within 16 of the int32 wrap, at an offset
+	// drawn from the seed and the node's path: a directory's sequential
+	// children cross from 2147483647 to -2147483648 within its first 16
+	// creates, so code that orders them by number is tested across the wrap
+	// (see zkmem.Server.SetSequenceStart, which it calls).
+	NearWrap bool
+	// PCT, if its Depth is set, makes the choices left to the seed follow
+	// PCT priorities (see PCT) instead of uniform draws: rare
+	// interleavings, one client far ahead of another, become likely.
+	PCT PCT
+	// OnApply, if set, is told of every request the server takes, as it
+	// takes it: client i's request r, applied (whatever its result, which
+	// the caller may never hear: a LoseReply fault applies it and breaks
+	// the connection). A request dropped before the server saw it, or sent
+	// on a broken connection, is not told. It is called on the World's goroutine, with the server's lock
+	// not held; it must not call the World. A machine attributes what
+	// changed in the tree to the client that changed it this way (a queue
+	// item's remove, say).
+	OnApply func(client int, r *zkmem.Request)
 	// MaxSteps bounds Run and RunFor (default 10,000,000).
 	MaxSteps int
 	// IdleTimeout is how much virtual time Run lets pass with nothing
@@ -123,6 +148,8 @@ type World struct {
 	timer  *time.Timer
 	faults Faults
 	wsrv   *zkwire.Server // serves the go-zookeeper clients, made by the first
+	pct    pct
+	cover  Coverage // nil with NoTrace
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -141,6 +168,19 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	if cfg.NearWrap {
+		seed := cfg.Seed
+		w.srv.SetSequenceStart(func(path string) int32 {
+			h := fnv.New64a()
+			_ = binary.Write(h, binary.LittleEndian, seed)
+			h.Write([]byte(path))
+			return math.MaxInt32 - int32(h.Sum64()%16)
+		})
+	}
+	if !cfg.NoTrace {
+		w.cover = Coverage{}
+	}
+	w.pct.init(cfg.PCT, cfg.Seed)
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
 	if w.policy != nil {
@@ -164,6 +204,8 @@ func (w *World) Connect() (*Conn, error) {
 	}
 	s := &session{w: w, idx: len(w.sessions)}
 	s.name = fmt.Sprintf("c%d", s.idx)
+	s.rand.init(w.cfg.Seed, s.idx)
+	s.prio = w.pct.priority()
 	zc, err := w.srv.Connect(
 		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
 		zkmem.WithReconnectDelay(farFuture),
@@ -268,6 +310,9 @@ func (w *World) Close() {
 	for _, s := range w.sessions {
 		if s.conn != nil {
 			s.conn.finish()
+		}
+		if s.renew != nil {
+			s.renew.finish()
 		}
 	}
 	w.closeWireServer()

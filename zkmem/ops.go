@@ -92,6 +92,9 @@ func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zk
 		ctime:  now,
 		mtime:  now,
 	}
+	if s.seqStart != nil && !mode.IsContainer() {
+		n.cversion = s.seqStart(path)
+	}
 	switch {
 	case mode.IsEphemeral():
 		n.kind, n.owner = kindEphemeral, sess.id

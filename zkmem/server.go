@@ -14,6 +14,9 @@ import (
 // done: Close also closes every Conn it handed out.
 type Server struct {
 	opts Options
+	// seqStart, if set, gives a new node's first sequence number
+	// (SetSequenceStart).
+	seqStart func(path string) int32
 
 	mu           sync.Mutex
 	closed       bool

@@ -352,6 +352,19 @@ func (s *Server) SessionIDs() []int64 {
 	return ids
 }
 
+// SetSequenceStart makes every node created from now on (but containers,
+// whose reaper reads the counter) start its sequential children at the
+// number start returns for its path, as SetNextSequence would at once.
+// start is called under the server's lock and must not call the server;
+// nil turns it off. Simulations start sequences just below the int32 wrap
+// this way (sim.Config.NearWrap), so that code ordering sequential nodes
+// meets 2147483647 followed by -2147483648.
+func (s *Server) SetSequenceStart(start func(path string) int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seqStart = start
+}
+
 // SetNextSequence makes the next sequential child created under path get
 // sequence number next, as if that many child creates had happened: it sets
 // the parent's internal child-create counter, so Stat.Cversion changes to

@@ -74,6 +74,9 @@ type exploreResult struct {
 	detail string   // a recipe: the checks; a flaw: the violation caught
 	shrunk string   // a flaw: the shrunk schedule
 	report []string // what to show of a failure
+	// coverage is a recipe's coverage table: which requests met which
+	// faults over its checks.
+	coverage []string
 }
 
 // flawChecks is the number of checks of a flawed recipe: the property
@@ -116,11 +119,17 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			status = "FAILED"
 		}
 		fmt.Fprintf(out, "  [%5.1fs] %-46s %-7s %s\n", time.Since(start).Seconds(), r.what, status, r.detail)
+		if len(r.coverage) > 0 {
+			fmt.Fprintf(out, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
+			for _, row := range r.coverage {
+				fmt.Fprintf(out, "           %s\n", row)
+			}
+		}
 	}
 	var results []*exploreResult
 	for _, m := range explore.Recipes {
 		res := m.Explore(t, echo)
-		r := &exploreResult{what: m.What, passed: res.Passed}
+		r := &exploreResult{what: m.What, passed: res.Passed, coverage: coverageRows(res.Logs)}
 		if res.Passed {
 			r.detail = fmt.Sprintf("%d random runs, no violation", res.Checks)
 		} else {
@@ -200,6 +209,20 @@ func printExplore(out io.Writer, o exploreOptions, results []*exploreResult) err
 		return fmt.Errorf("%d machine(s) of the fault exploration failed; replay with -seed %d", failed, o.seed)
 	}
 	return nil
+}
+
+// coverageRows picks the coverage table out of a machine's logs: its
+// lines are marked "coverage| ".
+func coverageRows(logs []string) []string {
+	var rows []string
+	for _, l := range logs {
+		for _, line := range strings.Split(l, "\n") {
+			if _, row, ok := strings.Cut(line, "coverage| "); ok {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
 }
 
 // lines splits texts into lines, keeping at most max of them.

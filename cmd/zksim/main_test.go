@@ -21,3 +21,15 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// The coverage table a machine logs is picked out of its logs.
+func TestCoverageRows(t *testing.T) {
+	logs := []string{
+		"1000 checks: 10 actions",
+		"coverage: the requests of every check\ncoverage|   area    op requests LoseReply\ncoverage| /queue multi     1394        70",
+	}
+	got := coverageRows(logs)
+	if len(got) != 2 || got[1] != "/queue multi     1394        70" {
+		t.Errorf("coverageRows = %q", got)
+	}
+}

@@ -33,7 +33,7 @@ func newGroup(what string, conn zksim.Conn, dir, gate string, size int, opts []O
 	if err := zksim.ValidatePath(dir, false); err != nil {
 		return group{}, fmt.Errorf("barrier.%s: %w", what, err)
 	}
-	return group{conn: conn, dir: dir, gate: gate, size: size, me: seqnode.NewGUID(), acl: newConfig(opts).acl}, nil
+	return group{conn: conn, dir: dir, gate: gate, size: size, me: seqnode.NewGUID(conn), acl: newConfig(opts).acl}, nil
 }
 
 // enter creates our member node and blocks until the gate exists: either

@@ -111,7 +111,7 @@ func (s *SingleNode) deleteIfOurs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = seqnode.Delete(ctx, s.conn, s.path)
+	err = seqnode.DeleteOwned(ctx, s.conn, s.path)
 	if retry.Final(err) {
 		return nil
 	}

@@ -85,7 +85,7 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 		_ = m.Unlock(cctx)
 	}()
 	leases := s.dir + "/leases"
-	guid := seqnode.NewGUID()
+	guid := seqnode.NewGUID(s.conn)
 	defer func() {
 		if err != nil {
 			cctx, cancel := retry.CleanupContext(ctx, s.conn)

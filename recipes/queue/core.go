@@ -66,7 +66,7 @@ func (c *core) list(ctx context.Context, watch bool) ([]item, <-chan zksim.Event
 // it (which a search for the GUID would miss). If ctx ends first it deletes
 // the item if it is still there.
 func (c *core) offer(ctx context.Context, data []byte, name string) (err error) {
-	guid := seqnode.NewGUID()
+	guid := seqnode.NewGUID(c.conn)
 	p := c.dir + "/" + seqnode.ProtectedName(guid, name)
 	mark := "offer:" + guid
 	defer func() {
@@ -279,7 +279,7 @@ func (c *core) ensureReceipt(ctx context.Context) error {
 	if c.receipt != "" {
 		return nil
 	}
-	p := c.dir + "/_r_" + seqnode.NewGUID()
+	p := c.dir + "/_r_" + seqnode.NewGUID(c.conn)
 	owned, st, err := seqnode.CreateOwned(ctx, c.conn, p, nil, c.acl)
 	if err != nil {
 		return err

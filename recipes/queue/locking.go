@@ -158,7 +158,7 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 // claims/name holding a fresh token. It reports false if another consumer
 // has it, or if the item is already gone.
 func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
-	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID())}
+	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID(q.conn))}
 	claim := q.claims + "/" + name
 	// mayBeOurs: a create of ours may have made the claim. On failure such
 	// a claim must be deleted, whatever ended the call: a claim of our live
@@ -316,7 +316,7 @@ func (it *Item) Release(ctx context.Context) error {
 	if !mine {
 		return ErrClaimLost
 	}
-	return claimLost(seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name))
+	return claimLost(seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name))
 }
 
 // release deletes our claim if it is ours. Between the check and the
@@ -327,5 +327,5 @@ func (it *Item) release(ctx context.Context) error {
 	if err != nil || !mine {
 		return err
 	}
-	return seqnode.Delete(ctx, it.q.conn, it.q.claims+"/"+it.name)
+	return seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name)
 }

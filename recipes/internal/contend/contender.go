@@ -51,7 +51,7 @@ func (h *Hold) Guard() zksim.Op { return &zksim.CheckOp{Path: h.Path, Version: -
 // returns ErrWouldBlock when it does not hold at once. On every error it
 // deletes the node it created (or may have created).
 func (c *Contender) Acquire(ctx context.Context, data []byte, try bool) (h *Hold, err error) {
-	guid := seqnode.NewGUID()
+	guid := seqnode.NewGUID(c.Conn)
 	defer func() {
 		if err != nil {
 			c.abandon(ctx, guid)

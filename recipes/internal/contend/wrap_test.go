@@ -37,7 +37,7 @@ func TestOrderAcrossWrap(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p := dir + "/" + seqnode.ProtectedName(seqnode.NewGUID(), "lock-") + seq
+			p := dir + "/" + seqnode.ProtectedName(seqnode.NewGUID(nil), "lock-") + seq
 			if _, err := c.Create(ctx, p, nil, zksim.ModeEphemeral, zksim.OpenACL()); err != nil {
 				t.Fatal(err)
 			}

@@ -133,6 +133,26 @@ func Delete(ctx context.Context, conn zksim.Conn, p string) error {
 	return err
 }
 
+// DeleteOwned deletes the ephemeral node p if our session owns it, and
+// does nothing otherwise. Unlike Delete it looks at the owner again before
+// every attempt: a delete whose reply was lost may have been applied, and
+// another session may have created p since (a fixed name: a single-node
+// leader, a queue item's claim); sending the delete again blindly would
+// delete theirs. It retries across connection losses.
+func DeleteOwned(ctx context.Context, conn zksim.Conn, p string) error {
+	err := retry.Do(ctx, conn, func() error {
+		ok, st, err := conn.Exists(ctx, p)
+		if err != nil || !ok || st.EphemeralOwner != conn.SessionID() {
+			return err
+		}
+		return conn.Delete(ctx, p, -1)
+	})
+	if errors.Is(err, zksim.ErrNoNode) {
+		return nil
+	}
+	return err
+}
+
 // CreateOwned creates the ephemeral node p (not sequential) and reports
 // whether our session owns it: created now, or found owned by our session
 // (a create whose reply was lost). It reports false, with no error, when

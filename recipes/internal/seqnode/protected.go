@@ -1,19 +1,23 @@
 package seqnode
 
 import (
-	"crypto/rand"
 	"fmt"
+	"io"
 	"strings"
+
+	"github.com/zksim/zksim"
 )
 
 // protectedPrefix starts every protected name, as in Curator.
 const protectedPrefix = "_c_"
 
 // NewGUID returns a random (version 4) UUID in its usual 36-character text
-// form.
-func NewGUID() string {
+// form, drawn from conn's randomness (zksim.RandReader): crypto/rand, or a
+// simulated client's seeded stream, so that a simulation replays the same
+// names from its seed.
+func NewGUID(conn zksim.Conn) string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	_, _ = io.ReadFull(zksim.RandReader(conn), b[:]) // neither source fails
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

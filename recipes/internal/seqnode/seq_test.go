@@ -86,18 +86,18 @@ func TestSortAcrossWrap(t *testing.T) {
 }
 
 func TestProtectedNames(t *testing.T) {
-	g := NewGUID()
+	g := NewGUID(nil)
 	if len(g) != 36 || g[14] != '4' {
 		t.Fatalf("GUID %q is not a version-4 UUID", g)
 	}
-	if NewGUID() == g {
+	if NewGUID(nil) == g {
 		t.Fatal("two GUIDs alike")
 	}
 	name := ProtectedName(g, "lock-") + "0000000007"
-	if !HasGUID(name, g) || HasGUID(name, NewGUID()) {
+	if !HasGUID(name, g) || HasGUID(name, NewGUID(nil)) {
 		t.Fatalf("HasGUID wrong for %q", name)
 	}
-	if got, ok := FindGUID([]string{"x", ProtectedName(NewGUID(), "lock-") + "0000000001", name}, g); !ok || got != name {
+	if got, ok := FindGUID([]string{"x", ProtectedName(NewGUID(nil), "lock-") + "0000000001", name}, g); !ok || got != name {
 		t.Fatalf("FindGUID = %q, %v", got, ok)
 	}
 }

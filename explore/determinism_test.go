@@ -1,0 +1,153 @@
+package explore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Determinism: the same seed gives the same trace, byte for byte, under
+// -race and any GOMAXPROCS. TestTraceDump writes a digest of the trace of
+// every check of every recipe machine to a file; TestDeterminism runs it
+// under -cpu 1, 2 and 4 and under -race, and compares the files.
+
+// TestTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of every
+// recipe machine from fixed seeds and writes one line per check, the
+// machine, the check's number and the SHA-256 of its whole trace, to the
+// file ZKSIM_TRACE_OUT. Skipped without ZKSIM_TRACE_OUT: TestDeterminism
+// runs it. With ZKSIM_TRACE_KEEP="<machine> <check>" it also writes that
+// check's whole trace to ZKSIM_TRACE_OUT.trace, to see where two runs part;
+// ZKSIM_TRACE_ONLY=<machine> dumps only that machine, and ZKSIM_TRACE_FULL=1
+// writes every whole trace after its digest.
+func TestTraceDump(t *testing.T) {
+	out := os.Getenv("ZKSIM_TRACE_OUT")
+	if out == "" {
+		t.Skip("ZKSIM_TRACE_OUT not set (TestDeterminism runs this test)")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	keep := os.Getenv("ZKSIM_TRACE_KEEP") // "QueueFIFO 931": write that check's trace to ZKSIM_TRACE_OUT.trace
+	var buf bytes.Buffer
+	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", strconv.Itoa(checks))()
+	defer setFlagForTest(t, "rapid.nofailfile", "RAPID_NOFAILFILE", "true")()
+	oldSeed := flag.Lookup("rapid.seed").Value.String()
+	defer func() { _ = flag.Set("rapid.seed", oldSeed) }()
+	only := os.Getenv("ZKSIM_TRACE_ONLY") // one machine's name: dump only its checks
+	full := os.Getenv("ZKSIM_TRACE_FULL") != ""
+	for i, m := range Recipes {
+		if only != "" && m.Name != only {
+			continue
+		}
+		var (
+			mu sync.Mutex
+			n  int
+		)
+		traceSink = func(trace string) {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			fmt.Fprintf(&buf, "%s %d %x\n", m.Name, n, sha256.Sum256([]byte(trace)))
+			if full {
+				fmt.Fprintf(&buf, "%s\n", trace)
+			}
+			if keep == fmt.Sprintf("%s %d", m.Name, n) {
+				_ = os.WriteFile(out+".trace", []byte(trace), 0o644)
+			}
+		}
+		if err := flag.Set("rapid.seed", strconv.Itoa(1000+i)); err != nil {
+			t.Fatal(err)
+		}
+		c := &captureTB{name: t.Name()}
+		rapid.Check(c, inBubble(t, m.Property(t)))
+		traceSink = nil
+		if c.Failed() {
+			t.Errorf("%s failed: %s", m.Name, strings.Join(c.errs, "\n"))
+		}
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeterminism runs TestTraceDump under -cpu 1, 2 and 4 (this test
+// binary, run again) and under -race (go test -race), and checks that
+// every check's trace is the same byte for byte in all four. Checks per
+// machine: ZKSIM_TRACE_CHECKS (default 10; 1,000 for the figures of
+// benchmarks/RESULTS.md). Skipped with -short.
+//
+//	ZKSIM_TRACE_CHECKS=1000 go test ./explore/ -run '^TestDeterminism$' -v -timeout 60m
+func TestDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if os.Getenv("ZKSIM_TRACE_OUT") != "" {
+		t.Skip("inside a trace dump")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	dir := t.TempDir()
+	env := func(out string) []string {
+		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
+	}
+	var files []string
+	for _, cpu := range []string{"1", "2", "4"} {
+		out := filepath.Join(dir, "cpu"+cpu)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTraceDump$", "-test.cpu="+cpu, "-test.count=1")
+		cmd.Env = env(out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
+		}
+		files = append(files, out)
+	}
+	race := filepath.Join(dir, "race")
+	wd, _ := os.Getwd()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command for the -race run: %v", err)
+	}
+	cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run=^TestTraceDump$", ".")
+	cmd.Dir = wd
+	cmd.Env = env(race)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("-race: %v\n%s", err, b)
+	}
+	files = append(files, race)
+	want, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Count(want, []byte("\n")); got != checks*len(Recipes) {
+		t.Fatalf("%d traces in %s, want %d", got, files[0], checks*len(Recipes))
+	}
+	for _, f := range files[1:] {
+		got, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			a, b := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+			for i := range min(len(a), len(b)) {
+				if a[i] != b[i] {
+					t.Fatalf("%s differs from %s at trace %d: %s vs %s", filepath.Base(f), filepath.Base(files[0]), i+1, b[i], a[i])
+				}
+			}
+			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
+		}
+	}
+	t.Logf("%d checks of %d Recipes: the same %d traces under -cpu 1, 2, 4 and -race", checks, len(Recipes), checks*len(Recipes))
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
