@@ -2,6 +2,7 @@ package benchmarks_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -98,11 +99,13 @@ func BenchmarkHerd(b *testing.B) {
 }
 
 // inBubble runs f as a test from a benchmark: MeasureHerd needs a
-// *testing.T for its synctest bubble.
+// *testing.T for its synctest bubble. f runs once, although
+// testing.RunTests repeats its tests -test.count times.
 func inBubble(b *testing.B, f func(t *testing.T)) {
 	b.Helper()
+	var once sync.Once
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: b.Name(), F: f}})
+		[]testing.InternalTest{{Name: b.Name(), F: func(t *testing.T) { once.Do(func() { f(t) }) }}})
 	if !ok {
 		b.Fatal("the measurement failed")
 	}

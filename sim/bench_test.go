@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -104,10 +105,13 @@ func readWriteLoop(ctx context.Context, c *sim.Conn, i int) {
 }
 
 // inBubble runs f in a synctest bubble, as a test of its own (synctest.Test
-// needs a *testing.T), and reports whether it failed.
+// needs a *testing.T), and reports whether it failed. f runs once:
+// testing.RunTests repeats its tests -test.count times, and a second run
+// would wait for batches nobody sends.
 func inBubble(name string, f func(t *testing.T)) error {
+	var once sync.Once
 	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: name, F: func(t *testing.T) { synctest.Test(t, f) }}})
+		[]testing.InternalTest{{Name: name, F: func(t *testing.T) { once.Do(func() { synctest.Test(t, f) }) }}})
 	if !ok {
 		return errors.New("the bubble failed")
 	}
