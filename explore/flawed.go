@@ -143,7 +143,18 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 // (go-zookeeper's, say) need not replay byte for byte.
 func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	t.Helper()
-	logCaught(t, mustCatch(t, want, prop))
+	c := mustCatch(t, want, prop)
+	replayTwice(t, c.Report, prop)
+	logCaught(t, c)
+}
+
+// ReportTrace hands the whole trace of a check of a property run by
+// ExpectCaught to its replay check: a property of one's own calls it as
+// each check ends.
+func ReportTrace(trace string) {
+	if sink := traceSink; sink != nil {
+		sink(trace)
+	}
 }
 
 // mustCatch runs prop and fails t unless rapid caught a failure as wanted.

@@ -86,6 +86,7 @@ func zkLockProp(parent *testing.T) func(*rapid.T) {
 		}
 		m.sw = sw
 		defer sw.Close()
+		defer func() { reportZKTrace(sw.TraceString()) }()
 		if m.obs, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
 			t.Fatalf("observer: %v", err)
 		}
