@@ -137,10 +137,10 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 
 // ExpectCaught runs prop, a property of one's own expected to fail, as the
 // flawed recipes run: it passes only if rapid finds a failure whose message
-// contains want, and logs the shrunk schedule and the minimal failing run.
-// Unlike the flawed recipes' tests it does not replay the failure from its
-// seed: a property over client code that keeps its own sources of chance
-// (go-zookeeper's, say) need not replay byte for byte.
+// matches want, the failure replays twice from its seed with the same
+// trace, byte for byte, and it logs the shrunk schedule and the minimal
+// failing run. prop must hand the whole trace of each check to
+// ReportTrace as the check ends (the replay fails without it).
 func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	t.Helper()
 	c := mustCatch(t, want, prop)
@@ -303,8 +303,11 @@ func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
 		c := &captureTB{name: t.Name()}
 		rapid.Check(c, inBubble(t, prop))
 		traceSink = nil
-		if !c.Failed() || len(got) == 0 {
+		switch {
+		case !c.Failed():
 			t.Fatalf("replay %d of seed %s did not fail", i+1, m[1])
+		case len(got) == 0:
+			t.Fatalf("replay %d of seed %s failed but handed no trace to ReportTrace", i+1, m[1])
 		}
 		traces[i] = got[0] // the first check: the one the seed reproduces
 	}

@@ -73,9 +73,12 @@ func TestZKTraceDump(t *testing.T) {
 		if len(traces) == 0 {
 			t.Fatalf("seed %d: no trace", base+i)
 		}
-		fmt.Fprintf(&buf, "zklock %d %x\n", base+i, sha256.Sum256([]byte(traces[0])))
+		// The failure's message, whose names are the server's (not
+		// normalized as the trace's are), is part of the digest.
+		msg, _, _ := strings.Cut(q.msg, "\n")
+		fmt.Fprintf(&buf, "zklock %d %x %x\n", base+i, sha256.Sum256([]byte(traces[0])), sha256.Sum256([]byte(msg)))
 		if full {
-			fmt.Fprintf(&buf, "%s\n", traces[0])
+			fmt.Fprintf(&buf, "%s%s\n", traces[0], q.msg)
 		}
 	}
 	t.Logf("%d checks, %d of them failing (the orphan)", checks, failed)
@@ -90,17 +93,24 @@ func TestZKTraceDump(t *testing.T) {
 type quietTB struct {
 	*testing.T
 	failed bool
+	msg    string // the first failure's message
 }
 
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Failed() bool          { return q.failed }
+func (q *quietTB) Errorf(format string, args ...any) { q.fail(fmt.Sprintf(format, args...)) }
+func (q *quietTB) Error(args ...any)                 { q.fail(fmt.Sprint(args...)) }
+func (q *quietTB) Fatalf(format string, args ...any) { q.fail(fmt.Sprintf(format, args...)) }
+func (q *quietTB) Fatal(args ...any)                 { q.fail(fmt.Sprint(args...)) }
+func (q *quietTB) fail(msg string) {
+	q.failed = true
+	if q.msg == "" {
+		q.msg = msg
+	}
+}
+func (q *quietTB) Fail()               { q.failed = true }
+func (q *quietTB) FailNow()            { q.failed = true }
+func (q *quietTB) Logf(string, ...any) {}
+func (q *quietTB) Log(...any)          {}
+func (q *quietTB) Failed() bool        { return q.failed }
 
 // inBubble runs each check of prop in a synctest bubble of parent, as
 // rapid.SyncTest does (which needs a *testing.T behind rapid), raising a
