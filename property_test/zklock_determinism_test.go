@@ -25,9 +25,13 @@ import (
 // under -race and compares the files.
 
 // zkTraceSink, if set, receives the whole trace of every check of the
-// zk.Lock machine as it ends. Set it only while no property runs.
+// zk.Lock machine as it ends, followed by the violation the check failed
+// with, if any (with the server's names, which the trace normalizes). Set
+// it only while no property runs.
 var zkTraceSink func(trace string)
 
+// reportZKTrace hands the trace of a check to ExpectCaught's replay check
+// and to zkTraceSink.
 func reportZKTrace(trace string) {
 	explore.ReportTrace(trace)
 	if zkTraceSink != nil {
@@ -36,10 +40,11 @@ func reportZKTrace(trace string) {
 }
 
 // TestZKTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of the
-// zk.Lock machine from a fixed seed and writes one line per check, its
-// number and the SHA-256 of its whole trace, to the file ZKSIM_TRACE_OUT
-// (ZKSIM_TRACE_FULL=1 writes every whole trace after its digest). Skipped
-// without ZKSIM_TRACE_OUT: TestZKDeterminism runs it.
+// zk.Lock machine, one per rapid seed from ZKSIM_TRACE_SEED (default 1) on,
+// and writes one line per check, its seed and the SHA-256 of its whole
+// trace and violation, to the file ZKSIM_TRACE_OUT (ZKSIM_TRACE_FULL=1
+// writes every whole trace after its digest). Skipped without
+// ZKSIM_TRACE_OUT: TestZKDeterminism runs it.
 func TestZKTraceDump(t *testing.T) {
 	out := os.Getenv("ZKSIM_TRACE_OUT")
 	if out == "" {
@@ -73,12 +78,9 @@ func TestZKTraceDump(t *testing.T) {
 		if len(traces) == 0 {
 			t.Fatalf("seed %d: no trace", base+i)
 		}
-		// The failure's message, whose names are the server's (not
-		// normalized as the trace's are), is part of the digest.
-		msg, _, _ := strings.Cut(q.msg, "\n")
-		fmt.Fprintf(&buf, "zklock %d %x %x\n", base+i, sha256.Sum256([]byte(traces[0])), sha256.Sum256([]byte(msg)))
+		fmt.Fprintf(&buf, "zklock %d %x\n", base+i, sha256.Sum256([]byte(traces[0])))
 		if full {
-			fmt.Fprintf(&buf, "%s%s\n", traces[0], q.msg)
+			fmt.Fprintf(&buf, "%s\n", traces[0])
 		}
 	}
 	t.Logf("%d checks, %d of them failing (the orphan)", checks, failed)
@@ -93,24 +95,17 @@ func TestZKTraceDump(t *testing.T) {
 type quietTB struct {
 	*testing.T
 	failed bool
-	msg    string // the first failure's message
 }
 
-func (q *quietTB) Errorf(format string, args ...any) { q.fail(fmt.Sprintf(format, args...)) }
-func (q *quietTB) Error(args ...any)                 { q.fail(fmt.Sprint(args...)) }
-func (q *quietTB) Fatalf(format string, args ...any) { q.fail(fmt.Sprintf(format, args...)) }
-func (q *quietTB) Fatal(args ...any)                 { q.fail(fmt.Sprint(args...)) }
-func (q *quietTB) fail(msg string) {
-	q.failed = true
-	if q.msg == "" {
-		q.msg = msg
-	}
-}
-func (q *quietTB) Fail()               { q.failed = true }
-func (q *quietTB) FailNow()            { q.failed = true }
-func (q *quietTB) Logf(string, ...any) {}
-func (q *quietTB) Log(...any)          {}
-func (q *quietTB) Failed() bool        { return q.failed }
+func (q *quietTB) Errorf(string, ...any) { q.failed = true }
+func (q *quietTB) Error(...any)          { q.failed = true }
+func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
+func (q *quietTB) Fatal(...any)          { q.failed = true }
+func (q *quietTB) Fail()                 { q.failed = true }
+func (q *quietTB) FailNow()              { q.failed = true }
+func (q *quietTB) Logf(string, ...any)   {}
+func (q *quietTB) Log(...any)            {}
+func (q *quietTB) Failed() bool          { return q.failed }
 
 // inBubble runs each check of prop in a synctest bubble of parent, as
 // rapid.SyncTest does (which needs a *testing.T behind rapid), raising a
