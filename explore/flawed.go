@@ -314,4 +314,5 @@ func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
 	if traces[0] != traces[1] {
 		t.Fatalf("two replays of seed %s gave different traces:\n%s\n---\n%s", m[1], traces[0], traces[1])
 	}
+	t.Logf("replayed twice from seed %s: the same trace (%d lines), byte for byte", m[1], strings.Count(traces[0], "\n"))
 }
