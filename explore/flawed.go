@@ -137,13 +137,24 @@ func expectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 
 // ExpectCaught runs prop, a property of one's own expected to fail, as the
 // flawed recipes run: it passes only if rapid finds a failure whose message
-// contains want, and logs the shrunk schedule and the minimal failing run.
-// Unlike the flawed recipes' tests it does not replay the failure from its
-// seed: a property over client code that keeps its own sources of chance
-// (go-zookeeper's, say) need not replay byte for byte.
+// matches want, the failure replays twice from its seed with the same
+// trace, byte for byte, and it logs the shrunk schedule and the minimal
+// failing run. prop must hand the whole trace of each check to
+// ReportTrace as the check ends (the replay fails without it).
 func ExpectCaught(t *testing.T, want string, prop func(*rapid.T)) {
 	t.Helper()
-	logCaught(t, mustCatch(t, want, prop))
+	c := mustCatch(t, want, prop)
+	replayTwice(t, c.Report, prop)
+	logCaught(t, c)
+}
+
+// ReportTrace hands the whole trace of a check of a property run by
+// ExpectCaught to its replay check: a property of one's own calls it as
+// each check ends.
+func ReportTrace(trace string) {
+	if sink := traceSink; sink != nil {
+		sink(trace)
+	}
 }
 
 // mustCatch runs prop and fails t unless rapid caught a failure as wanted.
@@ -292,12 +303,16 @@ func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
 		c := &captureTB{name: t.Name()}
 		rapid.Check(c, inBubble(t, prop))
 		traceSink = nil
-		if !c.Failed() || len(got) == 0 {
+		switch {
+		case !c.Failed():
 			t.Fatalf("replay %d of seed %s did not fail", i+1, m[1])
+		case len(got) == 0:
+			t.Fatalf("replay %d of seed %s failed but handed no trace to ReportTrace", i+1, m[1])
 		}
 		traces[i] = got[0] // the first check: the one the seed reproduces
 	}
 	if traces[0] != traces[1] {
 		t.Fatalf("two replays of seed %s gave different traces:\n%s\n---\n%s", m[1], traces[0], traces[1])
 	}
+	t.Logf("replayed twice from seed %s: the same trace (%d lines), byte for byte", m[1], strings.Count(traces[0], "\n"))
 }

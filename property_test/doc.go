@@ -31,7 +31,10 @@
 //   - go-zookeeper's own zk.Lock (v1.0.4), unchanged, on go-zookeeper
 //     clients the simulator hands out (zklock_machine_test.go): TestZKLock
 //     passes only when rapid finds the orphan zk.Lock leaves when Lock
-//     fails after creating its node, and logs the shrunk schedule.
+//     fails after creating its node and the failure replays twice from its
+//     seed with the same trace, and logs the shrunk schedule.
+//     TestZKDeterminism (zklock_determinism_test.go) checks that the
+//     machine's checks give the same traces under -cpu 1, 2, 4 and -race.
 //
 // # How a machine runs
 //

@@ -66,6 +66,8 @@ type zkLockMachine struct {
 	cs      []*zkLockClient
 	t       *rapid.T
 	drawing bool
+
+	violation string // the violation the check failed with, if any
 }
 
 // zkLockProp is the property: one run of the machine.
@@ -86,6 +88,10 @@ func zkLockProp(parent *testing.T) func(*rapid.T) {
 		}
 		m.sw = sw
 		defer sw.Close()
+		// The trace of the check, and its violation (with the server's
+		// names, which the trace normalizes), for the replay and
+		// determinism checks.
+		defer func() { reportZKTrace(sw.TraceString() + m.violation) }()
 		if m.obs, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
 			t.Fatalf("observer: %v", err)
 		}
@@ -339,7 +345,9 @@ func (m *zkLockMachine) lockClient(c *zkLockClient) {
 func (m *zkLockMachine) fail(t *rapid.T, name, format string, args ...any) {
 	tr := m.sw.Trace()
 	t.Logf("trace (last %d lines):\n%s", min(len(tr), 80), strings.Join(tr[max(0, len(tr)-80):], "\n"))
-	t.Fatalf(name+": "+format, args...)
+	msg := fmt.Sprintf(name+": "+format, args...)
+	m.violation = "violation: " + msg + "\n"
+	t.Fatal(msg)
 }
 
 // TestZKLockExplore runs the zk.Lock machine as a plain property, for

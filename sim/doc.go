@@ -154,14 +154,32 @@
 // otherwise decide a run in go-zookeeper: its server shuffle and DNS lookup
 // (one address, a host provider behaving as DNSHostProvider does with one
 // address); its GUIDs (crypto/rand, seeded by [Test]; the trace names
-// 32-hex-digit GUIDs as it names UUIDs); its setWatches lists in map order
-// (the server gets them sorted); and its goroutines' races: frames written
-// between two steps are ordered by content; frames written in the instant
-// a connection is closed are dropped with it; a connection attempt waits
-// for its "dial" step, so that a request sent in the instant a connection
-// was lost is always failed with ErrNoServer, as go-zookeeper fails what is
-// queued when it starts a new round of servers; and a dial a fault refuses
-// hangs until the fault ends or the dial times out.
+// 32-hex-digit GUIDs as it names UUIDs; goroutines started with
+// [World.Go], which waits until each blocks, draw them in a fixed order);
+// its setWatches lists in map order (the server gets them sorted); and its
+// goroutines' races: frames written between two steps are ordered by
+// session, then content, so neither the order in which go-zookeeper's
+// send loop picks a request or a ping nor the order in which several
+// clients woken at one instant write changes the run; frames written in
+// the instant a connection is closed are dropped with it; a connection
+// attempt waits for its "dial" step, so that a request sent in the instant
+// a connection was lost is always failed with ErrNoServer, as go-zookeeper
+// fails what is queued when it starts a new round of servers; and a dial a
+// fault refuses hangs until the fault ends or the dial times out.
+// go-zookeeper's own timers (pings, read deadlines, the second it waits
+// before a new round of servers) cannot race a delivery: the scheduler
+// delivers only after synctest.Wait, when every timer due at that instant
+// has fired and its goroutine has blocked again.
+//
+// Left to chance, and outside the trace unless client code makes it
+// matter: the order of the EventNotWatching events go-zookeeper sends on
+// its session channel when a session expires (map order); two goroutines
+// of one client sending identical requests in one instant (which gets
+// which reply); and GUIDs drawn in one instant by goroutines not started
+// with World.Go (which goroutine gets which GUID: the trace, naming GUIDs
+// by first appearance, stays the same, but code that orders or prints the
+// raw names does not, nor does the order in which the server deletes two
+// ephemerals of one expiring session, by name).
 //
 // # Cost model
 //

@@ -1,0 +1,219 @@
+package property_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/explore"
+)
+
+// Determinism of the zk.Lock machine: go-zookeeper's clients, unchanged,
+// under the simulator give the same trace for the same seed, byte for
+// byte, under -race and any GOMAXPROCS. TestZKTraceDump writes a digest of
+// every check's trace; TestZKDeterminism runs it under -cpu 1, 2 and 4 and
+// under -race and compares the files.
+
+// zkTraceSink, if set, receives the whole trace of every check of the
+// zk.Lock machine as it ends, followed by the violation the check failed
+// with, if any (with the server's names, which the trace normalizes). Set
+// it only while no property runs.
+var zkTraceSink func(trace string)
+
+// reportZKTrace hands the trace of a check to ExpectCaught's replay check
+// and to zkTraceSink.
+func reportZKTrace(trace string) {
+	explore.ReportTrace(trace)
+	if zkTraceSink != nil {
+		zkTraceSink(trace)
+	}
+}
+
+// TestZKTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of the
+// zk.Lock machine, one per rapid seed from ZKSIM_TRACE_SEED (default 1) on,
+// and writes one line per check, its seed and the SHA-256 of its whole
+// trace and violation, to the file ZKSIM_TRACE_OUT (ZKSIM_TRACE_FULL=1
+// writes every whole trace after its digest). Skipped without
+// ZKSIM_TRACE_OUT: TestZKDeterminism runs it.
+func TestZKTraceDump(t *testing.T) {
+	out := os.Getenv("ZKSIM_TRACE_OUT")
+	if out == "" {
+		t.Skip("ZKSIM_TRACE_OUT not set (TestZKDeterminism runs this test)")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	full := os.Getenv("ZKSIM_TRACE_FULL") != ""
+	base := uint64(1)
+	if v, err := strconv.ParseUint(os.Getenv("ZKSIM_TRACE_SEED"), 10, 64); err == nil {
+		base = v
+	}
+	restore := setFlags(t, map[string]string{"rapid.checks": "1", "rapid.shrinktime": "1ms", "rapid.nofailfile": "true"})
+	defer restore()
+	var buf bytes.Buffer
+	var traces []string
+	zkTraceSink = func(trace string) { traces = append(traces, trace) }
+	defer func() { zkTraceSink = nil }()
+	failed := 0
+	for i := range uint64(checks) {
+		// One check per seed, its first trace: the one the seed gives
+		// (a failing check's shrinking adds more).
+		if err := flag.Set("rapid.seed", strconv.FormatUint(base+i, 10)); err != nil {
+			t.Fatal(err)
+		}
+		traces = traces[:0]
+		q := &quietTB{T: t}
+		rapid.Check(q, inBubble(t, zkLockProp(t)))
+		if q.failed {
+			failed++
+		}
+		if len(traces) == 0 {
+			t.Fatalf("seed %d: no trace", base+i)
+		}
+		fmt.Fprintf(&buf, "zklock %d %x\n", base+i, sha256.Sum256([]byte(traces[0])))
+		if full {
+			fmt.Fprintf(&buf, "%s\n", traces[0])
+		}
+	}
+	t.Logf("%d checks, %d of them failing (the orphan)", checks, failed)
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quietTB runs a property whose failures are expected (the zk.Lock machine
+// finds its orphan): a failing check is recorded in the digest like any
+// other, and does not fail the dump.
+type quietTB struct {
+	*testing.T
+	failed bool
+}
+
+func (q *quietTB) Errorf(string, ...any) { q.failed = true }
+func (q *quietTB) Error(...any)          { q.failed = true }
+func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
+func (q *quietTB) Fatal(...any)          { q.failed = true }
+func (q *quietTB) Fail()                 { q.failed = true }
+func (q *quietTB) FailNow()              { q.failed = true }
+func (q *quietTB) Logf(string, ...any)   {}
+func (q *quietTB) Log(...any)            {}
+func (q *quietTB) Failed() bool          { return q.failed }
+
+// inBubble runs each check of prop in a synctest bubble of parent, as
+// rapid.SyncTest does (which needs a *testing.T behind rapid), raising a
+// failure again outside the bubble.
+func inBubble(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
+	return func(t *rapid.T) {
+		done := make(chan any, 1)
+		go func() {
+			var failure any
+			defer func() { done <- failure }()
+			synctest.Test(parent, func(*testing.T) {
+				defer func() { failure = recover() }()
+				prop(t)
+			})
+		}()
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}
+}
+
+// setFlags sets flags for the duration of a test.
+func setFlags(t *testing.T, values map[string]string) (restore func()) {
+	t.Helper()
+	old := map[string]string{}
+	for name, v := range values {
+		old[name] = flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() {
+		for name, v := range old {
+			_ = flag.Set(name, v)
+		}
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// TestZKDeterminism runs TestZKTraceDump under -cpu 1, 2 and 4 (this test
+// binary, run again) and under -race (go test -race), and checks that
+// every check's trace is the same byte for byte in all four. Checks:
+// ZKSIM_TRACE_CHECKS (default 10; 1,000 for the report's figures).
+// Skipped with -short.
+//
+//	ZKSIM_TRACE_CHECKS=1000 go test ./property_test/ -run '^TestZKDeterminism$' -v -timeout 60m
+func TestZKDeterminism(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if os.Getenv("ZKSIM_TRACE_OUT") != "" {
+		t.Skip("inside a trace dump")
+	}
+	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
+	dir := t.TempDir()
+	env := func(out string) []string {
+		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
+	}
+	var files []string
+	for _, cpu := range []string{"1", "2", "4"} {
+		out := filepath.Join(dir, "cpu"+cpu)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestZKTraceDump$", "-test.cpu="+cpu, "-test.count=1")
+		cmd.Env = env(out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
+		}
+		files = append(files, out)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command for the -race run: %v", err)
+	}
+	race := filepath.Join(dir, "race")
+	wd, _ := os.Getwd()
+	cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run=^TestZKTraceDump$", ".")
+	cmd.Dir = wd
+	cmd.Env = env(race)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("-race: %v\n%s", err, b)
+	}
+	files = append(files, race)
+	want, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.Count(want, []byte("\n")); got != checks {
+		t.Fatalf("%d traces in %s, want %d", got, files[0], checks)
+	}
+	for _, f := range files[1:] {
+		got, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			a, b := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+			for i := range min(len(a), len(b)) {
+				if a[i] != b[i] {
+					t.Fatalf("%s differs from %s at trace %d: %s vs %s", filepath.Base(f), filepath.Base(files[0]), i+1, b[i], a[i])
+				}
+			}
+			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
+		}
+	}
+	t.Logf("%d checks of the zk.Lock machine: the same %d traces under -cpu 1, 2, 4 and -race", checks, checks)
+}
