@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,11 +42,26 @@ type consumer interface {
 	TryTake(ctx context.Context) ([]byte, error) // queue.ErrEmpty: no item
 }
 
+// peeker is a consumer that can read the head without taking it
+// (queue.ErrEmpty: no item).
+type peeker interface {
+	Peek(ctx context.Context) ([]byte, error)
+}
+
+// counter is a consumer that can count the items.
+type counter interface {
+	Len(ctx context.Context) (int, error)
+}
+
 // queueKind makes the producer and consumer values of one queue recipe.
 type queueKind struct {
 	name     string
-	priority bool   // items carry a priority; one consumer
-	locking  bool   // items are taken by claim and Ack: no FIFO check
+	priority bool // items carry a priority; one consumer
+	locking  bool // items are taken by claim and Ack: no FIFO check
+	// strict: the recipe's calls return only the errors the package
+	// documents (see allowedError); the flawed test-code consumers are not
+	// held to it.
+	strict   bool
 	itemsDir string // where the items are
 	offer    func(c *client, ctx context.Context, data []byte, prio int32) error
 	consumer func(c *client) consumer
@@ -56,6 +72,7 @@ const queueDir = "/queue"
 var (
 	fifoKind = queueKind{
 		name:     "FIFO queue",
+		strict:   true,
 		itemsDir: queueDir,
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
@@ -65,6 +82,7 @@ var (
 	priorityKind = queueKind{
 		name:     "priority queue",
 		priority: true,
+		strict:   true,
 		itemsDir: queueDir,
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
@@ -136,12 +154,28 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			}
 			var prio int32
 			if f.kind.priority {
-				prio = rapid.Int32Range(0, 3).Draw(t, "priority")
+				prio = rapid.SampledFrom(priorities).Draw(t, "priority")
 			}
 			f.offer(p, prio)
 		},
 		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true) },
 		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false) },
+		// Peek reads the head; Len counts the items (both run in the
+		// consumer's "take" slot, so Cancel can end them too).
+		"Peek": func(t *rapid.T) {
+			c := drawClient(t, f.consumers(), "peek")
+			if _, ok := f.cons[c.idx].(peeker); !ok {
+				t.SkipNow()
+			}
+			f.peek(c)
+		},
+		"Len": func(t *rapid.T) {
+			c := drawClient(t, f.consumers(), "len")
+			if _, ok := f.cons[c.idx].(counter); !ok {
+				t.SkipNow()
+			}
+			f.count(c)
+		},
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
 			for _, c := range f.w.awake() {
@@ -162,6 +196,7 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	f.mu.Unlock()
 	p.start("offer", func(ctx context.Context) error {
 		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
+		f.checkError(p, "Offer", err)
 		if err == nil {
 			f.mu.Lock()
 			f.added[k] = true
@@ -173,10 +208,10 @@ func (f *queueFamily) offer(p *client, prio int32) {
 
 func (f *queueFamily) take(c *client, wait bool) {
 	q := f.cons[c.idx]
+	before := f.present()
 	if f.kind.priority {
-		present := f.present()
 		f.mu.Lock()
-		f.snapshots[c.idx] = present
+		f.snapshots[c.idx] = before
 		f.mu.Unlock()
 	}
 	f.callSeq++
@@ -194,8 +229,10 @@ func (f *queueFamily) take(c *client, wait bool) {
 			data, err = q.TryTake(ctx)
 			if errors.Is(err, queue.ErrEmpty) {
 				ok, err = false, nil
+				f.checkEmpty(c, "TryTake", before)
 			}
 		}
+		f.checkError(c, "Take", err)
 		if err != nil {
 			f.mu.Lock()
 			if k, ok := itemNumber(data); ok && f.kind.locking {
@@ -217,6 +254,110 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		return nil
 	})
+}
+
+// priorities are the priorities the producer draws from: the extremes
+// and both signs, so that the encoding of priorities in item names is
+// tested over its whole range, and a few equal ones.
+var priorities = []int32{math.MinInt32, -1, 0, 1, 0x7fff, math.MaxInt32}
+
+// peek starts a Peek by c: the item it returns must be one that was
+// offered, and no item present throughout the call may come before it;
+// queue.ErrEmpty only if no item was present throughout.
+func (f *queueFamily) peek(c *client) {
+	q := f.cons[c.idx].(peeker)
+	before := f.present()
+	c.start("take", func(ctx context.Context) error {
+		data, err := q.Peek(ctx)
+		if errors.Is(err, queue.ErrEmpty) {
+			f.checkEmpty(c, "Peek", before)
+			return err
+		}
+		f.checkError(c, "Peek", err)
+		if err != nil {
+			return err
+		}
+		k, ok := itemNumber(data)
+		f.mu.Lock()
+		offered := f.offered
+		f.mu.Unlock()
+		if !ok || k >= offered {
+			f.w.violate("garbage delivered", "p%d peeked %q", c.idx, data)
+			return nil
+		}
+		c.note("peeked item %d", k)
+		now := f.present()
+		for _, i := range before {
+			if slices.Contains(now, i) && f.precedes(i, k) {
+				f.w.violate("peek order", "p%d peeked item %d while item %d, before it, was queued throughout", c.idx, k, i)
+			}
+		}
+		return nil
+	})
+}
+
+// count starts a Len by c: it must count at least the items present
+// throughout the call.
+func (f *queueFamily) count(c *client) {
+	q := f.cons[c.idx].(counter)
+	before := f.present()
+	c.start("take", func(ctx context.Context) error {
+		n, err := q.Len(ctx)
+		f.checkError(c, "Len", err)
+		if err != nil {
+			return err
+		}
+		c.note("counted %d items", n)
+		now := f.present()
+		throughout := 0
+		for _, i := range before {
+			if slices.Contains(now, i) {
+				throughout++
+			}
+		}
+		if n < throughout {
+			f.w.violate("wrong length", "p%d counted %d items while %d were queued throughout", c.idx, n, throughout)
+		}
+		return nil
+	})
+}
+
+// checkEmpty records a violation if c's call op reported an empty queue
+// while an item was present throughout it (present before the call, in
+// before, and after it). A locking queue's TryTake may find every item
+// claimed: it is not checked.
+func (f *queueFamily) checkEmpty(c *client, op string, before []int) {
+	if !f.kind.strict || (f.kind.locking && op == "TryTake") {
+		return
+	}
+	now := f.present()
+	for _, i := range before {
+		if slices.Contains(now, i) {
+			f.w.violate("empty while queued", "p%d's %s found the queue empty while item %d was queued throughout", c.idx, op, i)
+			return
+		}
+	}
+}
+
+// checkError records a violation if c's call op returned an error the
+// package does not document: a queue call fails only when its context
+// ends, its session expired or its Conn was closed; ErrEmpty comes from
+// TryTake and Peek, ErrClaimLost from a locking queue's Ack and Release.
+func (f *queueFamily) checkError(c *client, op string, err error) {
+	if err == nil || !f.kind.strict || allowedError(err) {
+		return
+	}
+	f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
+}
+
+// allowedError reports whether err is one the queue package documents.
+func allowedError(err error) bool {
+	for _, e := range []error{context.Canceled, zksim.ErrSessionExpired, zksim.ErrClosing, queue.ErrEmpty, queue.ErrClaimLost} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // itemNumber reads an item's number from its data.
@@ -546,6 +687,9 @@ func (l lockingConsumer) TryTake(ctx context.Context) ([]byte, error) {
 	return it.Data(), ackOrRelease(ctx, it)
 }
 
+// Len counts the items, claimed or not.
+func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(ctx) }
+
 // ackOrRelease acknowledges it, or releases it if the Ack failed while
 // the claim may still be ours.
 func ackOrRelease(ctx context.Context, it *queue.Item) error {
@@ -559,6 +703,7 @@ func ackOrRelease(ctx context.Context, it *queue.Item) error {
 var lockingKind = queueKind{
 	name:     "locking queue",
 	locking:  true,
+	strict:   true,
 	itemsDir: queueDir + "/items",
 	offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
