@@ -158,8 +158,8 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			}
 			f.offer(p, prio)
 		},
-		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true) },
-		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false) },
+		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true, f.drawEnd(t)) },
+		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false, f.drawEnd(t)) },
 		// Peek reads the head; Len counts the items (both run in the
 		// consumer's "take" slot, so Cancel can end them too).
 		"Peek": func(t *rapid.T) {
@@ -206,7 +206,7 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	})
 }
 
-func (f *queueFamily) take(c *client, wait bool) {
+func (f *queueFamily) take(c *client, wait bool, end string) {
 	q := f.cons[c.idx]
 	before := f.present()
 	if f.kind.priority {
@@ -223,7 +223,12 @@ func (f *queueFamily) take(c *client, wait bool) {
 			ok   = true
 			err  error
 		)
-		if wait {
+		if lc, isLocking := q.(lockingConsumer); isLocking && end != "" {
+			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
+			if errors.Is(err, queue.ErrEmpty) {
+				ok, err = false, nil
+			}
+		} else if wait {
 			data, err = q.Take(ctx)
 		} else {
 			data, err = q.TryTake(ctx)
@@ -509,7 +514,7 @@ func (f *queueFamily) live() bool {
 	if len(present) > 0 {
 		for _, c := range w.clients[1:] {
 			if !c.busy("") && (!f.kind.priority || c.idx == 1) {
-				f.take(c, true)
+				f.take(c, true, "")
 			}
 		}
 		return false
@@ -689,6 +694,73 @@ func (l lockingConsumer) TryTake(ctx context.Context) ([]byte, error) {
 
 // Len counts the items, claimed or not.
 func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(ctx) }
+
+// lockingEnds are the ways a locking-queue consumer's call ends once it
+// has an item: "" is Ack (and Release if the Ack failed, as
+// lockingConsumer does); the others exercise Release and the calls on an
+// item no longer held. (A second Ack is not drawn: after a lost reply Ack
+// takes an item that is gone as acknowledged, so it may succeed.)
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release"}
+
+// drawEnd draws how a locking-queue consumer's call ends ("" for other
+// queues).
+func (f *queueFamily) drawEnd(t *rapid.T) string {
+	if !f.kind.strict || !f.kind.locking {
+		return ""
+	}
+	return rapid.SampledFrom(lockingEnds).Draw(t, "end")
+}
+
+// lockingCall takes an item of q (Take, or TryTake unless wait) and ends
+// the call as end says. It reports whether the item was delivered (acked
+// once). Release must hand the item back; a Release after the Ack and an
+// Ack after the Release must fail with ErrClaimLost (the item is no longer
+// ours), never succeed.
+func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.LockingQueue, wait bool, end string) ([]byte, bool, error) {
+	var (
+		it  *queue.Item
+		err error
+	)
+	if wait {
+		it, err = q.Take(ctx)
+	} else {
+		it, err = q.TryTake(ctx)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	// notOurs checks a call on an item that is no longer ours.
+	notOurs := func(op string, err error) {
+		switch {
+		case err == nil:
+			f.w.violate("call on an item not held", "p%d's %s succeeded on an item it no longer held", c.idx, op)
+		case !errors.Is(err, queue.ErrClaimLost):
+			f.checkError(c, op, err)
+		}
+	}
+	switch end {
+	case "release", "ack after release":
+		if err := it.Release(ctx); err != nil {
+			f.checkError(c, "Release", err)
+			if !errors.Is(err, queue.ErrClaimLost) {
+				_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
+			}
+			return nil, false, err
+		}
+		c.note("released item %s", it.Data())
+		if end == "ack after release" {
+			notOurs("Ack after Release", it.Ack(ctx))
+		}
+		return nil, false, nil
+	}
+	if err := ackOrRelease(ctx, it); err != nil {
+		return it.Data(), false, err
+	}
+	if end == "release after ack" {
+		notOurs("Release after Ack", it.Release(ctx))
+	}
+	return it.Data(), true, nil
+}
 
 // ackOrRelease acknowledges it, or releases it if the Ack failed while
 // the claim may still be ours.
