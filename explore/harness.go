@@ -92,9 +92,10 @@ type world struct {
 	observer *zkmem.Conn // not scheduled: the machine's own eyes on the tree
 	clients  []*client
 	wg       sync.WaitGroup
-	fam      family
-	res      *resource
-	sched    scheduler // who takes the scheduler's decisions (schedule.go)
+	spinCounters
+	fam   family
+	res   *resource
+	sched scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
@@ -196,6 +197,7 @@ func (w *world) applied(session int, r *zkmem.Request) {
 // shutdown ends the run: every operation is cancelled, the World closed
 // (pending calls fail), and it waits for every goroutine it started.
 func (w *world) shutdown() {
+	w.endRun()
 	w.cancel()
 	w.sw.Close()
 	_ = w.observer.Close()

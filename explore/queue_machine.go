@@ -77,7 +77,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
 		},
-		consumer: func(c *client) consumer { return queue.New(c.conn, queueDir) },
+		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir) },
 	}
 	priorityKind = queueKind{
 		name:     "priority queue",
@@ -87,7 +87,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
 		},
-		consumer: func(c *client) consumer { return queue.NewPriority(c.conn, queueDir) },
+		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir) },
 	}
 )
 
@@ -663,7 +663,7 @@ var sloppyKind = queueKind{
 	offer:    fifoKind.offer,
 	consumer: func(c *client) consumer {
 		if c.idx == 0 {
-			return queue.New(c.conn, queueDir)
+			return queue.New(c.recipeConn(), queueDir)
 		}
 		return sloppyConsumer{c}
 	},
@@ -780,5 +780,5 @@ var lockingKind = queueKind{
 	offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
 	},
-	consumer: func(c *client) consumer { return lockingConsumer{queue.NewLocking(c.conn, queueDir)} },
+	consumer: func(c *client) consumer { return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir)} },
 }
