@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -69,6 +70,11 @@ type queueKind struct {
 
 const queueDir = "/queue"
 
+// queueACL is the ACL the machine's queues give their nodes (with
+// queue.WithACL): every permission but admin, so that it differs from the
+// default.
+var queueACL = zksim.WorldACL(zksim.PermAll &^ zksim.PermAdmin)
+
 var (
 	fifoKind = queueKind{
 		name:     "FIFO queue",
@@ -77,7 +83,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
 		},
-		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir) },
+		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
 	}
 	priorityKind = queueKind{
 		name:     "priority queue",
@@ -87,7 +93,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
 		},
-		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir) },
+		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
 	}
 )
 
@@ -112,9 +118,12 @@ type queueFamily struct {
 	attempts  map[string]int // item path -> the call whose delete of it the server applied last
 	names     map[string]int // item path -> item number, as last seen
 	seen      map[string]bool
-	removedBy map[int]int    // item -> the call that removed it
-	failedIDs map[int]bool   // consumer calls that failed (guarded by mu)
-	draining  bool           // the final drain: cancelled calls lose nothing
+	removedBy map[int]int  // item -> the call that removed it
+	failedIDs map[int]bool // consumer calls that failed (guarded by mu)
+	draining  bool         // the final drain: cancelled calls lose nothing
+	// deleted are the items a third party deleted (the Delete action):
+	// gone, but not lost by the recipe.
+	deleted   map[int]bool
 	snapshots map[int][]int  // priority queue: items present when a call began, by client
 	order     map[int]string // what each consumer call returned, for messages
 }
@@ -123,7 +132,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -176,6 +185,13 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			}
 			f.count(c)
 		},
+		// Delete has a third party delete one of the queue's nodes: an
+		// item (it is gone, not lost), a claim, an empty claims directory,
+		// or the receipt of a client that is idle (no call under way, nothing
+		// in flight: with a reply outstanding, the receipt is all the recipe
+		// has to learn its outcome, and the package does not promise
+		// exactly once then).
+		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
 			for _, c := range f.w.awake() {
@@ -365,6 +381,90 @@ func allowedError(err error) bool {
 	return false
 }
 
+// thirdPartyDelete deletes, as a third party, a node of the queue drawn
+// from those Delete may delete.
+func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
+	w := f.w
+	w.sw.Enabled() // every client blocked: busy and in-flight are settled
+	owners := w.owners()
+	var paths []string
+	for _, name := range w.children(f.kind.itemsDir) {
+		p := f.kind.itemsDir + "/" + name
+		if strings.HasPrefix(name, "_r_") {
+			c, ok := owners[w.owner(p)]
+			if !ok || c.busy("") || w.inFlight(c) {
+				continue
+			}
+		}
+		paths = append(paths, p)
+	}
+	if f.kind.locking {
+		claims := w.children(queueDir + "/claims")
+		for _, name := range claims {
+			paths = append(paths, queueDir+"/claims/"+name)
+		}
+		if ok, _, _ := w.observer.Exists(w.ctx, queueDir+"/claims"); ok && len(claims) == 0 {
+			paths = append(paths, queueDir+"/claims")
+		}
+	}
+	if len(paths) == 0 {
+		t.SkipNow()
+	}
+	p := rapid.SampledFrom(paths).Draw(t, "delete")
+	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
+		if k, ok := itemNumber(data); ok && !strings.Contains(p, "/_r_") {
+			f.mu.Lock()
+			f.deleted[k] = true
+			f.mu.Unlock()
+		}
+	}
+	w.inject(t, faults.DeleteNode(p))
+}
+
+// checkReceipts records a violation if a session owns more than one
+// receipt: each queue value keeps one (the machine's processes have one
+// queue value per session).
+func (f *queueFamily) checkReceipts() {
+	if !f.kind.strict {
+		return
+	}
+	count := map[int64]int{}
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if !strings.HasPrefix(name, "_r_") {
+			continue
+		}
+		if o := f.w.owner(f.kind.itemsDir + "/" + name); o != 0 {
+			count[o]++
+			if count[o] == 2 {
+				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
+			}
+		}
+	}
+}
+
+// checkACLs records a violation if a node of the queue does not have the
+// ACL its queue values were given.
+func (f *queueFamily) checkACLs() {
+	if !f.kind.strict {
+		return
+	}
+	var paths []string
+	var walk func(p string)
+	walk = func(p string) {
+		paths = append(paths, p)
+		for _, name := range f.w.children(p) {
+			walk(p + "/" + name)
+		}
+	}
+	walk(queueDir)
+	for _, p := range paths {
+		acl, _, err := f.w.observer.GetACL(f.w.ctx, p)
+		if err == nil && !slices.Equal(acl, queueACL) {
+			f.w.violate("ACL", "%s has the ACL %v, not the queue's %v", p, acl, queueACL)
+		}
+	}
+}
+
 // itemNumber reads an item's number from its data.
 func itemNumber(data []byte) (int, bool) {
 	if data == nil {
@@ -480,6 +580,7 @@ func (f *queueFamily) trackRemovals() {
 
 func (f *queueFamily) check() {
 	f.trackRemovals()
+	f.checkReceipts()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
@@ -487,7 +588,9 @@ func (f *queueFamily) check() {
 	}
 	added := make([]int, 0, len(f.added))
 	for k := range f.added {
-		added = append(added, k)
+		if !f.deleted[k] {
+			added = append(added, k)
+		}
 	}
 	f.mu.Unlock()
 	if f.kind.priority || f.kind.locking || len(present) == 0 {
@@ -539,9 +642,10 @@ func (f *queueFamily) live() bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.checkACLs()
 	var missing []int
 	for k := range f.added {
-		if f.delivered[k] == 0 {
+		if f.delivered[k] == 0 && !f.deleted[k] {
 			missing = append(missing, k)
 		}
 	}
@@ -663,7 +767,7 @@ var sloppyKind = queueKind{
 	offer:    fifoKind.offer,
 	consumer: func(c *client) consumer {
 		if c.idx == 0 {
-			return queue.New(c.recipeConn(), queueDir)
+			return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL))
 		}
 		return sloppyConsumer{c}
 	},
@@ -780,5 +884,7 @@ var lockingKind = queueKind{
 	offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
 	},
-	consumer: func(c *client) consumer { return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir)} },
+	consumer: func(c *client) consumer {
+		return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir, queue.WithACL(queueACL))}
+	},
 }
