@@ -121,18 +121,19 @@ type queueFamily struct {
 	removedBy map[int]int  // item -> the call that removed it
 	failedIDs map[int]bool // consumer calls that failed (guarded by mu)
 	draining  bool         // the final drain: cancelled calls lose nothing
-	// deleted are the items a third party deleted (the Delete action):
-	// gone, but not lost by the recipe.
-	deleted   map[int]bool
-	snapshots map[int][]int  // priority queue: items present when a call began, by client
-	order     map[int]string // what each consumer call returned, for messages
+	// deleted are the items a third party deleted (the Delete action);
+	// withdrawn, those whose Offer was cancelled and failed: gone, but not
+	// lost by the recipe.
+	deleted, withdrawn map[int]bool
+	snapshots          map[int][]int  // priority queue: items present when a call began, by client
+	order              map[int]string // what each consumer call returned, for messages
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -192,14 +193,24 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// has to learn its outcome, and the package does not promise
 		// exactly once then).
 		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
+		// Cancel ends a consumer's call, or the producer's Offer.
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
 			for _, c := range f.w.awake() {
-				if c.idx > 0 && c.busy("take") {
+				if c.busy("take") || c.busy("offer") {
 					busy = append(busy, c)
 				}
 			}
-			drawClient(t, busy, "cancel").stop("take")
+			c := drawClient(t, busy, "cancel")
+			if c.idx == 0 {
+				// The item of a cancelled Offer may be withdrawn (see offer).
+				f.mu.Lock()
+				f.withdrawn[f.offered-1] = true
+				f.mu.Unlock()
+				c.stop("offer")
+				return
+			}
+			c.stop("take")
 		},
 	}
 }
@@ -213,6 +224,18 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	p.start("offer", func(ctx context.Context) error {
 		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
 		f.checkError(p, "Offer", err)
+		if err == nil {
+			f.mu.Lock()
+			delete(f.withdrawn, k) // it was too late to cancel
+			f.mu.Unlock()
+		}
+		if err != nil && ctx.Err() != nil {
+			// Withdrawn: the package deletes the item of an Offer whose
+			// context ended, if it is still there.
+			if f.kind.strict && f.w.sessionLive(p) && slices.Contains(f.present(), k) {
+				f.w.violate("withdrawn item queued", "p0's Offer of item %d was cancelled, and the item is still queued", k)
+			}
+		}
 		if err == nil {
 			f.mu.Lock()
 			f.added[k] = true
@@ -588,7 +611,7 @@ func (f *queueFamily) check() {
 	}
 	added := make([]int, 0, len(f.added))
 	for k := range f.added {
-		if !f.deleted[k] {
+		if !f.deleted[k] && !f.withdrawn[k] {
 			added = append(added, k)
 		}
 	}
@@ -645,7 +668,7 @@ func (f *queueFamily) live() bool {
 	f.checkACLs()
 	var missing []int
 	for k := range f.added {
-		if f.delivered[k] == 0 && !f.deleted[k] {
+		if f.delivered[k] == 0 && !f.deleted[k] && !f.withdrawn[k] {
 			missing = append(missing, k)
 		}
 	}
