@@ -388,10 +388,18 @@ func (f *queueFamily) checkEmpty(c *client, op string, before []int) {
 // ends, its session expired or its Conn was closed; ErrEmpty comes from
 // TryTake and Peek, ErrClaimLost from a locking queue's Ack and Release.
 func (f *queueFamily) checkError(c *client, op string, err error) {
-	if err == nil || !f.kind.strict || allowedError(err) {
+	if err == nil || !f.kind.strict {
 		return
 	}
-	f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
+	if !allowedError(err) {
+		f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
+		return
+	}
+	// ErrClosing means the Conn was closed (the machine closes its Conns
+	// only when the run ends), not that the session expired.
+	if errors.Is(err, zksim.ErrClosing) && c.conn.State() != zksim.StateClosed {
+		f.w.violate("unexpected error", "p%d's %s returned %v, and its Conn is %v", c.idx, op, err, c.conn.State())
+	}
 }
 
 // allowedError reports whether err is one the queue package documents.
