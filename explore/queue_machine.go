@@ -277,6 +277,9 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			}
 		}
 		f.checkError(c, "Take", err)
+		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
+			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
+		}
 		if err != nil {
 			f.mu.Lock()
 			if k, ok := itemNumber(data); ok && f.kind.locking {

@@ -220,8 +220,11 @@ func (c *core) remove(ctx context.Context, name string) ([]byte, bool, error) {
 			}
 			losses++
 			applied, err := c.receiptSays(ctx, name)
-			if err != nil || applied {
-				return data, applied, err
+			if err != nil {
+				return nil, false, err
+			}
+			if applied {
+				return data, true, nil
 			}
 		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
 			return nil, false, nil // another consumer was first
