@@ -253,9 +253,18 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		f.snapshots[c.idx] = before
 		f.mu.Unlock()
 	}
+	f.mu.Lock()
 	f.callSeq++
 	id := f.callSeq
+	f.mu.Unlock()
 	f.calls[c.idx] = id
+	var (
+		claimsBefore []string
+		solo         bool // no other consumer call under way
+	)
+	if f.kind.locking && !wait {
+		claimsBefore, solo = f.w.children(queueDir+"/claims"), f.solo(c)
+	}
 	c.start("take", func(ctx context.Context) error {
 		var (
 			data []byte
@@ -266,6 +275,7 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
 			if errors.Is(err, queue.ErrEmpty) {
 				ok, err = false, nil
+				f.checkEmptyLocking(c, id, before, claimsBefore, solo)
 			}
 		} else if wait {
 			data, err = q.Take(ctx)
@@ -273,7 +283,11 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			data, err = q.TryTake(ctx)
 			if errors.Is(err, queue.ErrEmpty) {
 				ok, err = false, nil
-				f.checkEmpty(c, "TryTake", before)
+				if f.kind.locking {
+					f.checkEmptyLocking(c, id, before, claimsBefore, solo)
+				} else {
+					f.checkEmpty(c, "TryTake", before)
+				}
 			}
 		}
 		f.checkError(c, "Take", err)
@@ -381,6 +395,50 @@ func (f *queueFamily) checkEmpty(c *client, op string, before []int) {
 	for _, i := range before {
 		if slices.Contains(now, i) {
 			f.w.violate("empty while queued", "p%d's %s found the queue empty while item %d was queued throughout", c.idx, op, i)
+			return
+		}
+	}
+}
+
+// solo reports whether no consumer but c has a call under way.
+func (f *queueFamily) solo(c *client) bool {
+	for _, o := range f.w.clients[1:] {
+		if o != c && o.busy("take") {
+			return false
+		}
+	}
+	return true
+}
+
+// checkEmptyLocking records a violation if a locking queue's TryTake by c
+// (call id) found nothing to claim while an item was queued and unclaimed
+// throughout: present and unclaimed both before and after the call, with
+// no other consumer call under way meanwhile (which could have claimed it
+// for a while).
+func (f *queueFamily) checkEmptyLocking(c *client, id int, before []int, claimsBefore []string, solo bool) {
+	if !f.kind.strict || !solo {
+		return
+	}
+	f.mu.Lock()
+	later := f.callSeq != id
+	f.mu.Unlock()
+	if later || !f.solo(c) {
+		return
+	}
+	claimed := map[int]bool{}
+	for _, names := range [][]string{claimsBefore, f.w.children(queueDir + "/claims")} {
+		for _, name := range names {
+			if data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name); err == nil {
+				if k, ok := itemNumber(data); ok {
+					claimed[k] = true
+				}
+			}
+		}
+	}
+	now := f.present()
+	for _, i := range before {
+		if slices.Contains(now, i) && !claimed[i] {
+			f.w.violate("empty while queued", "p%d's TryTake found nothing to claim while item %d was queued and unclaimed throughout", c.idx, i)
 			return
 		}
 	}
