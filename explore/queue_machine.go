@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -513,6 +514,49 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 	w.inject(t, faults.DeleteNode(p))
 }
 
+// itemName and receiptName are the names the package documents for its
+// nodes in the items directory: a protected name (Curator's "_c_", a
+// 36-character GUID) with, for a PriorityQueue item, "p" and the priority
+// as 8 hex digits, its sign bit flipped; then "qn-" and the sequence
+// number (%010d of an int32: signed past the wrap).
+var (
+	itemName    = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(p([0-9a-f]{8})-)?qn-([0-9]{10}|-[0-9]{9,10})$`)
+	receiptName = regexp.MustCompile(`^_r_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+// checkNames records a violation if a node in the items directory has a
+// name other than the documented ones, or a priority item's name does not
+// carry its priority.
+func (f *queueFamily) checkNames() {
+	if !f.kind.strict {
+		return
+	}
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if receiptName.MatchString(name) {
+			continue
+		}
+		m := itemName.FindStringSubmatch(name)
+		if m == nil || (m[1] != "") != f.kind.priority {
+			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
+			continue
+		}
+		if !f.kind.priority {
+			continue
+		}
+		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
+		k, ok := itemNumber(data)
+		if err != nil || !ok {
+			continue
+		}
+		f.mu.Lock()
+		prio := f.prio[k]
+		f.mu.Unlock()
+		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
+			f.w.violate("node name", "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
+		}
+	}
+}
+
 // checkReceipts records a violation if a session owns more than one
 // receipt: each queue value keeps one (the machine's processes have one
 // queue value per session).
@@ -673,6 +717,7 @@ func (f *queueFamily) trackRemovals() {
 func (f *queueFamily) check() {
 	f.trackRemovals()
 	f.checkReceipts()
+	f.checkNames()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
