@@ -157,7 +157,7 @@ func (f *queueFamily) consumers() []*client {
 }
 
 func (f *queueFamily) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	a := map[string]func(*rapid.T){
 		"Offer": func(t *rapid.T) {
 			p := f.w.clients[0]
 			if p.paused() || p.busy("") {
@@ -198,7 +198,7 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
 			for _, c := range f.w.awake() {
-				if c.busy("take") || c.busy("offer") {
+				if c.busy("take") || (c.busy("offer") && f.kind.strict) {
 					busy = append(busy, c)
 				}
 			}
@@ -214,6 +214,15 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			c.stop("take")
 		},
 	}
+	if !f.kind.strict {
+		// The flawed test-code consumers keep the machine they were
+		// tuned on (the committed seed catches them with it): no Peek,
+		// Len or third-party deletes, and no cancelled Offer.
+		delete(a, "Peek")
+		delete(a, "Len")
+		delete(a, "Delete")
+	}
+	return a
 }
 
 func (f *queueFamily) offer(p *client, prio int32) {
