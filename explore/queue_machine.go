@@ -126,15 +126,18 @@ type queueFamily struct {
 	// withdrawn, those whose Offer was cancelled and failed: gone, but not
 	// lost by the recipe.
 	deleted, withdrawn map[int]bool
-	snapshots          map[int][]int  // priority queue: items present when a call began, by client
-	order              map[int]string // what each consumer call returned, for messages
+	// emptyWatch: for the Peek and TryTake calls under way, whether the
+	// queue has been empty since the call began (see watchEmpty).
+	emptyWatch map[int]bool
+	snapshots  map[int][]int  // priority queue: items present when a call began, by client
+	order      map[int]string // what each consumer call returned, for messages
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -268,6 +271,9 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 	id := f.callSeq
 	f.mu.Unlock()
 	f.calls[c.idx] = id
+	if !wait {
+		f.watchEmpty(id)
+	}
 	var (
 		claimsBefore []string
 		solo         bool // no other consumer call under way
@@ -296,10 +302,13 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 				if f.kind.locking {
 					f.checkEmptyLocking(c, id, before, claimsBefore, solo)
 				} else {
-					f.checkEmpty(c, "TryTake", before)
+					f.checkEmpty(c, "TryTake", id)
 				}
 			}
 		}
+		f.mu.Lock()
+		delete(f.emptyWatch, id)
+		f.mu.Unlock()
 		f.checkError(c, "Take", err)
 		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
 			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
@@ -338,10 +347,20 @@ var priorities = []int32{math.MinInt32, -1, 0, 1, 0x7fff, math.MaxInt32}
 func (f *queueFamily) peek(c *client) {
 	q := f.cons[c.idx].(peeker)
 	before := f.present()
+	f.mu.Lock()
+	f.callSeq++
+	id := f.callSeq
+	f.mu.Unlock()
+	f.watchEmpty(id)
 	c.start("take", func(ctx context.Context) error {
 		data, err := q.Peek(ctx)
+		defer func() {
+			f.mu.Lock()
+			delete(f.emptyWatch, id)
+			f.mu.Unlock()
+		}()
 		if errors.Is(err, queue.ErrEmpty) {
-			f.checkEmpty(c, "Peek", before)
+			f.checkEmpty(c, "Peek", id)
 			return err
 		}
 		f.checkError(c, "Peek", err)
@@ -393,21 +412,56 @@ func (f *queueFamily) count(c *client) {
 	})
 }
 
-// checkEmpty records a violation if c's call op reported an empty queue
-// while an item was present throughout it (present before the call, in
-// before, and after it). A locking queue's TryTake may find every item
-// claimed: it is not checked.
-func (f *queueFamily) checkEmpty(c *client, op string, before []int) {
-	if !f.kind.strict || (f.kind.locking && op == "TryTake") {
-		return
-	}
-	now := f.present()
-	for _, i := range before {
-		if slices.Contains(now, i) {
-			f.w.violate("empty while queued", "p%d's %s found the queue empty while item %d was queued throughout", c.idx, op, i)
-			return
+// watchEmpty starts watching, for the call id, whether the queue is ever
+// empty while it runs: now, after any step of the simulator (check), or
+// when it returns. Every change of the tree is a step, and check runs
+// after every step, so the machine sees every state the call's listings
+// can have read.
+func (f *queueFamily) watchEmpty(id int) {
+	empty := f.empty()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.emptyWatch[id] = empty
+}
+
+// empty reports whether the queue has no item.
+func (f *queueFamily) empty() bool {
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if strings.Contains(name, "qn-") {
+			return false
 		}
 	}
+	return true
+}
+
+// noteEmpty records, for the calls under way, that the queue is empty.
+func (f *queueFamily) noteEmpty() {
+	f.mu.Lock()
+	n := len(f.emptyWatch)
+	f.mu.Unlock()
+	if n == 0 || !f.empty() {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id := range f.emptyWatch {
+		f.emptyWatch[id] = true
+	}
+}
+
+// checkEmpty records a violation if c's call op (id) reported an empty
+// queue while the queue was never empty during the call: Peek and TryTake
+// answer ErrEmpty only from a listing that found no item. (A locking
+// queue's TryTake is checked by checkEmptyLocking.)
+func (f *queueFamily) checkEmpty(c *client, op string, id int) {
+	f.mu.Lock()
+	seen := f.emptyWatch[id]
+	delete(f.emptyWatch, id)
+	f.mu.Unlock()
+	if !f.kind.strict || seen || f.empty() {
+		return
+	}
+	f.w.violate("empty while queued", "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
 }
 
 // solo reports whether no consumer but c has a call under way.
@@ -724,6 +778,7 @@ func (f *queueFamily) trackRemovals() {
 }
 
 func (f *queueFamily) check() {
+	f.noteEmpty()
 	f.trackRemovals()
 	f.checkReceipts()
 	f.checkNames()
