@@ -65,6 +65,14 @@ const (
 	settleLimit = 400
 	// liveStepLimit bounds the steps taken in the liveness phase.
 	liveStepLimit = 20000
+	// runStepLimit bounds the steps one stretch of running time takes (an
+	// Advance action, a tick of the liveness phase): more is a livelock, a
+	// client that sends request after request without waiting on time (a
+	// consumer spinning on getChildren, say), which would otherwise keep
+	// the check from ever ending. The recipe machines take at most about
+	// 300 steps in a stretch (measured over 1,000 checks of each); the
+	// bound is 15 times that.
+	runStepLimit = 5000
 	// calmIntensity is the intensity of the swarm of faults the calm
 	// stretches meet (faults.SwarmOptions.Intensity).
 	calmIntensity = 0.1
@@ -84,9 +92,10 @@ type world struct {
 	observer *zkmem.Conn // not scheduled: the machine's own eyes on the tree
 	clients  []*client
 	wg       sync.WaitGroup
-	fam      family
-	res      *resource
-	sched    scheduler // who takes the scheduler's decisions (schedule.go)
+	spinCounters
+	fam   family
+	res   *resource
+	sched scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
@@ -188,6 +197,7 @@ func (w *world) applied(session int, r *zkmem.Request) {
 // shutdown ends the run: every operation is cancelled, the World closed
 // (pending calls fail), and it waits for every goroutine it started.
 func (w *world) shutdown() {
+	w.endRun()
 	w.cancel()
 	w.sw.Close()
 	_ = w.observer.Close()

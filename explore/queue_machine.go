@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -41,11 +44,26 @@ type consumer interface {
 	TryTake(ctx context.Context) ([]byte, error) // queue.ErrEmpty: no item
 }
 
+// peeker is a consumer that can read the head without taking it
+// (queue.ErrEmpty: no item).
+type peeker interface {
+	Peek(ctx context.Context) ([]byte, error)
+}
+
+// counter is a consumer that can count the items.
+type counter interface {
+	Len(ctx context.Context) (int, error)
+}
+
 // queueKind makes the producer and consumer values of one queue recipe.
 type queueKind struct {
 	name     string
-	priority bool   // items carry a priority; one consumer
-	locking  bool   // items are taken by claim and Ack: no FIFO check
+	priority bool // items carry a priority; one consumer
+	locking  bool // items are taken by claim and Ack: no FIFO check
+	// strict: the recipe's calls return only the errors the package
+	// documents (see allowedError); the flawed test-code consumers are not
+	// held to it.
+	strict   bool
 	itemsDir string // where the items are
 	offer    func(c *client, ctx context.Context, data []byte, prio int32) error
 	consumer func(c *client) consumer
@@ -53,23 +71,30 @@ type queueKind struct {
 
 const queueDir = "/queue"
 
+// queueACL is the ACL the machine's queues give their nodes (with
+// queue.WithACL): every permission but admin, so that it differs from the
+// default.
+var queueACL = zksim.WorldACL(zksim.PermAll &^ zksim.PermAdmin)
+
 var (
 	fifoKind = queueKind{
 		name:     "FIFO queue",
+		strict:   true,
 		itemsDir: queueDir,
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
 		},
-		consumer: func(c *client) consumer { return queue.New(c.conn, queueDir) },
+		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
 	}
 	priorityKind = queueKind{
 		name:     "priority queue",
 		priority: true,
+		strict:   true,
 		itemsDir: queueDir,
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
 		},
-		consumer: func(c *client) consumer { return queue.NewPriority(c.conn, queueDir) },
+		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
 	}
 )
 
@@ -94,18 +119,25 @@ type queueFamily struct {
 	attempts  map[string]int // item path -> the call whose delete of it the server applied last
 	names     map[string]int // item path -> item number, as last seen
 	seen      map[string]bool
-	removedBy map[int]int    // item -> the call that removed it
-	failedIDs map[int]bool   // consumer calls that failed (guarded by mu)
-	draining  bool           // the final drain: cancelled calls lose nothing
-	snapshots map[int][]int  // priority queue: items present when a call began, by client
-	order     map[int]string // what each consumer call returned, for messages
+	removedBy map[int]int  // item -> the call that removed it
+	failedIDs map[int]bool // consumer calls that failed (guarded by mu)
+	draining  bool         // the final drain: cancelled calls lose nothing
+	// deleted are the items a third party deleted (the Delete action);
+	// withdrawn, those whose Offer was cancelled and failed: gone, but not
+	// lost by the recipe.
+	deleted, withdrawn map[int]bool
+	// emptyWatch: for the Peek and TryTake calls under way, whether the
+	// queue has been empty since the call began (see watchEmpty).
+	emptyWatch map[int]bool
+	snapshots  map[int][]int  // priority queue: items present when a call began, by client
+	order      map[int]string // what each consumer call returned, for messages
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -128,7 +160,7 @@ func (f *queueFamily) consumers() []*client {
 }
 
 func (f *queueFamily) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	a := map[string]func(*rapid.T){
 		"Offer": func(t *rapid.T) {
 			p := f.w.clients[0]
 			if p.paused() || p.busy("") {
@@ -136,22 +168,64 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			}
 			var prio int32
 			if f.kind.priority {
-				prio = rapid.Int32Range(0, 3).Draw(t, "priority")
+				prio = rapid.SampledFrom(priorities).Draw(t, "priority")
 			}
 			f.offer(p, prio)
 		},
-		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true) },
-		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false) },
+		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true, f.drawEnd(t)) },
+		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false, f.drawEnd(t)) },
+		// Peek reads the head; Len counts the items (both run in the
+		// consumer's "take" slot, so Cancel can end them too).
+		"Peek": func(t *rapid.T) {
+			c := drawClient(t, f.consumers(), "peek")
+			if _, ok := f.cons[c.idx].(peeker); !ok {
+				t.SkipNow()
+			}
+			f.peek(c)
+		},
+		"Len": func(t *rapid.T) {
+			c := drawClient(t, f.consumers(), "len")
+			if _, ok := f.cons[c.idx].(counter); !ok {
+				t.SkipNow()
+			}
+			f.count(c)
+		},
+		// Delete has a third party delete one of the queue's nodes: an
+		// item (it is gone, not lost), a claim, an empty claims directory,
+		// or the receipt of a client that is idle (no call under way, nothing
+		// in flight: with a reply outstanding, the receipt is all the recipe
+		// has to learn its outcome, and the package does not promise
+		// exactly once then).
+		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
+		// Cancel ends a consumer's call, or the producer's Offer.
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
 			for _, c := range f.w.awake() {
-				if c.idx > 0 && c.busy("take") {
+				if c.busy("take") || (c.busy("offer") && f.kind.strict) {
 					busy = append(busy, c)
 				}
 			}
-			drawClient(t, busy, "cancel").stop("take")
+			c := drawClient(t, busy, "cancel")
+			if c.idx == 0 {
+				// The item of a cancelled Offer may be withdrawn (see offer).
+				f.mu.Lock()
+				f.withdrawn[f.offered-1] = true
+				f.mu.Unlock()
+				c.stop("offer")
+				return
+			}
+			c.stop("take")
 		},
 	}
+	if !f.kind.strict {
+		// The flawed test-code consumers keep the machine they were
+		// tuned on (the committed seed catches them with it): no Peek,
+		// Len or third-party deletes, and no cancelled Offer.
+		delete(a, "Peek")
+		delete(a, "Len")
+		delete(a, "Delete")
+	}
+	return a
 }
 
 func (f *queueFamily) offer(p *client, prio int32) {
@@ -162,6 +236,19 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	f.mu.Unlock()
 	p.start("offer", func(ctx context.Context) error {
 		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
+		f.checkError(p, "Offer", err)
+		if err == nil {
+			f.mu.Lock()
+			delete(f.withdrawn, k) // it was too late to cancel
+			f.mu.Unlock()
+		}
+		if err != nil && ctx.Err() != nil {
+			// Withdrawn: the package deletes the item of an Offer whose
+			// context ended, if it is still there.
+			if f.kind.strict && f.w.sessionLive(p) && slices.Contains(f.present(), k) {
+				f.w.violate("withdrawn item queued", "p0's Offer of item %d was cancelled, and the item is still queued", k)
+			}
+		}
 		if err == nil {
 			f.mu.Lock()
 			f.added[k] = true
@@ -171,30 +258,60 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	})
 }
 
-func (f *queueFamily) take(c *client, wait bool) {
+func (f *queueFamily) take(c *client, wait bool, end string) {
 	q := f.cons[c.idx]
+	before := f.present()
 	if f.kind.priority {
-		present := f.present()
 		f.mu.Lock()
-		f.snapshots[c.idx] = present
+		f.snapshots[c.idx] = before
 		f.mu.Unlock()
 	}
+	f.mu.Lock()
 	f.callSeq++
 	id := f.callSeq
+	f.mu.Unlock()
 	f.calls[c.idx] = id
+	if !wait {
+		f.watchEmpty(id)
+	}
+	var (
+		claimsBefore []string
+		solo         bool // no other consumer call under way
+	)
+	if f.kind.locking && !wait {
+		claimsBefore, solo = f.w.children(queueDir+"/claims"), f.solo(c)
+	}
 	c.start("take", func(ctx context.Context) error {
 		var (
 			data []byte
 			ok   = true
 			err  error
 		)
-		if wait {
+		if lc, isLocking := q.(lockingConsumer); isLocking && end != "" {
+			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
+			if errors.Is(err, queue.ErrEmpty) {
+				ok, err = false, nil
+				f.checkEmptyLocking(c, id, before, claimsBefore, solo)
+			}
+		} else if wait {
 			data, err = q.Take(ctx)
 		} else {
 			data, err = q.TryTake(ctx)
 			if errors.Is(err, queue.ErrEmpty) {
 				ok, err = false, nil
+				if f.kind.locking {
+					f.checkEmptyLocking(c, id, before, claimsBefore, solo)
+				} else {
+					f.checkEmpty(c, "TryTake", id)
+				}
 			}
+		}
+		f.mu.Lock()
+		delete(f.emptyWatch, id)
+		f.mu.Unlock()
+		f.checkError(c, "Take", err)
+		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
+			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
 		}
 		if err != nil {
 			f.mu.Lock()
@@ -217,6 +334,334 @@ func (f *queueFamily) take(c *client, wait bool) {
 		}
 		return nil
 	})
+}
+
+// priorities are the priorities the producer draws from: the extremes
+// and both signs, so that the encoding of priorities in item names is
+// tested over its whole range, and a few equal ones.
+var priorities = []int32{math.MinInt32, -1, 0, 1, 0x7fff, math.MaxInt32}
+
+// peek starts a Peek by c: the item it returns must be one that was
+// offered, and no item present throughout the call may come before it;
+// queue.ErrEmpty only if no item was present throughout.
+func (f *queueFamily) peek(c *client) {
+	q := f.cons[c.idx].(peeker)
+	before := f.present()
+	f.mu.Lock()
+	f.callSeq++
+	id := f.callSeq
+	f.mu.Unlock()
+	f.watchEmpty(id)
+	c.start("take", func(ctx context.Context) error {
+		data, err := q.Peek(ctx)
+		defer func() {
+			f.mu.Lock()
+			delete(f.emptyWatch, id)
+			f.mu.Unlock()
+		}()
+		if errors.Is(err, queue.ErrEmpty) {
+			f.checkEmpty(c, "Peek", id)
+			return err
+		}
+		f.checkError(c, "Peek", err)
+		if err != nil {
+			return err
+		}
+		k, ok := itemNumber(data)
+		f.mu.Lock()
+		offered := f.offered
+		f.mu.Unlock()
+		if !ok || k >= offered {
+			f.w.violate("garbage delivered", "p%d peeked %q", c.idx, data)
+			return nil
+		}
+		c.note("peeked item %d", k)
+		now := f.present()
+		for _, i := range before {
+			if slices.Contains(now, i) && f.precedes(i, k) {
+				f.w.violate("peek order", "p%d peeked item %d while item %d, before it, was queued throughout", c.idx, k, i)
+			}
+		}
+		return nil
+	})
+}
+
+// count starts a Len by c: it must count at least the items present
+// throughout the call.
+func (f *queueFamily) count(c *client) {
+	q := f.cons[c.idx].(counter)
+	before := f.present()
+	c.start("take", func(ctx context.Context) error {
+		n, err := q.Len(ctx)
+		f.checkError(c, "Len", err)
+		if err != nil {
+			return err
+		}
+		c.note("counted %d items", n)
+		now := f.present()
+		throughout := 0
+		for _, i := range before {
+			if slices.Contains(now, i) {
+				throughout++
+			}
+		}
+		if n < throughout {
+			f.w.violate("wrong length", "p%d counted %d items while %d were queued throughout", c.idx, n, throughout)
+		}
+		return nil
+	})
+}
+
+// watchEmpty starts watching, for the call id, whether the queue is ever
+// empty while it runs: now, after any step of the simulator (check), or
+// when it returns. Every change of the tree is a step, and check runs
+// after every step, so the machine sees every state the call's listings
+// can have read.
+func (f *queueFamily) watchEmpty(id int) {
+	empty := f.empty()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.emptyWatch[id] = empty
+}
+
+// empty reports whether the queue has no item.
+func (f *queueFamily) empty() bool {
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if strings.Contains(name, "qn-") {
+			return false
+		}
+	}
+	return true
+}
+
+// noteEmpty records, for the calls under way, that the queue is empty.
+func (f *queueFamily) noteEmpty() {
+	f.mu.Lock()
+	n := len(f.emptyWatch)
+	f.mu.Unlock()
+	if n == 0 || !f.empty() {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id := range f.emptyWatch {
+		f.emptyWatch[id] = true
+	}
+}
+
+// checkEmpty records a violation if c's call op (id) reported an empty
+// queue while the queue was never empty during the call: Peek and TryTake
+// answer ErrEmpty only from a listing that found no item. (A locking
+// queue's TryTake is checked by checkEmptyLocking.)
+func (f *queueFamily) checkEmpty(c *client, op string, id int) {
+	f.mu.Lock()
+	seen := f.emptyWatch[id]
+	delete(f.emptyWatch, id)
+	f.mu.Unlock()
+	if !f.kind.strict || seen || f.empty() {
+		return
+	}
+	f.w.violate("empty while queued", "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
+}
+
+// solo reports whether no consumer but c has a call under way.
+func (f *queueFamily) solo(c *client) bool {
+	for _, o := range f.w.clients[1:] {
+		if o != c && o.busy("take") {
+			return false
+		}
+	}
+	return true
+}
+
+// checkEmptyLocking records a violation if a locking queue's TryTake by c
+// (call id) found nothing to claim while an item was queued and unclaimed
+// throughout: present and unclaimed both before and after the call, with
+// no other consumer call under way meanwhile (which could have claimed it
+// for a while).
+func (f *queueFamily) checkEmptyLocking(c *client, id int, before []int, claimsBefore []string, solo bool) {
+	if !f.kind.strict || !solo {
+		return
+	}
+	f.mu.Lock()
+	later := f.callSeq != id
+	f.mu.Unlock()
+	if later || !f.solo(c) {
+		return
+	}
+	claimed := map[int]bool{}
+	for _, names := range [][]string{claimsBefore, f.w.children(queueDir + "/claims")} {
+		for _, name := range names {
+			if data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name); err == nil {
+				if k, ok := itemNumber(data); ok {
+					claimed[k] = true
+				}
+			}
+		}
+	}
+	now := f.present()
+	for _, i := range before {
+		if slices.Contains(now, i) && !claimed[i] {
+			f.w.violate("empty while queued", "p%d's TryTake found nothing to claim while item %d was queued and unclaimed throughout", c.idx, i)
+			return
+		}
+	}
+}
+
+// checkError records a violation if c's call op returned an error the
+// package does not document: a queue call fails only when its context
+// ends, its session expired or its Conn was closed; ErrEmpty comes from
+// TryTake and Peek, ErrClaimLost from a locking queue's Ack and Release.
+func (f *queueFamily) checkError(c *client, op string, err error) {
+	if err == nil || !f.kind.strict {
+		return
+	}
+	if !allowedError(err) {
+		f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
+		return
+	}
+	// ErrClosing means the Conn was closed (the machine closes its Conns
+	// only when the run ends), not that the session expired.
+	if errors.Is(err, zksim.ErrClosing) && c.conn.State() != zksim.StateClosed {
+		f.w.violate("unexpected error", "p%d's %s returned %v, and its Conn is %v", c.idx, op, err, c.conn.State())
+	}
+}
+
+// allowedError reports whether err is one the queue package documents.
+func allowedError(err error) bool {
+	for _, e := range []error{context.Canceled, zksim.ErrSessionExpired, zksim.ErrClosing, queue.ErrEmpty, queue.ErrClaimLost} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// thirdPartyDelete deletes, as a third party, a node of the queue drawn
+// from those Delete may delete.
+func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
+	w := f.w
+	w.sw.Enabled() // every client blocked: busy and in-flight are settled
+	owners := w.owners()
+	var paths []string
+	for _, name := range w.children(f.kind.itemsDir) {
+		p := f.kind.itemsDir + "/" + name
+		if strings.HasPrefix(name, "_r_") {
+			c, ok := owners[w.owner(p)]
+			if !ok || c.busy("") || w.inFlight(c) {
+				continue
+			}
+		}
+		paths = append(paths, p)
+	}
+	if f.kind.locking {
+		claims := w.children(queueDir + "/claims")
+		for _, name := range claims {
+			paths = append(paths, queueDir+"/claims/"+name)
+		}
+		if ok, _, _ := w.observer.Exists(w.ctx, queueDir+"/claims"); ok && len(claims) == 0 {
+			paths = append(paths, queueDir+"/claims")
+		}
+	}
+	if len(paths) == 0 {
+		t.SkipNow()
+	}
+	p := rapid.SampledFrom(paths).Draw(t, "delete")
+	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
+		if k, ok := itemNumber(data); ok && !strings.Contains(p, "/_r_") {
+			f.mu.Lock()
+			f.deleted[k] = true
+			f.mu.Unlock()
+		}
+	}
+	w.inject(t, faults.DeleteNode(p))
+}
+
+// itemName and receiptName are the names the package documents for its
+// nodes in the items directory: a protected name (Curator's "_c_", a
+// 36-character GUID) with, for a PriorityQueue item, "p" and the priority
+// as 8 hex digits, its sign bit flipped; then "qn-" and the sequence
+// number (%010d of an int32: signed past the wrap).
+var (
+	itemName    = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(p([0-9a-f]{8})-)?qn-([0-9]{10}|-[0-9]{9,10})$`)
+	receiptName = regexp.MustCompile(`^_r_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+// checkNames records a violation if a node in the items directory has a
+// name other than the documented ones, or a priority item's name does not
+// carry its priority.
+func (f *queueFamily) checkNames() {
+	if !f.kind.strict {
+		return
+	}
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if receiptName.MatchString(name) {
+			continue
+		}
+		m := itemName.FindStringSubmatch(name)
+		if m == nil || (m[1] != "") != f.kind.priority {
+			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
+			continue
+		}
+		if !f.kind.priority {
+			continue
+		}
+		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
+		k, ok := itemNumber(data)
+		if err != nil || !ok {
+			continue
+		}
+		f.mu.Lock()
+		prio := f.prio[k]
+		f.mu.Unlock()
+		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
+			f.w.violate("node name", "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
+		}
+	}
+}
+
+// checkReceipts records a violation if a session owns more than one
+// receipt: each queue value keeps one (the machine's processes have one
+// queue value per session).
+func (f *queueFamily) checkReceipts() {
+	if !f.kind.strict {
+		return
+	}
+	count := map[int64]int{}
+	for _, name := range f.w.children(f.kind.itemsDir) {
+		if !strings.HasPrefix(name, "_r_") {
+			continue
+		}
+		if o := f.w.owner(f.kind.itemsDir + "/" + name); o != 0 {
+			count[o]++
+			if count[o] == 2 {
+				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
+			}
+		}
+	}
+}
+
+// checkACLs records a violation if a node of the queue does not have the
+// ACL its queue values were given.
+func (f *queueFamily) checkACLs() {
+	if !f.kind.strict {
+		return
+	}
+	var paths []string
+	var walk func(p string)
+	walk = func(p string) {
+		paths = append(paths, p)
+		for _, name := range f.w.children(p) {
+			walk(p + "/" + name)
+		}
+	}
+	walk(queueDir)
+	for _, p := range paths {
+		acl, _, err := f.w.observer.GetACL(f.w.ctx, p)
+		if err == nil && !slices.Equal(acl, queueACL) {
+			f.w.violate("ACL", "%s has the ACL %v, not the queue's %v", p, acl, queueACL)
+		}
+	}
 }
 
 // itemNumber reads an item's number from its data.
@@ -333,7 +778,10 @@ func (f *queueFamily) trackRemovals() {
 }
 
 func (f *queueFamily) check() {
+	f.noteEmpty()
 	f.trackRemovals()
+	f.checkReceipts()
+	f.checkNames()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
@@ -341,7 +789,9 @@ func (f *queueFamily) check() {
 	}
 	added := make([]int, 0, len(f.added))
 	for k := range f.added {
-		added = append(added, k)
+		if !f.deleted[k] && !f.withdrawn[k] {
+			added = append(added, k)
+		}
 	}
 	f.mu.Unlock()
 	if f.kind.priority || f.kind.locking || len(present) == 0 {
@@ -368,7 +818,7 @@ func (f *queueFamily) live() bool {
 	if len(present) > 0 {
 		for _, c := range w.clients[1:] {
 			if !c.busy("") && (!f.kind.priority || c.idx == 1) {
-				f.take(c, true)
+				f.take(c, true, "")
 			}
 		}
 		return false
@@ -393,9 +843,10 @@ func (f *queueFamily) live() bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.checkACLs()
 	var missing []int
 	for k := range f.added {
-		if f.delivered[k] == 0 {
+		if f.delivered[k] == 0 && !f.deleted[k] && !f.withdrawn[k] {
 			missing = append(missing, k)
 		}
 	}
@@ -517,7 +968,7 @@ var sloppyKind = queueKind{
 	offer:    fifoKind.offer,
 	consumer: func(c *client) consumer {
 		if c.idx == 0 {
-			return queue.New(c.conn, queueDir)
+			return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL))
 		}
 		return sloppyConsumer{c}
 	},
@@ -546,6 +997,76 @@ func (l lockingConsumer) TryTake(ctx context.Context) ([]byte, error) {
 	return it.Data(), ackOrRelease(ctx, it)
 }
 
+// Len counts the items, claimed or not.
+func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(ctx) }
+
+// lockingEnds are the ways a locking-queue consumer's call ends once it
+// has an item: "" is Ack (and Release if the Ack failed, as
+// lockingConsumer does); the others exercise Release and the calls on an
+// item no longer held. (A second Ack is not drawn: after a lost reply Ack
+// takes an item that is gone as acknowledged, so it may succeed.)
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release"}
+
+// drawEnd draws how a locking-queue consumer's call ends ("" for other
+// queues).
+func (f *queueFamily) drawEnd(t *rapid.T) string {
+	if !f.kind.strict || !f.kind.locking {
+		return ""
+	}
+	return rapid.SampledFrom(lockingEnds).Draw(t, "end")
+}
+
+// lockingCall takes an item of q (Take, or TryTake unless wait) and ends
+// the call as end says. It reports whether the item was delivered (acked
+// once). Release must hand the item back; a Release after the Ack and an
+// Ack after the Release must fail with ErrClaimLost (the item is no longer
+// ours), never succeed.
+func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.LockingQueue, wait bool, end string) ([]byte, bool, error) {
+	var (
+		it  *queue.Item
+		err error
+	)
+	if wait {
+		it, err = q.Take(ctx)
+	} else {
+		it, err = q.TryTake(ctx)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	// notOurs checks a call on an item that is no longer ours.
+	notOurs := func(op string, err error) {
+		switch {
+		case err == nil:
+			f.w.violate("call on an item not held", "p%d's %s succeeded on an item it no longer held", c.idx, op)
+		case !errors.Is(err, queue.ErrClaimLost):
+			f.checkError(c, op, err)
+		}
+	}
+	switch end {
+	case "release", "ack after release":
+		if err := it.Release(ctx); err != nil {
+			f.checkError(c, "Release", err)
+			if !errors.Is(err, queue.ErrClaimLost) {
+				_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
+			}
+			return nil, false, err
+		}
+		c.note("released item %s", it.Data())
+		if end == "ack after release" {
+			notOurs("Ack after Release", it.Ack(ctx))
+		}
+		return nil, false, nil
+	}
+	if err := ackOrRelease(ctx, it); err != nil {
+		return it.Data(), false, err
+	}
+	if end == "release after ack" {
+		notOurs("Release after Ack", it.Release(ctx))
+	}
+	return it.Data(), true, nil
+}
+
 // ackOrRelease acknowledges it, or releases it if the Ack failed while
 // the claim may still be ours.
 func ackOrRelease(ctx context.Context, it *queue.Item) error {
@@ -559,9 +1080,12 @@ func ackOrRelease(ctx context.Context, it *queue.Item) error {
 var lockingKind = queueKind{
 	name:     "locking queue",
 	locking:  true,
+	strict:   true,
 	itemsDir: queueDir + "/items",
 	offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
 	},
-	consumer: func(c *client) consumer { return lockingConsumer{queue.NewLocking(c.conn, queueDir)} },
+	consumer: func(c *client) consumer {
+		return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir, queue.WithACL(queueACL))}
+	},
 }

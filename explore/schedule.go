@@ -156,9 +156,10 @@ func (w *world) settleSteps(t *rapid.T) {
 
 // runFor lets d of virtual time pass, the World taking steps with the
 // seed's choices and no fault, and checks the invariants after every step
-// (it stops early when one is violated).
+// (it stops early when one is violated). It records a livelock and stops
+// if the clients take more than runStepLimit steps before d has passed.
 func (w *world) runFor(t *rapid.T, d time.Duration) {
-	deadline := w.sw.Now() + d
+	deadline, first := w.sw.Now()+d, w.sw.Steps()
 	// The scheduler lets time run to its next timer; this one ends the
 	// stretch on time.
 	w.wg.Add(1)
@@ -169,6 +170,9 @@ func (w *world) runFor(t *rapid.T, d time.Duration) {
 	}()
 	err := w.sw.Run(func() bool {
 		w.fam.check()
+		if n := w.sw.Steps() - first; n > runStepLimit {
+			w.violate("livelock", "%d simulator steps without %v of virtual time passing: %s", n, d, w.describeClients())
+		}
 		return w.violated() || w.sw.Now() >= deadline
 	})
 	if err != nil {

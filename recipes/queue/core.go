@@ -24,6 +24,11 @@ type core struct {
 	mu             sync.Mutex
 	receipt        string // path of our receipt node, "" until made
 	receiptVersion int32  // its version as we last wrote it
+	// nextReceipt is the path of the receipt being made: a call that
+	// ends while making it (its context done) may have made it, so the
+	// next one makes the same path (and finds it ours) rather than leave
+	// it behind for the session's life.
+	nextReceipt string
 }
 
 // list returns the items in delivery order, with a child watch on the
@@ -215,8 +220,11 @@ func (c *core) remove(ctx context.Context, name string) ([]byte, bool, error) {
 			}
 			losses++
 			applied, err := c.receiptSays(ctx, name)
-			if err != nil || applied {
-				return data, applied, err
+			if err != nil {
+				return nil, false, err
+			}
+			if applied {
+				return data, true, nil
 			}
 		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
 			return nil, false, nil // another consumer was first
@@ -279,15 +287,18 @@ func (c *core) ensureReceipt(ctx context.Context) error {
 	if c.receipt != "" {
 		return nil
 	}
-	p := c.dir + "/_r_" + seqnode.NewGUID(c.conn)
-	owned, st, err := seqnode.CreateOwned(ctx, c.conn, p, nil, c.acl)
+	if c.nextReceipt == "" {
+		c.nextReceipt = c.dir + "/_r_" + seqnode.NewGUID(c.conn)
+	}
+	owned, st, err := seqnode.CreateOwned(ctx, c.conn, c.nextReceipt, nil, c.acl)
 	if err != nil {
 		return err
 	}
 	if !owned {
+		c.nextReceipt = ""
 		return seqnode.ErrNotOwner
 	}
-	c.receipt, c.receiptVersion = p, st.Version
+	c.receipt, c.receiptVersion, c.nextReceipt = c.nextReceipt, st.Version, ""
 	return nil
 }
 

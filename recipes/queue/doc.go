@@ -49,7 +49,9 @@
 //
 // Queue operations wait out connection losses and retry. An operation
 // fails with an error matching zksim.ErrSessionExpired once the session has
-// expired (make a new Conn), and with ctx.Err() when ctx is done. A
+// expired (make a new Conn), and with ctx.Err() when ctx is done; a call
+// that fails returns no data (the item of a Take or TryTake that failed
+// after its remove may have been applied is lost, as said above). A
 // LockingQueue claim is ephemeral: while the consumer is disconnected the
 // claim is doubtful, and once its session expires the item is someone
 // else's; Ack then fails with ErrClaimLost.

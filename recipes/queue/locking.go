@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes/internal/retry"
@@ -48,6 +49,9 @@ type Item struct {
 	name  string
 	data  []byte
 	token []byte // written in our claim, to tell it from other claims of our session
+	// done: acknowledged or released by a call that returned nil. The
+	// claim is then gone, and its path may be another consumer's claim.
+	done atomic.Bool
 }
 
 // Data returns the item's data.
@@ -246,8 +250,18 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 // no other consumer will get it. It waits out connection losses (after a
 // lost reply it checks whether the item is gone). It returns an error
 // matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted): the item then belongs to another consumer.
-func (it *Item) Ack(ctx context.Context) error {
+// was deleted): the item then belongs to another consumer. An item already
+// acknowledged or released gets ErrClaimLost at once: the claim's path may
+// be another consumer's claim by then.
+func (it *Item) Ack(ctx context.Context) (err error) {
+	if it.done.Load() {
+		return ErrClaimLost
+	}
+	defer func() {
+		if err == nil {
+			it.done.Store(true)
+		}
+	}()
 	q := it.q
 	itemPath, claimPath := q.items+"/"+it.name, q.claims+"/"+it.name
 	for losses := 0; ; {
@@ -307,8 +321,17 @@ func claimLost(err error) error {
 
 // Release hands the item back without acknowledging it: our claim is
 // deleted and the next consumer gets the item. It returns ErrClaimLost if
-// our claim was already gone.
-func (it *Item) Release(ctx context.Context) error {
+// our claim was already gone, or the item already acknowledged or
+// released.
+func (it *Item) Release(ctx context.Context) (err error) {
+	if it.done.Load() {
+		return ErrClaimLost
+	}
+	defer func() {
+		if err == nil {
+			it.done.Store(true)
+		}
+	}()
 	mine, err := it.claimIsMine(ctx)
 	if err != nil {
 		return claimLost(err)

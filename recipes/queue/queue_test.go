@@ -13,13 +13,14 @@ import (
 )
 
 var cases = bt.Cases{
-	"FIFOOperations":        testFIFOOperations,
-	"TakeWaits":             testTakeWaits,
-	"ConsumersShare":        testConsumersShare,
-	"PriorityOrder":         testPriorityOrder,
-	"LockingAckRelease":     testLockingAckRelease,
-	"LockingTakeWaits":      testLockingTakeWaits,
-	"LockingConsumerCloses": testLockingConsumerCloses,
+	"FIFOOperations":         testFIFOOperations,
+	"TakeWaits":              testTakeWaits,
+	"ConsumersShare":         testConsumersShare,
+	"PriorityOrder":          testPriorityOrder,
+	"LockingAckRelease":      testLockingAckRelease,
+	"LockingAckAfterRelease": testLockingAckAfterRelease,
+	"LockingTakeWaits":       testLockingTakeWaits,
+	"LockingConsumerCloses":  testLockingConsumerCloses,
 }
 
 func must(t *testing.T, what string, err error) {
@@ -232,6 +233,28 @@ func testLockingAckRelease(t *testing.T, env *bt.Env) {
 	if err := i1.Ack(ctx); !errors.Is(err, queue.ErrClaimLost) {
 		t.Fatalf("second Ack: %v, want ErrClaimLost", err)
 	}
+}
+
+// testLockingAckAfterRelease: an Ack of an item its consumer released,
+// and another consumer claimed since, must fail with ErrClaimLost and leave
+// the item and the other's claim alone.
+func testLockingAckAfterRelease(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	a, b := queue.NewLocking(env.Conn(t), dir), queue.NewLocking(env.Conn(t), dir)
+	must(t, "Offer", a.Offer(ctx, []byte("1")))
+	ia, err := a.Take(ctx)
+	must(t, "a.Take", err)
+	must(t, "a releases", ia.Release(ctx))
+	ib, err := b.TryTake(ctx)
+	must(t, "b.TryTake", err)
+	if err := ia.Ack(ctx); !errors.Is(err, queue.ErrClaimLost) {
+		t.Fatalf("Ack after Release, the item claimed by another: %v, want ErrClaimLost", err)
+	}
+	if n, err := a.Len(ctx); err != nil || n != 1 {
+		t.Fatalf("Len after the stale Ack = %d, %v; want 1 (the item is b's)", n, err)
+	}
+	must(t, "b acks", ib.Ack(ctx))
 }
 
 func testLockingTakeWaits(t *testing.T, env *bt.Env) {

@@ -1,0 +1,110 @@
+package explore
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/sim"
+)
+
+// spinLimit bounds the calls the recipes of a machine may make on their
+// Conns with their context done, or once the run has ended (every
+// operation cancelled and the World closed). Such a call fails at once,
+// without a step of the simulator; a recipe that retries such a failure
+// without end (it drops the error) spins, and the check would never end:
+// past the limit the machine records a livelock and the call blocks for
+// good, so the check fails (the bubble deadlocks at the latest when the
+// run ends). A recipe that gives up on a done context or ErrClosing makes
+// a few such calls per operation; a check has a few dozen.
+const spinLimit = 10000
+
+// guardedConn is the Conn a machine hands its recipes: client c's
+// simulated Conn, with the spin guard on the calls the recipes make.
+type guardedConn struct {
+	*sim.Conn
+	w *world
+}
+
+// guard lets a call with ctx through, unless it is one of more than
+// spinLimit calls made with a done context or after the run ended.
+func (g guardedConn) guard(ctx context.Context) {
+	if (g.w.ended.Load() || ctx.Err() != nil) && g.w.idleCalls.Add(1) > spinLimit {
+		if !g.w.ended.Load() {
+			g.w.violate("livelock", "a client made more than %d calls that could not be sent (its context done)", spinLimit)
+		}
+		select {} // see spinLimit
+	}
+}
+
+// recipeConn returns the Conn the recipes of client c use.
+func (c *client) recipeConn() zksim.Conn { return guardedConn{Conn: c.conn, w: c.w} }
+
+// endRun marks the end of the run, for the spin guard.
+func (w *world) endRun() { w.ended.Store(true) }
+
+type spinCounters struct {
+	ended     atomic.Bool
+	idleCalls atomic.Int64
+}
+
+func (g guardedConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	g.guard(ctx)
+	return g.Conn.Create(ctx, path, data, mode, acl)
+}
+
+func (g guardedConn) CreateTTL(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
+	g.guard(ctx)
+	return g.Conn.CreateTTL(ctx, path, data, mode, acl, ttl)
+}
+
+func (g guardedConn) Delete(ctx context.Context, path string, version int32) error {
+	g.guard(ctx)
+	return g.Conn.Delete(ctx, path, version)
+}
+
+func (g guardedConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Exists(ctx, path)
+}
+
+func (g guardedConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ExistsW(ctx, path)
+}
+
+func (g guardedConn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Get(ctx, path)
+}
+
+func (g guardedConn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.GetW(ctx, path)
+}
+
+func (g guardedConn) Set(ctx context.Context, path string, data []byte, version int32) (*zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Set(ctx, path, data, version)
+}
+
+func (g guardedConn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Children(ctx, path)
+}
+
+func (g guardedConn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ChildrenW(ctx, path)
+}
+
+func (g guardedConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	g.guard(ctx)
+	return g.Conn.Multi(ctx, ops...)
+}
+
+func (g guardedConn) Sync(ctx context.Context, path string) (string, error) {
+	g.guard(ctx)
+	return g.Conn.Sync(ctx, path)
+}
