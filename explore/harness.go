@@ -86,7 +86,10 @@ type world struct {
 	wg       sync.WaitGroup
 	fam      family
 	res      *resource
-	sched    scheduler // who takes the scheduler's decisions (schedule.go)
+	// onApply are told of every request the server applies, as the
+	// family is (applyObserver), by parts of a family that watch.
+	onApply []func(c *client, r *zkmem.Request)
+	sched   scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
@@ -173,13 +176,15 @@ type applyObserver interface {
 // applied passes a request the server applied to the family, with the
 // process whose session sent it.
 func (w *world) applied(session int, r *zkmem.Request) {
-	o, ok := w.fam.(applyObserver)
-	if !ok {
-		return
-	}
 	for _, c := range w.clients {
 		if c.conn.Index() == session {
-			o.applied(c, r)
+			w.checkNames(c, r)
+			for _, h := range w.onApply {
+				h(c, r)
+			}
+			if o, ok := w.fam.(applyObserver); ok {
+				o.applied(c, r)
+			}
 			return
 		}
 	}

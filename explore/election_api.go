@@ -1,0 +1,669 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/election"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The election machines' view of the rest of the election API, beyond
+// Campaign and Resign (which the lock machine drives as Acquire and
+// Release): Leader, Observe, Proclaim, Guard, Resume, a second Campaign,
+// Resign with nothing held; and what a third party does to the election's
+// directory (deletes a candidate's node, creates nodes that are not
+// candidates). Each call's result is checked against what the machine saw
+// of the tree after every step:
+//
+//   - Leader returns a node that was, at some step, the leader (the lowest
+//     candidate in sequence order; for a SingleNode, the node), with that
+//     node's czxid as Token, its owner as Session and a value it had; it
+//     returns ErrNoLeader only if, at some step during the call, there was
+//     no candidate;
+//   - Observe reports only such leaders, never the same (token, value)
+//     twice in a row; an observer that is connected, quiet and awake has
+//     reported the current leader and its value within sharedWait; its
+//     channel closes only when its ctx is done or its session ended, and
+//     closes when its ctx is done;
+//   - Proclaim by the leader sets its node's value, by anyone else returns
+//     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
+//     Campaign while leading or campaigning returns ErrCampaigning; Resume
+//     of a node that is not ours returns ErrNotCandidate;
+//   - the leader's node is the lowest candidate (sequence order, across the
+//     int32 wrap): a leader that is Held and whose node exists leads;
+//   - a holder whose node is gone (deleted by a third party, or its
+//     session's) and that has heard all the server has to say is not Held;
+//   - nobody deletes another session's node;
+//   - nodes that are not candidates (a name without the server's sequence
+//     format after "n_") are ignored: the election goes on past them.
+
+// electionAPI is the part of the election families beyond the holdable.
+type electionAPI struct {
+	f      *lockFamily
+	w      *world
+	single bool   // election.SingleNode; else election.New
+	path   string // the single node's path
+
+	mu      sync.Mutex // what client goroutines report
+	results []apiResult
+
+	// Machine goroutine only.
+	leaders   map[string]map[int64]*seenNode // nodes seen as the leader, by path and czxid
+	nodes     map[string]map[int64]*seenNode // every node of the directory seen, by path and czxid
+	empty     int                  // checks that found no leader
+	owners    map[string]int64     // ephemeral owners at the last check, by path
+	values    int                  // proclaimed values so far
+	observers map[*client]*observer
+	goneSince map[*client]time.Duration // a Held holder's node missing since
+
+	delMu      sync.Mutex
+	deletedIDs map[int64]bool // the czxids of the nodes a third party deleted
+}
+
+// seenNode is what the machine saw of a node.
+type seenNode struct {
+	czxid, owner int64
+	values       map[string]bool
+}
+
+// apiResult is the result of an API call, for check to judge.
+type apiResult struct {
+	c     *client
+	what  string
+	l     election.Leader
+	err   error
+	empty int    // a.empty when the call started
+	value string // Proclaim's value
+	key   string // the node Proclaim acted on
+	h     holdable
+}
+
+// observer is an Observe running on a client.
+type observer struct {
+	c         *client
+	conn      zksim.Conn
+	cancelled bool          // machine goroutine only
+	lagSince  time.Duration // since when it lags behind the leader, -1 if not
+
+	mu      sync.Mutex
+	reports []election.Leader
+	checked int  // reports already judged
+	closed  bool // the channel was closed
+	early   bool // ... with its ctx not done
+	end     zksim.State
+}
+
+// electionDirect is what both election kinds offer a machine directly.
+type electionDirect interface {
+	Leader(ctx context.Context) (election.Leader, error)
+	Observe(ctx context.Context) <-chan election.Leader
+	Campaign(ctx context.Context, value []byte) error
+	Resign(ctx context.Context) error
+}
+
+func newElectionAPI(f *lockFamily) familyAPI {
+	return newAPI(f, false)
+}
+
+func newSingleNodeAPI(f *lockFamily) familyAPI {
+	return newAPI(f, true)
+}
+
+func newAPI(f *lockFamily, single bool) *electionAPI {
+	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
+		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
+		observers: map[*client]*observer{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}}
+	f.w.onApply = append(f.w.onApply, a.applied)
+	return a
+}
+
+// candidateSeq matches what the server appends to a sequential name:
+// %010d of an int32.
+var candidateSeq = regexp.MustCompile(`^(\d{10}|-\d{9,10})$`)
+
+// leaderNow returns the path of the current leader, "" if none.
+func (a *electionAPI) leaderNow() string {
+	if a.single {
+		if a.w.owner(a.path) == 0 {
+			return ""
+		}
+		return a.path
+	}
+	var nodes []seqNode
+	for _, name := range a.w.children(electionDir) {
+		if n, ok := parseCandidate(name); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
+		return ""
+	}
+	sortSeqNodes(nodes)
+	return electionDir + "/" + nodes[0].name
+}
+
+// parseCandidate parses a candidate node's name strictly: "n_" and the
+// sequence number exactly as the server formats it.
+func parseCandidate(name string) (seqNode, bool) {
+	i := strings.LastIndex(name, election.CandidateName)
+	if i < 0 || !candidateSeq.MatchString(name[i+len(election.CandidateName):]) {
+		return seqNode{}, false
+	}
+	return parseSeqNode(name, election.CandidateName)
+}
+
+// see records the node at p as it is now; nil if it is missing.
+func (a *electionAPI) see(p string) *seenNode {
+	data, st, err := a.w.observer.Get(a.w.ctx, p)
+	if err != nil {
+		return nil
+	}
+	if a.nodes[p] == nil {
+		a.nodes[p] = map[int64]*seenNode{}
+	}
+	n := a.nodes[p][st.Czxid]
+	if n == nil {
+		n = &seenNode{czxid: st.Czxid, owner: st.EphemeralOwner, values: map[string]bool{}}
+		a.nodes[p][st.Czxid] = n
+	}
+	n.values[string(data)] = true
+	return n
+}
+
+// applied: nobody deletes a node another live session owns.
+func (a *electionAPI) applied(c *client, r *zkmem.Request) {
+	check := func(p string) {
+		if o := a.owners[p]; o != 0 && o != c.conn.SessionID() {
+			a.w.violate("deleted another's node", "p%d (session c%d) deleted %s, a node of session %#x", c.idx, c.conn.Index(), p, o)
+		}
+	}
+	switch r.Op {
+	case zkmem.OpDelete:
+		check(r.Path)
+	case zkmem.OpMulti:
+		for _, op := range r.Ops {
+			if d, ok := op.(*zksim.DeleteOp); ok {
+				check(d.Path)
+			}
+		}
+	}
+}
+
+// direct returns an election value of the kind for c's session.
+func (a *electionAPI) direct(c *client) electionDirect {
+	if a.single {
+		return election.NewSingleNode(c.conn, a.path)
+	}
+	return election.New(c.conn, electionDir)
+}
+
+// report records a result from a client goroutine.
+func (a *electionAPI) report(r apiResult) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.results = append(a.results, r)
+}
+
+// apiOps are the names of the operations the API actions start.
+var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume"}
+
+func (a *electionAPI) actions() map[string]func(*rapid.T) {
+	w := a.w
+	free := func(op string) []*client {
+		var out []*client
+		for _, c := range w.awake() {
+			if !c.busy(op) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	m := map[string]func(*rapid.T){
+		"Leader": func(t *rapid.T) {
+			c := drawClient(t, free("leader"), "leader")
+			e, empty := a.direct(c), a.empty
+			c.start("leader", func(ctx context.Context) error {
+				l, err := e.Leader(ctx)
+				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
+				return err
+			})
+		},
+		"Observe": func(t *rapid.T) {
+			c := drawClient(t, free("observe"), "observe")
+			o := &observer{c: c, conn: c.conn, lagSince: -1}
+			a.observers[c] = o
+			e := a.direct(c)
+			c.start("observe", func(ctx context.Context) error {
+				for l := range e.Observe(ctx) {
+					o.mu.Lock()
+					o.reports = append(o.reports, l)
+					o.mu.Unlock()
+				}
+				o.mu.Lock()
+				o.closed = true
+				o.early, o.end = ctx.Err() == nil, o.conn.State()
+				o.mu.Unlock()
+				return nil
+			})
+		},
+		"StopObserve": func(t *rapid.T) {
+			var running []*client
+			for _, c := range w.awake() {
+				if o := a.observers[c]; o != nil && c.busy("observe") && !o.cancelled {
+					running = append(running, c)
+				}
+			}
+			c := drawClient(t, running, "stop observing")
+			a.observers[c].cancelled = true
+			c.stop("observe")
+		},
+		// CampaignAgain: a second Campaign on the Election value that leads
+		// or campaigns returns ErrCampaigning.
+		"CampaignAgain": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				lc := a.f.cs[c.idx]
+				if lc.h != nil && !c.busy("campaign again") && !c.busy("release") &&
+					(c.busy("acquire") || (lc.holding.Load() && lc.h.State() == recipes.Held)) {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "campaign again")
+			e := a.f.cs[c.idx].h.(electionDirect)
+			c.start("campaign again", func(ctx context.Context) error {
+				err := e.Campaign(ctx, []byte("again"))
+				a.report(apiResult{c: c, what: "second Campaign", err: err})
+				return err
+			})
+		},
+		// ResignIdle: Resign with nothing held (never campaigned, or
+		// resigned already) returns ErrNotLeader.
+		"ResignIdle": func(t *rapid.T) {
+			c := drawClient(t, a.f.idle(), "resign idle")
+			if c.busy("resign idle") || c.busy("campaign again") {
+				t.SkipNow()
+			}
+			var e electionDirect
+			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+				e = h.(electionDirect)
+			} else {
+				e = a.direct(c)
+			}
+			c.start("resign idle", func(ctx context.Context) error {
+				err := e.Resign(ctx)
+				a.report(apiResult{c: c, what: "Resign with nothing held", err: err})
+				return err
+			})
+		},
+		// DeleteNode: a third party (an operator) deletes a candidate's
+		// node, the leader's most often.
+		"DeleteNode": func(t *rapid.T) {
+			var nodes []string
+			if a.single {
+				if w.owner(a.path) != 0 {
+					nodes = append(nodes, a.path)
+				}
+			} else {
+				for _, name := range w.children(electionDir) {
+					if w.owner(electionDir+"/"+name) != 0 {
+						nodes = append(nodes, electionDir+"/"+name)
+					}
+				}
+				if l := a.leaderNow(); l != "" {
+					nodes = append(nodes, l, l)
+				}
+			}
+			if len(nodes) == 0 {
+				t.SkipNow()
+			}
+			p := rapid.SampledFrom(nodes).Draw(t, "node")
+			if _, st, err := w.observer.Exists(w.ctx, p); err == nil && st != nil {
+				a.delMu.Lock()
+				a.deletedIDs[st.Czxid] = true
+				a.delMu.Unlock()
+			}
+			w.inject(t, faults.DeleteNode(p))
+		},
+	}
+	if a.single {
+		return m
+	}
+	// Proclaim: the leader sets a new value; anyone else gets
+	// ErrNotLeader.
+	m["Proclaim"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			if a.f.cs[c.idx].h != nil && !c.busy("proclaim") {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "proclaim")
+		h := a.f.cs[c.idx].h
+		e := h.(electionHold).Election
+		a.values++
+		value := fmt.Sprintf("v%d", a.values)
+		c.start("proclaim", func(ctx context.Context) error {
+			key := e.Key()
+			err := e.Proclaim(ctx, []byte(value))
+			a.report(apiResult{c: c, what: "Proclaim", err: err, value: value, key: key, h: h})
+			return err
+		})
+	}
+	// Guard: the leader's guard is a check on its node; with nothing held,
+	// ErrNotLeader.
+	m["Guard"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			if !c.busy("") || a.f.cs[c.idx].holding.Load() {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "guard")
+		lc := a.f.cs[c.idx]
+		var e *election.Election
+		if lc.h != nil {
+			e = lc.h.(electionHold).Election
+		} else {
+			e = election.New(c.conn, electionDir)
+		}
+		state := e.State()
+		op, err := e.Guard()
+		switch {
+		case state == recipes.Held && lc.holding.Load():
+			if check, ok := op.(*zksim.CheckOp); err != nil || !ok || check.Path != e.Key() {
+				w.violate("guard", "p%d leads (Held) with %s, but Guard returned %v, %v", c.idx, e.Key(), op, err)
+			}
+		case state == recipes.NotHeld || state == recipes.Released || state == recipes.Lost:
+			if !errors.Is(err, election.ErrNotLeader) || op != nil {
+				w.violate("guard", "p%d does not lead (%v), but Guard returned %v, %v, not ErrNotLeader", c.idx, state, op, err)
+			}
+		}
+	}
+	// Resume with a node that is not ours: ErrNotCandidate.
+	m["Resume"] = func(t *rapid.T) {
+		c := drawClient(t, free("resume"), "resume")
+		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
+		for _, name := range w.children(electionDir) {
+			if o := w.owner(electionDir + "/" + name); o != c.conn.SessionID() {
+				keys = append(keys, electionDir+"/"+name)
+			}
+		}
+		key := rapid.SampledFrom(keys).Draw(t, "key")
+		e := election.New(c.conn, electionDir)
+		c.start("resume", func(ctx context.Context) error {
+			err := e.Resume(ctx, key)
+			if err == nil {
+				_ = e.Resign(ctx)
+			}
+			a.report(apiResult{c: c, what: "Resume of another's node", err: err})
+			return err
+		})
+	}
+	// Junk: a third party creates a node in the directory that is not a
+	// candidate node; the recipe must ignore it.
+	m["Junk"] = func(t *rapid.T) {
+		name := rapid.SampledFrom(junkNames).Draw(t, "junk")
+		_, _ = w.observer.Create(w.ctx, electionDir, nil, zksim.ModePersistent, zksim.OpenACL())
+		if _, err := w.observer.Create(w.ctx, electionDir+"/"+name, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil && !errors.Is(err, zksim.ErrNodeExists) {
+			t.Fatalf("create junk: %v", err)
+		}
+		w.trace("a third party creates %s/%s", electionDir, name)
+	}
+	return m
+}
+
+// junkNames are children of an election's directory that are not
+// candidate nodes: no sequence number after "n_" as the server formats it
+// (ten digits, or a minus sign and nine or ten).
+var junkNames = []string{
+	"n_123456789",             // nine digits
+	"_c_junk-n_+000000001",    // a sign the server never writes
+	"_c_junk-n_3000000000",    // out of the int32 range
+	"_c_junk-n_99999999999",   // eleven digits, out of range
+	"_c_junk-n_00000000x1",    // not a number
+	"_c_junk-n_",              // no number
+	"_c_junk-lock-0000000001", // another recipe's marker
+}
+
+// failedOK reports whether err is how a call ends when its session ended or
+// its ctx is done (the machine's shutdown).
+func failedOK(err error) bool {
+	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) || errors.Is(err, context.Canceled)
+}
+
+func (a *electionAPI) check() {
+	w := a.w
+	// What the tree holds now.
+	owners := map[string]int64{}
+	var children []string
+	if a.single {
+		if w.owner(a.path) != 0 {
+			children = []string{"leader"}
+		}
+	} else {
+		children = w.children(electionDir)
+	}
+	for _, name := range children {
+		p := electionDir + "/" + name
+		if n := a.see(p); n != nil && n.owner != 0 {
+			owners[p] = n.owner
+		}
+	}
+	a.owners = owners
+	leader := a.leaderNow()
+	var cur *seenNode
+	if leader == "" {
+		a.empty++
+	} else if cur = a.see(leader); cur != nil {
+		if a.leaders[leader] == nil {
+			a.leaders[leader] = map[int64]*seenNode{}
+		}
+		a.leaders[leader][cur.czxid] = cur
+	}
+	a.judgeResults()
+	a.checkHolders(leader)
+	a.checkObservers(leader, cur)
+}
+
+// deleted reports whether a third party deleted h's node.
+func (a *electionAPI) deleted(h holdable) bool {
+	a.delMu.Lock()
+	defer a.delMu.Unlock()
+	return a.deletedIDs[h.Token()]
+}
+
+// validLeader reports why l is not a leader the machine saw, "" if it is.
+func (a *electionAPI) validLeader(l election.Leader) string {
+	n := a.leaders[l.Key][l.Token]
+	switch {
+	case a.leaders[l.Key] == nil:
+		return fmt.Sprintf("%q was never the leader", l.Key)
+	case n == nil:
+		return fmt.Sprintf("token %#x, but %s never had that czxid", l.Token, l.Key)
+	case l.Session != n.owner:
+		return fmt.Sprintf("session %#x, but %s belongs to %#x", l.Session, l.Key, n.owner)
+	case !n.values[string(l.Value)]:
+		return fmt.Sprintf("value %q, which %s never had", l.Value, l.Key)
+	}
+	return ""
+}
+
+// judgeResults checks the results the client goroutines reported.
+func (a *electionAPI) judgeResults() {
+	w := a.w
+	a.mu.Lock()
+	results := a.results
+	a.results = nil
+	a.mu.Unlock()
+	for _, r := range results {
+		bad := ""
+		switch r.what {
+		case "Leader":
+			switch {
+			case r.err == nil:
+				bad = a.validLeader(r.l)
+			case errors.Is(r.err, election.ErrNoLeader):
+				if a.empty == r.empty {
+					bad = "ErrNoLeader, but there was a candidate all along"
+				}
+			case !failedOK(r.err):
+				bad = "an unexpected error"
+			}
+		case "Proclaim":
+			had := false
+			for _, n := range a.nodes[r.key] {
+				had = had || n.values[r.value]
+			}
+			switch {
+			case r.err == nil:
+				if !had {
+					bad = fmt.Sprintf("nil, but %q never held the value %q", r.key, r.value)
+				}
+			case errors.Is(r.err, election.ErrNotLeader):
+				if r.h.State() == recipes.Held && w.owner(r.key) == r.c.conn.SessionID() && a.leaderNow() == r.key {
+					bad = "ErrNotLeader from the leader"
+				}
+			case !failedOK(r.err):
+				bad = "an unexpected error"
+			}
+		case "second Campaign":
+			if !errors.Is(r.err, election.ErrCampaigning) {
+				bad = "not ErrCampaigning"
+			}
+		case "Resign with nothing held":
+			if !errors.Is(r.err, election.ErrNotLeader) {
+				bad = "not ErrNotLeader"
+			}
+		case "Resume of another's node":
+			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
+				bad = "not ErrNotCandidate"
+			}
+		}
+		if bad != "" {
+			w.violate("election API", "p%d: %s returned %v, %v: %s", r.c.idx, r.what, r.l, r.err, bad)
+		}
+	}
+}
+
+// checkHolders: a Held leader whose node exists is the leader; a Held
+// holder whose node is gone learns it (is no longer Held) once it has
+// heard all the server has to say.
+func (a *electionAPI) checkHolders(leader string) {
+	w := a.w
+	for _, c := range w.clients {
+		lc := a.f.cs[c.idx]
+		key := a.holdKey(lc)
+		if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held || key == "" || lc.conn != c.conn {
+			delete(a.goneSince, c)
+			continue
+		}
+		owner := w.owner(key)
+		if owner == c.conn.SessionID() && !a.single && key != leader {
+			w.violate("leader not first", "p%d leads with %s, but the first candidate is %s (%s)", c.idx, key, leader, strings.Join(w.children(electionDir), " "))
+		}
+		quiet := !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected
+		if owner == c.conn.SessionID() || !quiet {
+			delete(a.goneSince, c)
+			continue
+		}
+		since, ok := a.goneSince[c]
+		switch {
+		case !ok:
+			a.goneSince[c] = w.sw.Now()
+		case w.sw.Now()-since > sharedWait:
+			w.violate("held without node", "p%d is Held for %v with its node %s gone, connected and told everything", c.idx, w.sw.Now()-since, key)
+		}
+	}
+}
+
+// holdKey returns the node of lc's hold.
+func (a *electionAPI) holdKey(lc *lockClient) string {
+	if a.single {
+		return a.path
+	}
+	if h, ok := lc.h.(electionHold); ok {
+		return h.Key()
+	}
+	return ""
+}
+
+// checkObservers judges what the observers reported.
+func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
+	w := a.w
+	for c, o := range a.observers {
+		o.mu.Lock()
+		reports, closed, early, end := o.reports[o.checked:], o.closed, o.early, o.end
+		prev := election.Leader{}
+		if o.checked > 0 {
+			prev = o.reports[o.checked-1]
+		}
+		o.checked = len(o.reports)
+		var last *election.Leader
+		if len(o.reports) > 0 {
+			last = &o.reports[len(o.reports)-1]
+		}
+		o.mu.Unlock()
+		for _, l := range reports {
+			if bad := a.validLeader(l); bad != "" {
+				w.violate("observe", "p%d observed %s: %s", c.idx, l.Key, bad)
+			}
+			if l.Key == prev.Key && l.Token == prev.Token && string(l.Value) == string(prev.Value) {
+				w.violate("observe", "p%d observed %s with value %q twice in a row", c.idx, l.Key, l.Value)
+			}
+			prev = l
+		}
+		if closed {
+			ended := end == zksim.StateExpired || end == zksim.StateClosed || !slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
+			if early && !o.cancelled && !ended {
+				w.violate("observe", "p%d's Observe channel closed, its ctx not done, its session %v", c.idx, end)
+			}
+			delete(a.observers, c)
+			continue
+		}
+		// A quiet observer has reported the leader as it is now.
+		quiet := !o.cancelled && c.conn == o.conn && !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c)
+		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || !a.isValue(leader, last.Value))
+		switch {
+		case !lags:
+			o.lagSince = -1
+		case o.lagSince < 0:
+			o.lagSince = w.sw.Now()
+		case w.sw.Now()-o.lagSince > sharedWait:
+			w.violate("observe", "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
+		}
+	}
+}
+
+// isValue reports whether v is the current value of the node at p.
+func (a *electionAPI) isValue(p string, v []byte) bool {
+	data, _, err := a.w.observer.Get(a.w.ctx, p)
+	return err == nil && string(data) == string(v)
+}
+
+// live: every API call has returned; the observers are stopped first, and
+// their channels must close.
+func (a *electionAPI) live() bool {
+	done := true
+	for _, c := range a.w.clients {
+		if o := a.observers[c]; o != nil && !o.cancelled && c.busy("observe") {
+			o.cancelled = true
+			c.stop("observe")
+		}
+		if slices.ContainsFunc(apiOps, c.busy) {
+			done = false
+		}
+	}
+	return done
+}
