@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing/synctest"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -104,6 +107,106 @@ type observer struct {
 	closed  bool // the channel was closed
 	early   bool // ... with its ctx not done
 	end     zksim.State
+}
+
+// electionHold is an Election as a holdable. Its Acquire campaigns, or,
+// with resume set, creates a candidate node by hand and resumes with it
+// (Resume), deleting it if Resume fails before it took the node over.
+type electionHold struct {
+	*election.Election
+	conn   *sim.Conn
+	resume bool
+}
+
+func newElectionHold(t *rapid.T, c *client) holdable {
+	resume := false
+	if t != nil {
+		resume = rapid.Bool().Draw(t, "resume")
+	}
+	return electionHold{Election: election.New(c.conn, electionDir), conn: c.conn, resume: resume}
+}
+
+func (h electionHold) Acquire(ctx context.Context) error {
+	if !h.resume {
+		return h.Campaign(ctx, []byte("v"))
+	}
+	key, err := recipes.CreateProtectedEphemeralSequential(ctx, h.conn, electionDir+"/"+election.CandidateName, []byte("v"), zksim.OpenACL())
+	if err != nil {
+		return err
+	}
+	if err = h.Resume(ctx, key); err != nil {
+		deleteNode(h.conn, key)
+	}
+	return err
+}
+
+func (h electionHold) Release(ctx context.Context) error { return h.Resign(ctx) }
+func (h electionHold) Exclusive() bool                   { return true }
+
+// deleteNode deletes p, retrying across connection losses, until it is
+// gone or the session ended.
+func deleteNode(conn *sim.Conn, p string) {
+	ctx := context.Background()
+	for {
+		err := conn.Delete(ctx, p, -1)
+		if !errors.Is(err, zksim.ErrConnectionLoss) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// spinGuard is a client's Conn for an API call that must not call the
+// server again and again once its ctx is done: a loop that ignores the
+// error would spin without ever blocking, and hang the machine. After
+// spinLimit reads with a done ctx it records a violation and ends the
+// calling goroutine (runtime.Goexit, which runs its defers).
+type spinGuard struct {
+	*sim.Conn
+	w     *world
+	c     *client
+	what  string
+	spins atomic.Int32
+}
+
+// spinLimit is how many reads with a done ctx make a spin.
+const spinLimit = 100
+
+func (g *spinGuard) guard(ctx context.Context) {
+	if ctx.Err() != nil && g.spins.Add(1) > spinLimit {
+		g.w.violate("spins", "p%d's %s calls the server again and again with its ctx done", g.c.idx, g.what)
+		runtime.Goexit()
+	}
+}
+
+func (g *spinGuard) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Children(ctx, p)
+}
+
+func (g *spinGuard) ChildrenW(ctx context.Context, p string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ChildrenW(ctx, p)
+}
+
+func (g *spinGuard) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Get(ctx, p)
+}
+
+func (g *spinGuard) GetW(ctx context.Context, p string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.GetW(ctx, p)
+}
+
+func (g *spinGuard) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Exists(ctx, p)
+}
+
+func (g *spinGuard) ExistsW(ctx context.Context, p string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ExistsW(ctx, p)
 }
 
 // electionDirect is what both election kinds offer a machine directly.
@@ -202,12 +305,14 @@ func (a *electionAPI) applied(c *client, r *zkmem.Request) {
 	}
 }
 
-// direct returns an election value of the kind for c's session.
-func (a *electionAPI) direct(c *client) electionDirect {
+// direct returns an election value of the kind for c's session, for the
+// API call what.
+func (a *electionAPI) direct(c *client, what string) electionDirect {
+	conn := &spinGuard{Conn: c.conn, w: a.w, c: c, what: what}
 	if a.single {
-		return election.NewSingleNode(c.conn, a.path)
+		return election.NewSingleNode(conn, a.path)
 	}
-	return election.New(c.conn, electionDir)
+	return election.New(conn, electionDir)
 }
 
 // startNow starts op on c as c.start does, and lets it run until it
@@ -244,7 +349,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	m := map[string]func(*rapid.T){
 		"Leader": func(t *rapid.T) {
 			c := drawClient(t, free("leader"), "leader")
-			e, empty := a.direct(c), a.empty
+			e, empty := a.direct(c, "Leader"), a.empty
 			startNow(c, "leader", func(ctx context.Context) error {
 				l, err := e.Leader(ctx)
 				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
@@ -255,7 +360,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			c := drawClient(t, free("observe"), "observe")
 			o := &observer{c: c, conn: c.conn, lagSince: -1}
 			a.observers[c] = o
-			e := a.direct(c)
+			e := a.direct(c, "Observe")
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
 					o.mu.Lock()
@@ -291,7 +396,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				}
 				// Held, or still campaigning (an acquire that holds is
 				// writing, its Campaign done).
-				if held := lc.holding.Load(); (held && lc.h.State() == recipes.Held) || (!held && c.busy("acquire")) {
+				// (An acquire by Resume campaigns only once it has made
+				// its node.)
+				eh, ok := lc.h.(electionHold)
+				resuming := ok && eh.resume
+				if held := lc.holding.Load(); (held && lc.h.State() == recipes.Held) || (!held && c.busy("acquire") && !resuming) {
 					cs = append(cs, c)
 				}
 			}
@@ -314,7 +423,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
 				e = h.(electionDirect)
 			} else {
-				e = a.direct(c)
+				e = a.direct(c, "Resign")
 			}
 			startNow(c, "resign idle", func(ctx context.Context) error {
 				err := e.Resign(ctx)
@@ -322,8 +431,22 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				return err
 			})
 		},
+		// CancelRelease: a Resign is cancelled; it returns ctx's error
+		// and the holder still holds (it may resign again), or it returns
+		// nil having deleted the node (the orphan check).
+		"CancelRelease": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				if c.busy("release") {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "cancel release")
+			c.stop("release")
+		},
 		// DeleteNode: a third party (an operator) deletes a candidate's
-		// node, the leader's most often.
+		// node, the leader's most often, or the directory once it is
+		// empty.
 		"DeleteNode": func(t *rapid.T) {
 			var nodes []string
 			if a.single {
@@ -339,6 +462,9 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				if l := a.leaderNow(); l != "" {
 					nodes = append(nodes, l, l)
 				}
+			}
+			if ok, st, err := w.observer.Exists(w.ctx, electionDir); err == nil && ok && st.NumChildren == 0 {
+				nodes = append(nodes, electionDir)
 			}
 			if len(nodes) == 0 {
 				t.SkipNow()
@@ -417,8 +543,17 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		}
 		key := rapid.SampledFrom(keys).Draw(t, "key")
 		e := election.New(c.conn, electionDir)
+		lc, own := a.f.cs[c.idx], false
+		if lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && rapid.Bool().Draw(t, "own") {
+			// The leader resumes with its own node: ErrCampaigning.
+			e, key, own = lc.h.(electionHold).Election, lc.h.(electionHold).Key(), true
+		}
 		startNow(c, "resume", func(ctx context.Context) error {
 			err := e.Resume(ctx, key)
+			if own {
+				a.report(apiResult{c: c, what: "Resume while leading", err: err})
+				return err
+			}
 			if err == nil {
 				_ = e.Resign(ctx)
 			}
@@ -564,6 +699,10 @@ func (a *electionAPI) judgeResults() {
 		case "Resume of another's node":
 			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
 				bad = "not ErrNotCandidate"
+			}
+		case "Resume while leading":
+			if !errors.Is(r.err, election.ErrCampaigning) {
+				bad = "not ErrCampaigning"
 			}
 		}
 		if bad != "" {

@@ -553,11 +553,7 @@ var (
 // Elections as holdables: leading is holding, Campaign acquires, Resign
 // releases, and the leader's token is its term.
 
-type electionHold struct{ *election.Election }
-
-func (h electionHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
-func (h electionHold) Release(ctx context.Context) error { return h.Resign(ctx) }
-func (h electionHold) Exclusive() bool                   { return true }
+// electionHold: election_api.go.
 
 type singleNodeHold struct{ *election.SingleNode }
 
@@ -569,12 +565,10 @@ const electionDir = "/election"
 
 var (
 	electionKind = lockKind{
-		name: "leadership",
-		dirs: []string{electionDir},
-		newHold: func(_ *rapid.T, c *client) holdable {
-			return electionHold{election.New(c.conn, electionDir)}
-		},
-		api: newElectionAPI,
+		name:    "leadership",
+		dirs:    []string{electionDir},
+		newHold: newElectionHold,
+		api:     newElectionAPI,
 	}
 	singleNodeKind = lockKind{
 		name: "single-node leadership",
