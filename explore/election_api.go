@@ -74,6 +74,9 @@ type electionAPI struct {
 
 	delMu      sync.Mutex
 	deletedIDs map[int64]bool // the czxids of the nodes a third party deleted
+	// robbed holds, for the single node's path, the sessions whose node
+	// there a third party deleted (see applied).
+	robbed map[int64]bool
 }
 
 // seenNode is what the machine saw of a node.
@@ -92,6 +95,8 @@ type apiResult struct {
 	value string // Proclaim's value
 	key   string // the node Proclaim acted on
 	h     holdable
+	conn  *sim.Conn         // the session of a Campaign, Resume or Resign
+	state recipes.HoldState // the hold's state as the call returned
 }
 
 // observer is an Observe running on a client.
@@ -114,6 +119,7 @@ type observer struct {
 // (Resume), deleting it if Resume fails before it took the node over.
 type electionHold struct {
 	*election.Election
+	c      *client
 	conn   *sim.Conn
 	resume bool
 }
@@ -123,12 +129,14 @@ func newElectionHold(t *rapid.T, c *client) holdable {
 	if t != nil {
 		resume = rapid.Bool().Draw(t, "resume")
 	}
-	return electionHold{Election: election.New(c.conn, electionDir), conn: c.conn, resume: resume}
+	return electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn, resume: resume}
 }
 
 func (h electionHold) Acquire(ctx context.Context) error {
 	if !h.resume {
-		return h.Campaign(ctx, []byte("v"))
+		err := h.Campaign(ctx, []byte("v"))
+		reportCall(h.c, "Campaign", err, h)
+		return err
 	}
 	key, err := recipes.CreateProtectedEphemeralSequential(ctx, h.conn, electionDir+"/"+election.CandidateName, []byte("v"), zksim.OpenACL())
 	if err != nil {
@@ -137,11 +145,59 @@ func (h electionHold) Acquire(ctx context.Context) error {
 	if err = h.Resume(ctx, key); err != nil {
 		deleteNode(h.conn, key)
 	}
+	reportCall(h.c, "Resume of our own node", err, h)
 	return err
 }
 
-func (h electionHold) Release(ctx context.Context) error { return h.Resign(ctx) }
-func (h electionHold) Exclusive() bool                   { return true }
+func (h electionHold) Release(ctx context.Context) error {
+	before := h.State()
+	err := h.Resign(ctx)
+	if !before.Final() {
+		reportCall(h.c, "Resign", err, h)
+	}
+	return err
+}
+
+func (h electionHold) Exclusive() bool { return true }
+
+// singleNodeHold is a SingleNode as a holdable.
+type singleNodeHold struct {
+	*election.SingleNode
+	c *client
+}
+
+func newSingleNodeHold(_ *rapid.T, c *client) holdable {
+	return singleNodeHold{SingleNode: election.NewSingleNode(c.conn, electionDir+"/leader"), c: c}
+}
+
+func (h singleNodeHold) Acquire(ctx context.Context) error {
+	err := h.Campaign(ctx, []byte("v"))
+	reportCall(h.c, "Campaign", err, h)
+	return err
+}
+
+func (h singleNodeHold) Release(ctx context.Context) error {
+	before := h.State()
+	err := h.Resign(ctx)
+	if !before.Final() {
+		reportCall(h.c, "Resign", err, h)
+	}
+	return err
+}
+
+func (h singleNodeHold) Exclusive() bool { return true }
+
+// reportCall reports the result of a Campaign, Resume or Resign the lock
+// machine made through h to the election API's checks.
+func reportCall(c *client, what string, err error, h holdable) {
+	f, ok := c.w.fam.(*lockFamily)
+	if !ok {
+		return
+	}
+	if a, ok := f.api.(*electionAPI); ok {
+		a.report(apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()})
+	}
+}
 
 // deleteNode deletes p, retrying across connection losses, until it is
 // gone or the session ended.
@@ -228,7 +284,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}}
+		observers: map[*client]*observer{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -286,10 +342,15 @@ func (a *electionAPI) see(p string) *seenNode {
 	return n
 }
 
-// applied: nobody deletes a node another live session owns.
+// applied: nobody deletes a node another live session owns. There is one
+// exception, which no client can avoid: ZooKeeper cannot make a delete
+// conditional on the node's owner, so a SingleNode that checked that the
+// node is its own and then deletes it may delete the next leader's node
+// if, in between, a third party deleted its node and another candidate
+// created one (see the SingleNode doc).
 func (a *electionAPI) applied(c *client, r *zkmem.Request) {
 	check := func(p string) {
-		if o := a.owners[p]; o != 0 && o != c.conn.SessionID() {
+		if o := a.owners[p]; o != 0 && o != c.conn.SessionID() && !a.robbed[c.conn.SessionID()] {
 			a.w.violate("deleted another's node", "p%d (session c%d) deleted %s, a node of session %#x", c.idx, c.conn.Index(), p, o)
 		}
 	}
@@ -474,6 +535,9 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				a.delMu.Lock()
 				a.deletedIDs[st.Czxid] = true
 				a.delMu.Unlock()
+				if a.single {
+					a.robbed[st.EphemeralOwner] = true
+				}
 			}
 			w.inject(t, faults.DeleteNode(p))
 		},
@@ -699,6 +763,23 @@ func (a *electionAPI) judgeResults() {
 		case "Resume of another's node":
 			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
 				bad = "not ErrNotCandidate"
+			}
+		case "Campaign", "Resume of our own node":
+			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
+			switch {
+			case r.err == nil, errors.Is(r.err, context.Canceled):
+			case errors.Is(r.err, zksim.ErrSessionExpired) || errors.Is(r.err, zksim.ErrClosing):
+				if !ended {
+					bad = "the session is live"
+				}
+			case errors.Is(r.err, election.ErrNotCandidate) && r.what != "Campaign":
+				// Our node was deleted (by a third party) as we waited.
+			default:
+				bad = "an unexpected error"
+			}
+		case "Resign": // of a hold that had not ended
+			if r.err == nil && r.state != recipes.Released {
+				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
 			}
 		case "Resume while leading":
 			if !errors.Is(r.err, election.ErrCampaigning) {

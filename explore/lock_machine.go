@@ -16,7 +16,6 @@ import (
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/recipes/election"
 	"github.com/zksim/zksim/recipes/lock"
 )
 
@@ -553,13 +552,7 @@ var (
 // Elections as holdables: leading is holding, Campaign acquires, Resign
 // releases, and the leader's token is its term.
 
-// electionHold: election_api.go.
-
-type singleNodeHold struct{ *election.SingleNode }
-
-func (h singleNodeHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
-func (h singleNodeHold) Release(ctx context.Context) error { return h.Resign(ctx) }
-func (h singleNodeHold) Exclusive() bool                   { return true }
+// electionHold and singleNodeHold: election_api.go.
 
 const electionDir = "/election"
 
@@ -571,11 +564,9 @@ var (
 		api:     newElectionAPI,
 	}
 	singleNodeKind = lockKind{
-		name: "single-node leadership",
-		dirs: []string{electionDir},
-		newHold: func(_ *rapid.T, c *client) holdable {
-			return singleNodeHold{election.NewSingleNode(c.conn, electionDir+"/leader")}
-		},
-		api: newSingleNodeAPI,
+		name:    "single-node leadership",
+		dirs:    []string{electionDir},
+		newHold: newSingleNodeHold,
+		api:     newSingleNodeAPI,
 	}
 )
