@@ -68,6 +68,7 @@ type electionAPI struct {
 	nodes     map[string]map[int64]*seenNode // every node of the directory seen, by path and czxid
 	empty     int                            // checks that found no leader
 	owners    map[string]int64               // ephemeral owners at the last check, by path
+	curValue  string                         // the leader's value at the last check
 	values    int                            // proclaimed values so far
 	observers map[*client]*observer
 	goneSince map[*client]time.Duration // a Held holder's node missing since
@@ -324,11 +325,12 @@ func parseCandidate(name string) (seqNode, bool) {
 	return parseSeqNode(name, election.CandidateName)
 }
 
-// see records the node at p as it is now; nil if it is missing.
-func (a *electionAPI) see(p string) *seenNode {
+// see records the node at p as it is now, and returns it and its data;
+// nil if it is missing.
+func (a *electionAPI) see(p string) (*seenNode, string) {
 	data, st, err := a.w.observer.Get(a.w.ctx, p)
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	if a.nodes[p] == nil {
 		a.nodes[p] = map[int64]*seenNode{}
@@ -339,7 +341,7 @@ func (a *electionAPI) see(p string) *seenNode {
 		a.nodes[p][st.Czxid] = n
 	}
 	n.values[string(data)] = true
-	return n
+	return n, string(data)
 }
 
 // applied: nobody deletes a node another live session owns. There is one
@@ -659,28 +661,39 @@ func failedOK(err error) bool {
 
 func (a *electionAPI) check() {
 	w := a.w
-	// What the tree holds now.
+	// What the tree holds now: the candidates, in sequence order.
 	owners := map[string]int64{}
-	var children []string
+	var candidates []seqNode
 	if a.single {
-		if w.owner(a.path) != 0 {
-			children = []string{"leader"}
-		}
+		candidates = []seqNode{{name: "leader"}}
 	} else {
-		children = w.children(electionDir)
+		for _, name := range w.children(electionDir) {
+			if n, ok := parseCandidate(name); ok {
+				candidates = append(candidates, n)
+			}
+		}
+		sortSeqNodes(candidates)
 	}
-	for _, name := range children {
-		p := electionDir + "/" + name
-		if n := a.see(p); n != nil && n.owner != 0 {
+	leader := ""
+	a.curValue = ""
+	var cur *seenNode
+	for _, c := range candidates {
+		p := electionDir + "/" + c.name
+		n, data := a.see(p)
+		if n == nil {
+			continue
+		}
+		if n.owner != 0 {
 			owners[p] = n.owner
+		}
+		if leader == "" {
+			leader, cur, a.curValue = p, n, data
 		}
 	}
 	a.owners = owners
-	leader := a.leaderNow()
-	var cur *seenNode
 	if leader == "" {
 		a.empty++
-	} else if cur = a.see(leader); cur != nil {
+	} else {
 		if a.leaders[leader] == nil {
 			a.leaders[leader] = map[int64]*seenNode{}
 		}
@@ -804,7 +817,7 @@ func (a *electionAPI) checkHolders(leader string) {
 			delete(a.goneSince, c)
 			continue
 		}
-		owner := w.owner(key)
+		owner := a.owners[key]
 		if owner == c.conn.SessionID() && !a.single && key != leader {
 			w.violate("leader not first", "p%d leads with %s, but the first candidate is %s (%s)", c.idx, key, leader, strings.Join(w.children(electionDir), " "))
 		}
@@ -861,7 +874,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		}
 		// A quiet observer has reported the leader as it is now.
 		quiet := !o.cancelled && c.conn == o.conn && !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c)
-		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || !a.isValue(leader, last.Value))
+		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || string(last.Value) != a.curValue)
 		switch {
 		case !lags:
 			o.lagSince = -1
@@ -871,12 +884,6 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			w.violate("observe", "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
 		}
 	}
-}
-
-// isValue reports whether v is the current value of the node at p.
-func (a *electionAPI) isValue(p string, v []byte) bool {
-	data, _, err := a.w.observer.Get(a.w.ctx, p)
-	return err == nil && string(data) == string(v)
 }
 
 // live: every API call has returned; the observers are stopped first, and
