@@ -71,6 +71,7 @@ type electionAPI struct {
 	curValue  string                         // the leader's value at the last check
 	values    int                            // proclaimed values so far
 	observers map[*client]*observer
+	conns     map[string]*sim.Conn      // the sessions of the API calls, by op
 	goneSince map[*client]time.Duration // a Held holder's node missing since
 
 	delMu      sync.Mutex
@@ -103,7 +104,7 @@ type apiResult struct {
 // observer is an Observe running on a client.
 type observer struct {
 	c         *client
-	conn      zksim.Conn
+	conn      *sim.Conn
 	cancelled bool          // machine goroutine only
 	lagSince  time.Duration // since when it lags behind the leader, -1 if not
 
@@ -120,20 +121,38 @@ type observer struct {
 // (Resume), deleting it if Resume fails before it took the node over.
 type electionHold struct {
 	*election.Election
-	c      *client
-	conn   *sim.Conn
-	resume bool
+	c        *client
+	conn     *sim.Conn
+	resume   bool
+	proclaim string // the value to proclaim once leading, "" for none
 }
 
 func newElectionHold(t *rapid.T, c *client) holdable {
-	resume := false
+	h := electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn}
 	if t != nil {
-		resume = rapid.Bool().Draw(t, "resume")
+		h.resume = rapid.Bool().Draw(t, "resume")
+		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
+			a.values++ // newHold runs on the machine goroutine
+			h.proclaim = fmt.Sprintf("v%d", a.values)
+		}
 	}
-	return electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn, resume: resume}
+	return h
 }
 
+// Acquire campaigns (or resumes), and once it leads proclaims a new
+// value if the hold was drawn with one.
 func (h electionHold) Acquire(ctx context.Context) error {
+	err := h.acquire(ctx)
+	if err != nil || h.proclaim == "" {
+		return err
+	}
+	key := h.Key()
+	perr := h.Proclaim(ctx, []byte(h.proclaim))
+	reportCall(h.c, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
+	return nil
+}
+
+func (h electionHold) acquire(ctx context.Context) error {
 	if !h.resume {
 		err := h.Campaign(ctx, []byte("v"))
 		reportCall(h.c, "Campaign", err, h)
@@ -188,15 +207,25 @@ func (h singleNodeHold) Release(ctx context.Context) error {
 
 func (h singleNodeHold) Exclusive() bool { return true }
 
+// apiOf returns the election API of c's machine, nil if it has none.
+func apiOf(c *client) *electionAPI {
+	if f, ok := c.w.fam.(*lockFamily); ok {
+		if a, ok := f.api.(*electionAPI); ok {
+			return a
+		}
+	}
+	return nil
+}
+
 // reportCall reports the result of a Campaign, Resume or Resign the lock
 // machine made through h to the election API's checks.
-func reportCall(c *client, what string, err error, h holdable) {
-	f, ok := c.w.fam.(*lockFamily)
-	if !ok {
-		return
-	}
-	if a, ok := f.api.(*electionAPI); ok {
-		a.report(apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()})
+func reportCall(c *client, what string, err error, h holdable, more ...func(*apiResult)) {
+	if a := apiOf(c); a != nil {
+		r := apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()}
+		for _, m := range more {
+			m(&r)
+		}
+		a.report(r)
 	}
 }
 
@@ -285,7 +314,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -368,10 +397,28 @@ func (a *electionAPI) applied(c *client, r *zkmem.Request) {
 	}
 }
 
-// direct returns an election value of the kind for c's session, for the
-// API call what.
-func (a *electionAPI) direct(c *client, what string) electionDirect {
-	conn := &spinGuard{Conn: c.conn, w: a.w, c: c, what: what}
+// apiConn returns the session the calls op make (Leader, Observe, Resume
+// of another's node), a new one if it is missing or ended. They do not
+// run on the clients' own sessions: two goroutines that call one session
+// at once (a client acquiring and observing) would send their requests in
+// whatever order the Go scheduler wakes them, and a seed would not replay.
+func (a *electionAPI) apiConn(op string) *sim.Conn {
+	conn := a.conns[op]
+	if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed {
+		var err error
+		if conn, err = a.w.sw.Connect(); err != nil {
+			panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
+		}
+		a.conns[op] = conn
+		a.w.trace("%s calls run on session c%d", op, conn.Index())
+	}
+	return conn
+}
+
+// direct returns an election value of the kind on conn, for c's API call
+// what.
+func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
+	conn := &spinGuard{Conn: sc, w: a.w, c: c, what: what}
 	if a.single {
 		return election.NewSingleNode(conn, a.path)
 	}
@@ -400,19 +447,20 @@ var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign
 
 func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	w := a.w
+	// free returns the clients that may start op: none while one runs it
+	// (op runs on a session of its own, one call at a time, see apiConn).
 	free := func(op string) []*client {
-		var out []*client
-		for _, c := range w.awake() {
-			if !c.busy(op) {
-				out = append(out, c)
+		for _, c := range w.clients {
+			if c.busy(op) {
+				return nil
 			}
 		}
-		return out
+		return w.awake()
 	}
 	m := map[string]func(*rapid.T){
 		"Leader": func(t *rapid.T) {
 			c := drawClient(t, free("leader"), "leader")
-			e, empty := a.direct(c, "Leader"), a.empty
+			e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
 			startNow(c, "leader", func(ctx context.Context) error {
 				l, err := e.Leader(ctx)
 				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
@@ -421,9 +469,10 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		},
 		"Observe": func(t *rapid.T) {
 			c := drawClient(t, free("observe"), "observe")
-			o := &observer{c: c, conn: c.conn, lagSince: -1}
+			conn := a.apiConn("observe")
+			o := &observer{c: c, conn: conn, lagSince: -1}
 			a.observers[c] = o
-			e := a.direct(c, "Observe")
+			e := a.direct(c, conn, "Observe")
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
 					o.mu.Lock()
@@ -457,13 +506,13 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				if lc.h == nil || c.busy("campaign again") || c.busy("release") {
 					continue
 				}
-				// Held, or still campaigning (an acquire that holds is
-				// writing, its Campaign done).
+				// Held, or still campaigning (NotHeld in an acquire:
+				// an acquire that led may be proclaiming or writing).
 				// (An acquire by Resume campaigns only once it has made
 				// its node.)
 				eh, ok := lc.h.(electionHold)
 				resuming := ok && eh.resume
-				if held := lc.holding.Load(); (held && lc.h.State() == recipes.Held) || (!held && c.busy("acquire") && !resuming) {
+				if st := lc.h.State(); st == recipes.Held || (st == recipes.NotHeld && c.busy("acquire") && !resuming) {
 					cs = append(cs, c)
 				}
 			}
@@ -486,7 +535,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
 				e = h.(electionDirect)
 			} else {
-				e = a.direct(c, "Resign")
+				e = a.direct(c, c.conn, "Resign")
 			}
 			startNow(c, "resign idle", func(ctx context.Context) error {
 				err := e.Resign(ctx)
@@ -547,24 +596,21 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	if a.single {
 		return m
 	}
-	// Proclaim: the leader sets a new value; anyone else gets
-	// ErrNotLeader.
-	m["Proclaim"] = func(t *rapid.T) {
-		var cs []*client
-		for _, c := range w.awake() {
-			if a.f.cs[c.idx].h != nil && !c.busy("proclaim") {
-				cs = append(cs, c)
-			}
+	// ProclaimIdle: Proclaim by a client that does not lead (never did,
+	// or resigned) returns ErrNotLeader at once. (A leader proclaims as
+	// part of its acquisition: electionHold.Acquire.)
+	m["ProclaimIdle"] = func(t *rapid.T) {
+		c := drawClient(t, a.f.idle(), "proclaim idle")
+		e := election.New(c.conn, electionDir)
+		if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+			e = h.(electionHold).Election
 		}
-		c := drawClient(t, cs, "proclaim")
-		h := a.f.cs[c.idx].h
-		e := h.(electionHold).Election
-		a.values++
-		value := fmt.Sprintf("v%d", a.values)
+		if e.State() == recipes.Held || e.State() == recipes.Doubtful {
+			t.SkipNow() // an acquire that failed after it led (a write)
+		}
 		startNow(c, "proclaim", func(ctx context.Context) error {
-			key := e.Key()
-			err := e.Proclaim(ctx, []byte(value))
-			a.report(apiResult{c: c, what: "Proclaim", err: err, value: value, key: key, h: h})
+			err := e.Proclaim(ctx, []byte("idle"))
+			a.report(apiResult{c: c, what: "Proclaim by a non-leader", err: err})
 			return err
 		})
 	}
@@ -603,12 +649,10 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		c := drawClient(t, free("resume"), "resume")
 		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
 		for _, name := range w.children(electionDir) {
-			if o := w.owner(electionDir + "/" + name); o != c.conn.SessionID() {
-				keys = append(keys, electionDir+"/"+name)
-			}
+			keys = append(keys, electionDir+"/"+name)
 		}
 		key := rapid.SampledFrom(keys).Draw(t, "key")
-		e := election.New(c.conn, electionDir)
+		e := election.New(a.apiConn("resume"), electionDir) // owns no node
 		lc, own := a.f.cs[c.idx], false
 		if lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && rapid.Bool().Draw(t, "own") {
 			// The leader resumes with its own node: ErrCampaigning.
@@ -759,11 +803,15 @@ func (a *electionAPI) judgeResults() {
 					bad = fmt.Sprintf("nil, but %q never held the value %q", r.key, r.value)
 				}
 			case errors.Is(r.err, election.ErrNotLeader):
-				if r.h.State() == recipes.Held && w.owner(r.key) == r.c.conn.SessionID() && a.leaderNow() == r.key {
+				if r.h.State() == recipes.Held && w.owner(r.key) == r.conn.SessionID() && a.leaderNow() == r.key {
 					bad = "ErrNotLeader from the leader"
 				}
 			case !failedOK(r.err):
 				bad = "an unexpected error"
+			}
+		case "Proclaim by a non-leader":
+			if !errors.Is(r.err, election.ErrNotLeader) {
+				bad = "not ErrNotLeader"
 			}
 		case "second Campaign":
 			if !errors.Is(r.err, election.ErrCampaigning) {
@@ -873,7 +921,8 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			continue
 		}
 		// A quiet observer has reported the leader as it is now.
-		quiet := !o.cancelled && c.conn == o.conn && !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c)
+		live := slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
+		quiet := !o.cancelled && !w.sw.Paused(o.conn.Index()) && !w.sw.InFlight(o.conn.Index()) && o.conn.State() == zksim.StateConnected && live
 		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || string(last.Value) != a.curValue)
 		switch {
 		case !lags:
