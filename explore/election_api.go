@@ -71,8 +71,9 @@ type electionAPI struct {
 	curValue  string                         // the leader's value at the last check
 	values    int                            // proclaimed values so far
 	observers map[*client]*observer
-	conns     map[string]*sim.Conn      // the sessions of the API calls, by op
-	goneSince map[*client]time.Duration // a Held holder's node missing since
+	conns     map[string]*sim.Conn          // the sessions of the API calls, by op
+	guards    map[electionDirect]*spinGuard // the Conns of the API calls
+	goneSince map[*client]time.Duration     // a Held holder's node missing since
 
 	delMu      sync.Mutex
 	deletedIDs map[int64]bool // the czxids of the nodes a third party deleted
@@ -107,6 +108,9 @@ type observer struct {
 	conn      *sim.Conn
 	cancelled bool          // machine goroutine only
 	lagSince  time.Duration // since when it lags behind the leader, -1 if not
+	guard     *spinGuard    // its Conn, which counts its reads
+	sig       string        // the directory as of the last change seen
+	base      int64         // guard's reads when the directory last changed
 
 	mu      sync.Mutex
 	reports []election.Leader
@@ -253,12 +257,14 @@ type spinGuard struct {
 	c     *client
 	what  string
 	spins atomic.Int32
+	calls atomic.Int64 // reads so far
 }
 
 // spinLimit is how many reads with a done ctx make a spin.
 const spinLimit = 100
 
 func (g *spinGuard) guard(ctx context.Context) {
+	g.calls.Add(1)
 	if ctx.Err() != nil && g.spins.Add(1) > spinLimit {
 		g.w.violate("spins", "p%d's %s calls the server again and again with its ctx done", g.c.idx, g.what)
 		runtime.Goexit()
@@ -314,7 +320,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -419,10 +425,14 @@ func (a *electionAPI) apiConn(op string) *sim.Conn {
 // what.
 func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
 	conn := &spinGuard{Conn: sc, w: a.w, c: c, what: what}
+	var e electionDirect
 	if a.single {
-		return election.NewSingleNode(conn, a.path)
+		e = election.NewSingleNode(conn, a.path)
+	} else {
+		e = election.New(conn, electionDir)
 	}
-	return election.New(conn, electionDir)
+	a.guards[e] = conn
+	return e
 }
 
 // startNow starts op on c as c.start does, and lets it run until it
@@ -473,6 +483,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			o := &observer{c: c, conn: conn, lagSince: -1}
 			a.observers[c] = o
 			e := a.direct(c, conn, "Observe")
+			o.guard = a.guards[e]
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
 					o.mu.Lock()
@@ -920,6 +931,13 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			delete(a.observers, c)
 			continue
 		}
+		// An observer waits on watches: it reads again when something
+		// changed, not again and again.
+		if sig := a.dirSig(leader, cur); sig != o.sig {
+			o.sig, o.base = sig, o.guard.calls.Load()
+		} else if n := o.guard.calls.Load() - o.base; n > pollLimit {
+			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
+		}
 		// A quiet observer has reported the leader as it is now.
 		live := slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
 		quiet := !o.cancelled && !w.sw.Paused(o.conn.Index()) && !w.sw.InFlight(o.conn.Index()) && o.conn.State() == zksim.StateConnected && live
@@ -933,6 +951,24 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			w.violate("observe", "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
 		}
 	}
+}
+
+// pollLimit is how many reads an observer may make while nothing changes
+// (connection losses make it read again, a few times).
+const pollLimit = 50
+
+// dirSig describes the election's directory and its leader as of this
+// check: it changes when an observer has something new to read.
+func (a *electionAPI) dirSig(leader string, cur *seenNode) string {
+	ok, st, err := a.w.observer.Exists(a.w.ctx, electionDir)
+	sig := fmt.Sprintf("directory %v %v", ok, err)
+	if ok {
+		sig += fmt.Sprintf(" czxid %d cversion %d", st.Czxid, st.Cversion)
+	}
+	if cur != nil {
+		sig += fmt.Sprintf(", leader %s czxid %d value %q", leader, cur.czxid, a.curValue)
+	}
+	return sig
 }
 
 // live: every API call has returned; the observers are stopped first, and
