@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -449,7 +450,26 @@ var traceSink func(trace string)
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
 	runChecks(parent, func(t *rapid.T) {
+		defer watchdog().Stop()
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
+	})
+}
+
+// hangAfter is how long, in wall-clock time, one check may run before the
+// watchdog takes it for hung: a check takes milliseconds, so this only
+// catches a deadlock that no virtual time can end (goroutines blocked on
+// a sync.Mutex, which synctest does not see as durably blocked, or a loop
+// that never blocks), which would otherwise hang the test binary until
+// go test's -timeout.
+const hangAfter = 20 * time.Second
+
+// watchdog crashes the test binary, with every goroutine's stack, if the
+// check under way runs for hangAfter. Stop it when the check ends.
+func watchdog() *time.Timer {
+	return time.AfterFunc(hangAfter, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("explore: a check has run for %v of wall-clock time: hung (goroutines below)\n%s", hangAfter, buf))
 	})
 }
 
