@@ -840,10 +840,14 @@ func (a *electionAPI) judgeResults() {
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
 			case r.err == nil, errors.Is(r.err, context.Canceled):
-			case errors.Is(r.err, zksim.ErrSessionExpired) || errors.Is(r.err, zksim.ErrClosing):
+			case errors.Is(r.err, zksim.ErrSessionExpired):
 				if !ended {
 					bad = "the session is live"
 				}
+			case errors.Is(r.err, zksim.ErrClosing):
+				// The machine closes no Conn (but at its end): a campaign
+				// whose session expired returns ErrSessionExpired.
+				bad = "the Conn is not closed"
 			case errors.Is(r.err, election.ErrNotCandidate) && r.what != "Campaign":
 				// Our node was deleted (by a third party) as we waited.
 			default:
