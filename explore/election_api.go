@@ -75,8 +75,9 @@ type electionAPI struct {
 	guards    map[electionDirect]*spinGuard // the Conns of the API calls
 	goneSince map[*client]time.Duration     // a Held holder's node missing since
 
-	delMu      sync.Mutex
-	deletedIDs map[int64]bool // the czxids of the nodes a third party deleted
+	delMu        sync.Mutex
+	deletedIDs   map[int64]bool  // the czxids of the nodes a third party deleted
+	deletedPaths map[string]bool // ... and their paths
 	// robbed holds, for the single node's path, the sessions whose node
 	// there a third party deleted (see applied).
 	robbed map[int64]bool
@@ -169,7 +170,7 @@ func (h electionHold) acquire(ctx context.Context) error {
 	if err = h.Resume(ctx, key); err != nil {
 		deleteNode(h.conn, key)
 	}
-	reportCall(h.c, "Resume of our own node", err, h)
+	reportCall(h.c, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
 	return err
 }
 
@@ -320,7 +321,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, robbed: map[int64]bool{}}
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -595,7 +596,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			p := rapid.SampledFrom(nodes).Draw(t, "node")
 			if _, st, err := w.observer.Exists(w.ctx, p); err == nil && st != nil {
 				a.delMu.Lock()
-				a.deletedIDs[st.Czxid] = true
+				a.deletedIDs[st.Czxid], a.deletedPaths[p] = true, true
 				a.delMu.Unlock()
 				if a.single {
 					a.robbed[st.EphemeralOwner] = true
@@ -849,7 +850,14 @@ func (a *electionAPI) judgeResults() {
 				// whose session expired returns ErrSessionExpired.
 				bad = "the Conn is not closed"
 			case errors.Is(r.err, election.ErrNotCandidate) && r.what != "Campaign":
-				// Our node was deleted (by a third party) as we waited.
+				// Only if our node was deleted (by a third party) as we
+				// waited.
+				a.delMu.Lock()
+				gone := a.deletedPaths[r.key]
+				a.delMu.Unlock()
+				if !gone {
+					bad = fmt.Sprintf("ErrNotCandidate for our own node %q, which no third party deleted", r.key)
+				}
 			default:
 				bad = "an unexpected error"
 			}
