@@ -921,6 +921,7 @@ func (a *electionAPI) holdKey(lc *lockClient) string {
 // checkObservers judges what the observers reported.
 func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 	w := a.w
+	sig := "" // dirSig, once an observer needs it
 	for c, o := range a.observers {
 		o.mu.Lock()
 		reports, closed, early, end := o.reports[o.checked:], o.closed, o.early, o.end
@@ -945,7 +946,10 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		}
 		// An observer waits on watches: it reads again when something
 		// changed, not again and again.
-		if sig := a.dirSig(leader, cur); sig != o.sig {
+		if sig == "" {
+			sig = a.dirSig(leader, cur)
+		}
+		if sig != o.sig {
 			o.sig, o.base = sig, o.guard.calls.Load()
 		} else if n := o.guard.calls.Load() - o.base; n > pollLimit {
 			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
