@@ -68,9 +68,12 @@
 // once that one has expired.
 //
 // The invariants of each family are described at the top of its file
-// (lock_machine.go, which is also the election's; queue_machine.go;
-// barrier_machine.go); the harness, the scheduler and the fault actions are
-// in harness.go, schedule.go and violations.go. The flaws of issue 13 are
+// (lock_machine.go, which is also the election's; election_api.go, the rest
+// of the election's API and third parties in its directory;
+// queue_machine.go; barrier_machine.go); the harness, the scheduler and the
+// fault actions are in harness.go, schedule.go and violations.go. Every
+// machine also checks the protected names the recipes create against the
+// form Curator gives them (names.go). The flaws of issue 13 are
 // in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);
 // TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
 // on N random seeds at the CI budget, and TestDeterminism that every check

@@ -308,7 +308,9 @@ func retryLoss(ctx context.Context, conn zksim.Conn, f func() error) error {
 // run is the same every time its draws are.
 func nextGUID(c *client, prefix int) string {
 	c.acquisitions++
-	return fmt.Sprintf("%02x%d%03d", prefix, c.idx, c.acquisitions)
+	// In the shape of a version 4 UUID, as the machines check protected
+	// names (names.go), ordered by prefix, client and acquisition.
+	return fmt.Sprintf("%02x%d%05d-0000-4000-8000-000000000000", prefix, c.idx, c.acquisitions)
 }
 
 // blindElectionKind is the election machine's kind for candidates that

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -93,9 +94,12 @@ type world struct {
 	clients  []*client
 	wg       sync.WaitGroup
 	spinCounters
-	fam   family
-	res   *resource
-	sched scheduler // who takes the scheduler's decisions (schedule.go)
+	fam family
+	res *resource
+	// onApply are told of every request the server applies, as the
+	// family is (applyObserver), by parts of a family that watch.
+	onApply []func(c *client, r *zkmem.Request)
+	sched   scheduler // who takes the scheduler's decisions (schedule.go)
 
 	mu         sync.Mutex
 	violations []violation
@@ -182,13 +186,15 @@ type applyObserver interface {
 // applied passes a request the server applied to the family, with the
 // process whose session sent it.
 func (w *world) applied(session int, r *zkmem.Request) {
-	o, ok := w.fam.(applyObserver)
-	if !ok {
-		return
-	}
 	for _, c := range w.clients {
 		if c.conn.Index() == session {
-			o.applied(c, r)
+			w.checkNames(c, r)
+			for _, h := range w.onApply {
+				h(c, r)
+			}
+			if o, ok := w.fam.(applyObserver); ok {
+				o.applied(c, r)
+			}
 			return
 		}
 	}
@@ -454,7 +460,26 @@ var traceSink func(trace string)
 func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
 	parent.Helper()
 	runChecks(parent, func(t *rapid.T) {
+		defer watchdog().Stop()
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
+	})
+}
+
+// hangAfter is how long, in wall-clock time, one check may run before the
+// watchdog takes it for hung: a check takes milliseconds, so this only
+// catches a deadlock that no virtual time can end (goroutines blocked on
+// a sync.Mutex, which synctest does not see as durably blocked, or a loop
+// that never blocks), which would otherwise hang the test binary until
+// go test's -timeout.
+const hangAfter = 20 * time.Second
+
+// watchdog crashes the test binary, with every goroutine's stack, if the
+// check under way runs for hangAfter. Stop it when the check ends.
+func watchdog() *time.Timer {
+	return time.AfterFunc(hangAfter, func() {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		panic(fmt.Sprintf("explore: a check has run for %v of wall-clock time: hung (goroutines below)\n%s", hangAfter, buf))
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -15,7 +16,6 @@ import (
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
-	"github.com/zksim/zksim/recipes/election"
 	"github.com/zksim/zksim/recipes/lock"
 )
 
@@ -74,6 +74,21 @@ type lockKind struct {
 	// contender nodes ("read-", "write-"): shared holders must be shared
 	// (see checkShared).
 	readMarker, writeMarker string
+	// api, if set, makes the family's actions and checks beyond the
+	// holdable (election_api.go).
+	api func(f *lockFamily) familyAPI
+}
+
+// familyAPI is a part of a lock family with actions, invariants and a
+// liveness goal of its own.
+type familyAPI interface {
+	actions() map[string]func(*rapid.T)
+	check()
+	live() bool
+	// deleted reports whether a third party deleted the node of hold h
+	// (election_api.go's DeleteNode): its holder may believe it holds
+	// until it hears of it, and its grant may come after a later one's.
+	deleted(h holdable) bool
 }
 
 type lockClient struct {
@@ -96,6 +111,7 @@ type lockFamily struct {
 	cs         []*lockClient
 	lastToken  int64       // the largest exclusive token granted; guarded by w.mu
 	stale      []staleHold // holds of ended sessions not yet known lost
+	api        familyAPI   // nil unless kind.api
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
@@ -103,6 +119,9 @@ func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily
 	f := &lockFamily{w: w, kind: kind, checkState: checkState}
 	for range w.clients {
 		f.cs = append(f.cs, &lockClient{queuedSince: -1})
+	}
+	if kind.api != nil {
+		f.api = kind.api(f)
 	}
 	return f
 }
@@ -138,7 +157,7 @@ type staleHold struct {
 func (f *lockFamily) idle() []*client {
 	var out []*client
 	for _, c := range f.w.awake() {
-		if !c.busy("") && !f.cs[c.idx].holding.Load() {
+		if !c.busy("acquire") && !c.busy("release") && !f.cs[c.idx].holding.Load() {
 			out = append(out, c)
 		}
 	}
@@ -205,6 +224,10 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 		c.note("stale grant: token %#x to an expired session", h.Token())
 		return
 	}
+	if f.api != nil && f.api.deleted(h) {
+		c.note("stale grant: token %#x, whose node a third party deleted", h.Token())
+		return
+	}
 	f.w.mu.Lock()
 	last := f.lastToken
 	if h.Token() > last {
@@ -232,7 +255,7 @@ func (f *lockFamily) release(c *client) {
 }
 
 func (f *lockFamily) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	m := map[string]func(*rapid.T){
 		"Acquire": func(t *rapid.T) { f.acquire(t, drawClient(t, f.idle(), "acquire")) },
 		"Release": func(t *rapid.T) { f.release(drawClient(t, f.holders(), "release")) },
 		"Cancel": func(t *rapid.T) {
@@ -260,6 +283,10 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 			c.start("write", func(ctx context.Context) error { return f.write(ctx, c, conn, h) })
 		},
 	}
+	if f.api != nil {
+		maps.Copy(m, f.api.actions())
+	}
+	return m
 }
 
 func (f *lockFamily) check() {
@@ -278,6 +305,9 @@ func (f *lockFamily) check() {
 		// still on its way, may still believe it holds (fencing covers
 		// those).
 		if _, live := owners[c.conn.SessionID()]; !live && (c.paused() || w.inFlight(c)) {
+			continue
+		}
+		if f.api != nil && f.api.deleted(lc.h) && (c.paused() || w.inFlight(c)) {
 			continue
 		}
 		if lc.h.Exclusive() {
@@ -317,11 +347,14 @@ func (f *lockFamily) check() {
 	for _, dir := range f.kind.dirs {
 		for _, name := range w.children(dir) {
 			c, ok := owners[w.owner(dir+"/"+name)]
-			if !ok || c.busy("") || f.cs[c.idx].holding.Load() {
+			if !ok || c.busy("acquire") || c.busy("release") || f.cs[c.idx].holding.Load() {
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
 		}
+	}
+	if f.api != nil {
+		f.api.check()
 	}
 }
 
@@ -405,6 +438,9 @@ func (f *lockFamily) live() bool {
 			})
 			done = false
 		}
+	}
+	if f.api != nil && !f.api.live() {
+		done = false
 	}
 	return done
 }
@@ -516,33 +552,21 @@ var (
 // Elections as holdables: leading is holding, Campaign acquires, Resign
 // releases, and the leader's token is its term.
 
-type electionHold struct{ *election.Election }
-
-func (h electionHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
-func (h electionHold) Release(ctx context.Context) error { return h.Resign(ctx) }
-func (h electionHold) Exclusive() bool                   { return true }
-
-type singleNodeHold struct{ *election.SingleNode }
-
-func (h singleNodeHold) Acquire(ctx context.Context) error { return h.Campaign(ctx, []byte("v")) }
-func (h singleNodeHold) Release(ctx context.Context) error { return h.Resign(ctx) }
-func (h singleNodeHold) Exclusive() bool                   { return true }
+// electionHold and singleNodeHold: election_api.go.
 
 const electionDir = "/election"
 
 var (
 	electionKind = lockKind{
-		name: "leadership",
-		dirs: []string{electionDir},
-		newHold: func(_ *rapid.T, c *client) holdable {
-			return electionHold{election.New(c.conn, electionDir)}
-		},
+		name:    "leadership",
+		dirs:    []string{electionDir},
+		newHold: newElectionHold,
+		api:     newElectionAPI,
 	}
 	singleNodeKind = lockKind{
-		name: "single-node leadership",
-		dirs: []string{electionDir},
-		newHold: func(_ *rapid.T, c *client) holdable {
-			return singleNodeHold{election.NewSingleNode(c.conn, electionDir+"/leader")}
-		},
+		name:    "single-node leadership",
+		dirs:    []string{electionDir},
+		newHold: newSingleNodeHold,
+		api:     newSingleNodeAPI,
 	}
 )

@@ -21,7 +21,9 @@
 // The directory is created (persistent, with its missing ancestors) on
 // first use. The leader is the candidate with the lowest sequence number
 // (serial-number order, correct across the int32 wrap: see package
-// recipes). Each other candidate watches only the candidate just before it,
+// recipes). Other children of the directory are ignored: names in which
+// "n_" is not followed by a sequence number as the server writes it (an
+// int32 in base 10, ten characters or more, no sign but a minus). Each other candidate watches only the candidate just before it,
 // so when the leader goes exactly one candidate wakes up, the next in line.
 // Before it believes it leads, a candidate reads its own node and checks
 // that the node's EphemeralOwner is its session. The GUID in the name lets

@@ -21,7 +21,12 @@ import (
 // It still handles faults correctly: a create whose reply was lost is
 // recognised by the node's EphemeralOwner, and leadership states follow
 // the connection as for Election. Because ownership is told by session,
-// use at most one SingleNode per Conn and path.
+// use at most one SingleNode per Conn and path. One fault it cannot
+// handle: a third party that deletes the leader's node while the leader
+// resigns. Resign checks that the node is its own and then deletes it;
+// ZooKeeper has no delete conditional on the owner, so if the node was
+// deleted and the next leader created its own in between, Resign deletes
+// the next leader's node.
 type SingleNode struct {
 	conn zksim.Conn
 	path string

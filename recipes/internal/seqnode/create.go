@@ -164,6 +164,11 @@ func CreateOwned(ctx context.Context, conn zksim.Conn, p string, data []byte, ac
 		switch {
 		case err == nil:
 			st, err := OwnedStat(ctx, conn, p)
+			if errors.Is(err, ErrNotOwner) {
+				// Deleted by a third party and created by another
+				// session since: the next create finds it taken.
+				continue
+			}
 			if err != nil {
 				return false, nil, err
 			}
@@ -227,6 +232,7 @@ func OwnedStat(ctx context.Context, conn zksim.Conn, p string) (*zksim.Stat, err
 	return st, nil
 }
 
-// ErrNotOwner says a node we created is owned by another session, which
-// only a GUID collision or a hand-made node can cause.
+// ErrNotOwner says a node we created is owned by another session: a GUID
+// collision, a hand-made node, or a node of a fixed name that a third
+// party deleted and another session created since.
 var ErrNotOwner = errors.New("recipes: node owned by another session")

@@ -1,0 +1,1005 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing/synctest"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes"
+	"github.com/zksim/zksim/recipes/election"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The election machines' view of the rest of the election API, beyond
+// Campaign and Resign (which the lock machine drives as Acquire and
+// Release): Leader, Observe, Proclaim, Guard, Resume, a second Campaign,
+// Resign with nothing held; and what a third party does to the election's
+// directory (deletes a candidate's node, creates nodes that are not
+// candidates). Each call's result is checked against what the machine saw
+// of the tree after every step:
+//
+//   - Leader returns a node that was, at some step, the leader (the lowest
+//     candidate in sequence order; for a SingleNode, the node), with that
+//     node's czxid as Token, its owner as Session and a value it had; it
+//     returns ErrNoLeader only if, at some step during the call, there was
+//     no candidate;
+//   - Observe reports only such leaders, never the same (token, value)
+//     twice in a row; an observer that is connected, quiet and awake has
+//     reported the current leader and its value within sharedWait; its
+//     channel closes only when its ctx is done or its session ended, and
+//     closes when its ctx is done;
+//   - Proclaim by the leader sets its node's value, by anyone else returns
+//     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
+//     Campaign while leading or campaigning returns ErrCampaigning; Resume
+//     of a node that is not ours returns ErrNotCandidate;
+//   - the leader's node is the lowest candidate (sequence order, across the
+//     int32 wrap): a leader that is Held and whose node exists leads;
+//   - a holder whose node is gone (deleted by a third party, or its
+//     session's) and that has heard all the server has to say is not Held;
+//   - nobody deletes another session's node;
+//   - nodes that are not candidates (a name without the server's sequence
+//     format after "n_") are ignored: the election goes on past them.
+
+// electionAPI is the part of the election families beyond the holdable.
+type electionAPI struct {
+	f      *lockFamily
+	w      *world
+	single bool   // election.SingleNode; else election.New
+	path   string // the single node's path
+
+	mu      sync.Mutex // what client goroutines report
+	results []apiResult
+
+	// Machine goroutine only.
+	leaders   map[string]map[int64]*seenNode // nodes seen as the leader, by path and czxid
+	nodes     map[string]map[int64]*seenNode // every node of the directory seen, by path and czxid
+	empty     int                            // checks that found no leader
+	owners    map[string]int64               // ephemeral owners at the last check, by path
+	curValue  string                         // the leader's value at the last check
+	values    int                            // proclaimed values so far
+	observers map[*client]*observer
+	conns     map[string]*sim.Conn          // the sessions of the API calls, by op
+	guards    map[electionDirect]*spinGuard // the Conns of the API calls
+	goneSince map[*client]time.Duration     // a Held holder's node missing since
+
+	delMu        sync.Mutex
+	deletedIDs   map[int64]bool  // the czxids of the nodes a third party deleted
+	deletedPaths map[string]bool // ... and their paths
+	// robbed holds, for the single node's path, the sessions whose node
+	// there a third party deleted (see applied).
+	robbed map[int64]bool
+}
+
+// seenNode is what the machine saw of a node.
+type seenNode struct {
+	czxid, owner int64
+	values       map[string]bool
+}
+
+// apiResult is the result of an API call, for check to judge.
+type apiResult struct {
+	c     *client
+	what  string
+	l     election.Leader
+	err   error
+	empty int    // a.empty when the call started
+	value string // Proclaim's value
+	key   string // the node Proclaim acted on
+	h     holdable
+	conn  *sim.Conn         // the session of a Campaign, Resume or Resign
+	state recipes.HoldState // the hold's state as the call returned
+}
+
+// observer is an Observe running on a client.
+type observer struct {
+	c         *client
+	conn      *sim.Conn
+	cancelled bool          // machine goroutine only
+	lagSince  time.Duration // since when it lags behind the leader, -1 if not
+	guard     *spinGuard    // its Conn, which counts its reads
+	sig       string        // the directory as of the last change seen
+	base      int64         // guard's reads when the directory last changed
+
+	mu      sync.Mutex
+	reports []election.Leader
+	checked int  // reports already judged
+	closed  bool // the channel was closed
+	early   bool // ... with its ctx not done
+	end     zksim.State
+}
+
+// electionHold is an Election as a holdable. Its Acquire campaigns, or,
+// with resume set, creates a candidate node by hand and resumes with it
+// (Resume), deleting it if Resume fails before it took the node over.
+type electionHold struct {
+	*election.Election
+	c        *client
+	conn     *sim.Conn
+	resume   bool
+	proclaim string // the value to proclaim once leading, "" for none
+}
+
+func newElectionHold(t *rapid.T, c *client) holdable {
+	h := electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn}
+	if t != nil {
+		h.resume = rapid.Bool().Draw(t, "resume")
+		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
+			a.values++ // newHold runs on the machine goroutine
+			h.proclaim = fmt.Sprintf("v%d", a.values)
+		}
+	}
+	return h
+}
+
+// Acquire campaigns (or resumes), and once it leads proclaims a new
+// value if the hold was drawn with one.
+func (h electionHold) Acquire(ctx context.Context) error {
+	err := h.acquire(ctx)
+	if err != nil || h.proclaim == "" {
+		return err
+	}
+	key := h.Key()
+	perr := h.Proclaim(ctx, []byte(h.proclaim))
+	reportCall(h.c, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
+	return nil
+}
+
+func (h electionHold) acquire(ctx context.Context) error {
+	if !h.resume {
+		err := h.Campaign(ctx, []byte("v"))
+		reportCall(h.c, "Campaign", err, h)
+		return err
+	}
+	key, err := recipes.CreateProtectedEphemeralSequential(ctx, h.conn, electionDir+"/"+election.CandidateName, []byte("v"), zksim.OpenACL())
+	if err != nil {
+		return err
+	}
+	if err = h.Resume(ctx, key); err != nil {
+		deleteNode(h.conn, key)
+	}
+	reportCall(h.c, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	return err
+}
+
+func (h electionHold) Release(ctx context.Context) error {
+	before := h.State()
+	err := h.Resign(ctx)
+	if !before.Final() {
+		reportCall(h.c, "Resign", err, h)
+	}
+	return err
+}
+
+func (h electionHold) Exclusive() bool { return true }
+
+// singleNodeHold is a SingleNode as a holdable.
+type singleNodeHold struct {
+	*election.SingleNode
+	c *client
+}
+
+func newSingleNodeHold(_ *rapid.T, c *client) holdable {
+	return singleNodeHold{SingleNode: election.NewSingleNode(c.conn, electionDir+"/leader"), c: c}
+}
+
+func (h singleNodeHold) Acquire(ctx context.Context) error {
+	err := h.Campaign(ctx, []byte("v"))
+	reportCall(h.c, "Campaign", err, h)
+	return err
+}
+
+func (h singleNodeHold) Release(ctx context.Context) error {
+	before := h.State()
+	err := h.Resign(ctx)
+	if !before.Final() {
+		reportCall(h.c, "Resign", err, h)
+	}
+	return err
+}
+
+func (h singleNodeHold) Exclusive() bool { return true }
+
+// apiOf returns the election API of c's machine, nil if it has none.
+func apiOf(c *client) *electionAPI {
+	if f, ok := c.w.fam.(*lockFamily); ok {
+		if a, ok := f.api.(*electionAPI); ok {
+			return a
+		}
+	}
+	return nil
+}
+
+// reportCall reports the result of a Campaign, Resume or Resign the lock
+// machine made through h to the election API's checks.
+func reportCall(c *client, what string, err error, h holdable, more ...func(*apiResult)) {
+	if a := apiOf(c); a != nil {
+		r := apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()}
+		for _, m := range more {
+			m(&r)
+		}
+		a.report(r)
+	}
+}
+
+// deleteNode deletes p, retrying across connection losses, until it is
+// gone or the session ended.
+func deleteNode(conn *sim.Conn, p string) {
+	ctx := context.Background()
+	for {
+		err := conn.Delete(ctx, p, -1)
+		if !errors.Is(err, zksim.ErrConnectionLoss) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// spinGuard is a client's Conn for an API call that must not call the
+// server again and again once its ctx is done: a loop that ignores the
+// error would spin without ever blocking, and hang the machine. After
+// observeSpinLimit reads with a done ctx it records a violation and ends the
+// calling goroutine (runtime.Goexit, which runs its defers).
+type spinGuard struct {
+	*sim.Conn
+	w     *world
+	c     *client
+	what  string
+	spins atomic.Int32
+	calls atomic.Int64 // reads so far
+}
+
+// observeSpinLimit is how many reads with a done ctx make an observer spin
+// (a tighter bound than spin.go's spinLimit, which holds for a whole machine).
+const observeSpinLimit = 100
+
+func (g *spinGuard) guard(ctx context.Context) {
+	g.calls.Add(1)
+	if ctx.Err() != nil && g.spins.Add(1) > observeSpinLimit {
+		g.w.violate("spins", "p%d's %s calls the server again and again with its ctx done", g.c.idx, g.what)
+		runtime.Goexit()
+	}
+}
+
+func (g *spinGuard) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Children(ctx, p)
+}
+
+func (g *spinGuard) ChildrenW(ctx context.Context, p string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ChildrenW(ctx, p)
+}
+
+func (g *spinGuard) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Get(ctx, p)
+}
+
+func (g *spinGuard) GetW(ctx context.Context, p string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.GetW(ctx, p)
+}
+
+func (g *spinGuard) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
+	g.guard(ctx)
+	return g.Conn.Exists(ctx, p)
+}
+
+func (g *spinGuard) ExistsW(ctx context.Context, p string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	g.guard(ctx)
+	return g.Conn.ExistsW(ctx, p)
+}
+
+// electionDirect is what both election kinds offer a machine directly.
+type electionDirect interface {
+	Leader(ctx context.Context) (election.Leader, error)
+	Observe(ctx context.Context) <-chan election.Leader
+	Campaign(ctx context.Context, value []byte) error
+	Resign(ctx context.Context) error
+}
+
+func newElectionAPI(f *lockFamily) familyAPI {
+	return newAPI(f, false)
+}
+
+func newSingleNodeAPI(f *lockFamily) familyAPI {
+	return newAPI(f, true)
+}
+
+func newAPI(f *lockFamily, single bool) *electionAPI {
+	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
+		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
+	f.w.onApply = append(f.w.onApply, a.applied)
+	return a
+}
+
+// candidateSeq matches what the server appends to a sequential name:
+// %010d of an int32.
+var candidateSeq = regexp.MustCompile(`^(\d{10}|-\d{9,10})$`)
+
+// leaderNow returns the path of the current leader, "" if none.
+func (a *electionAPI) leaderNow() string {
+	if a.single {
+		if a.w.owner(a.path) == 0 {
+			return ""
+		}
+		return a.path
+	}
+	var nodes []seqNode
+	for _, name := range a.w.children(electionDir) {
+		if n, ok := parseCandidate(name); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
+		return ""
+	}
+	sortSeqNodes(nodes)
+	return electionDir + "/" + nodes[0].name
+}
+
+// parseCandidate parses a candidate node's name strictly: "n_" and the
+// sequence number exactly as the server formats it.
+func parseCandidate(name string) (seqNode, bool) {
+	i := strings.LastIndex(name, election.CandidateName)
+	if i < 0 || !candidateSeq.MatchString(name[i+len(election.CandidateName):]) {
+		return seqNode{}, false
+	}
+	return parseSeqNode(name, election.CandidateName)
+}
+
+// see records the node at p as it is now, and returns it and its data;
+// nil if it is missing.
+func (a *electionAPI) see(p string) (*seenNode, string) {
+	data, st, err := a.w.observer.Get(a.w.ctx, p)
+	if err != nil {
+		return nil, ""
+	}
+	if a.nodes[p] == nil {
+		a.nodes[p] = map[int64]*seenNode{}
+	}
+	n := a.nodes[p][st.Czxid]
+	if n == nil {
+		n = &seenNode{czxid: st.Czxid, owner: st.EphemeralOwner, values: map[string]bool{}}
+		a.nodes[p][st.Czxid] = n
+	}
+	n.values[string(data)] = true
+	return n, string(data)
+}
+
+// applied: nobody deletes a node another live session owns. There is one
+// exception, which no client can avoid: ZooKeeper cannot make a delete
+// conditional on the node's owner, so a SingleNode that checked that the
+// node is its own and then deletes it may delete the next leader's node
+// if, in between, a third party deleted its node and another candidate
+// created one (see the SingleNode doc).
+func (a *electionAPI) applied(c *client, r *zkmem.Request) {
+	check := func(p string) {
+		if o := a.owners[p]; o != 0 && o != c.conn.SessionID() && !a.robbed[c.conn.SessionID()] {
+			a.w.violate("deleted another's node", "p%d (session c%d) deleted %s, a node of session %#x", c.idx, c.conn.Index(), p, o)
+		}
+	}
+	switch r.Op {
+	case zkmem.OpDelete:
+		check(r.Path)
+	case zkmem.OpMulti:
+		for _, op := range r.Ops {
+			if d, ok := op.(*zksim.DeleteOp); ok {
+				check(d.Path)
+			}
+		}
+	}
+}
+
+// apiConn returns the session the calls op make (Leader, Observe, Resume
+// of another's node), a new one if it is missing or ended. They do not
+// run on the clients' own sessions: two goroutines that call one session
+// at once (a client acquiring and observing) would send their requests in
+// whatever order the Go scheduler wakes them, and a seed would not replay.
+func (a *electionAPI) apiConn(op string) *sim.Conn {
+	conn := a.conns[op]
+	if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed {
+		var err error
+		if conn, err = a.w.sw.Connect(); err != nil {
+			panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
+		}
+		a.conns[op] = conn
+		a.w.trace("%s calls run on session c%d", op, conn.Index())
+	}
+	return conn
+}
+
+// direct returns an election value of the kind on conn, for c's API call
+// what.
+func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
+	conn := &spinGuard{Conn: sc, w: a.w, c: c, what: what}
+	var e electionDirect
+	if a.single {
+		e = election.NewSingleNode(conn, a.path)
+	} else {
+		e = election.New(conn, electionDir)
+	}
+	a.guards[e] = conn
+	return e
+}
+
+// startNow starts op on c as c.start does, and lets it run until it
+// blocks (on the simulator, most often) before the machine goes on: what
+// it does first (a check of the Election's own state, say) sees the world
+// as the action drew it.
+func startNow(c *client, name string, op func(ctx context.Context) error) {
+	if c.start(name, op) {
+		synctest.Wait()
+	}
+}
+
+// report records a result from a client goroutine.
+func (a *electionAPI) report(r apiResult) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.results = append(a.results, r)
+}
+
+// apiOps are the names of the operations the API actions start.
+var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume"}
+
+func (a *electionAPI) actions() map[string]func(*rapid.T) {
+	w := a.w
+	// free returns the clients that may start op: none while one runs it
+	// (op runs on a session of its own, one call at a time, see apiConn).
+	free := func(op string) []*client {
+		for _, c := range w.clients {
+			if c.busy(op) {
+				return nil
+			}
+		}
+		return w.awake()
+	}
+	m := map[string]func(*rapid.T){
+		"Leader": func(t *rapid.T) {
+			c := drawClient(t, free("leader"), "leader")
+			e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+			startNow(c, "leader", func(ctx context.Context) error {
+				l, err := e.Leader(ctx)
+				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
+				return err
+			})
+		},
+		"Observe": func(t *rapid.T) {
+			c := drawClient(t, free("observe"), "observe")
+			conn := a.apiConn("observe")
+			o := &observer{c: c, conn: conn, lagSince: -1}
+			a.observers[c] = o
+			e := a.direct(c, conn, "Observe")
+			o.guard = a.guards[e]
+			c.start("observe", func(ctx context.Context) error {
+				for l := range e.Observe(ctx) {
+					o.mu.Lock()
+					o.reports = append(o.reports, l)
+					o.mu.Unlock()
+				}
+				o.mu.Lock()
+				o.closed = true
+				o.early, o.end = ctx.Err() == nil, o.conn.State()
+				o.mu.Unlock()
+				return nil
+			})
+		},
+		"StopObserve": func(t *rapid.T) {
+			var running []*client
+			for _, c := range w.awake() {
+				if o := a.observers[c]; o != nil && c.busy("observe") && !o.cancelled {
+					running = append(running, c)
+				}
+			}
+			c := drawClient(t, running, "stop observing")
+			a.observers[c].cancelled = true
+			c.stop("observe")
+		},
+		// CampaignAgain: a second Campaign on the Election value that leads
+		// or campaigns returns ErrCampaigning.
+		"CampaignAgain": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				lc := a.f.cs[c.idx]
+				if lc.h == nil || c.busy("campaign again") || c.busy("release") {
+					continue
+				}
+				// Held, or still campaigning (NotHeld in an acquire:
+				// an acquire that led may be proclaiming or writing).
+				// (An acquire by Resume campaigns only once it has made
+				// its node.)
+				eh, ok := lc.h.(electionHold)
+				resuming := ok && eh.resume
+				if st := lc.h.State(); st == recipes.Held || (st == recipes.NotHeld && c.busy("acquire") && !resuming) {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "campaign again")
+			e := a.f.cs[c.idx].h.(electionDirect)
+			startNow(c, "campaign again", func(ctx context.Context) error {
+				err := e.Campaign(ctx, []byte("again"))
+				a.report(apiResult{c: c, what: "second Campaign", err: err})
+				return err
+			})
+		},
+		// ResignIdle: Resign with nothing held (never campaigned, or
+		// resigned already) returns ErrNotLeader.
+		"ResignIdle": func(t *rapid.T) {
+			c := drawClient(t, a.f.idle(), "resign idle")
+			if c.busy("resign idle") || c.busy("campaign again") {
+				t.SkipNow()
+			}
+			var e electionDirect
+			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+				e = h.(electionDirect)
+			} else {
+				e = a.direct(c, c.conn, "Resign")
+			}
+			startNow(c, "resign idle", func(ctx context.Context) error {
+				err := e.Resign(ctx)
+				a.report(apiResult{c: c, what: "Resign with nothing held", err: err})
+				return err
+			})
+		},
+		// CancelRelease: a Resign is cancelled; it returns ctx's error
+		// and the holder still holds (it may resign again), or it returns
+		// nil having deleted the node (the orphan check).
+		"CancelRelease": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				if c.busy("release") {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "cancel release")
+			c.stop("release")
+		},
+		// DeleteNode: a third party (an operator) deletes a candidate's
+		// node, the leader's most often, or the directory once it is
+		// empty.
+		"DeleteNode": func(t *rapid.T) {
+			var nodes []string
+			if a.single {
+				if w.owner(a.path) != 0 {
+					nodes = append(nodes, a.path)
+				}
+			} else {
+				for _, name := range w.children(electionDir) {
+					if w.owner(electionDir+"/"+name) != 0 {
+						nodes = append(nodes, electionDir+"/"+name)
+					}
+				}
+				if l := a.leaderNow(); l != "" {
+					nodes = append(nodes, l, l)
+				}
+			}
+			if ok, st, err := w.observer.Exists(w.ctx, electionDir); err == nil && ok && st.NumChildren == 0 {
+				nodes = append(nodes, electionDir)
+			}
+			if len(nodes) == 0 {
+				t.SkipNow()
+			}
+			p := rapid.SampledFrom(nodes).Draw(t, "node")
+			if _, st, err := w.observer.Exists(w.ctx, p); err == nil && st != nil {
+				a.delMu.Lock()
+				a.deletedIDs[st.Czxid], a.deletedPaths[p] = true, true
+				a.delMu.Unlock()
+				if a.single {
+					a.robbed[st.EphemeralOwner] = true
+				}
+			}
+			w.inject(t, faults.DeleteNode(p))
+		},
+	}
+	if a.single {
+		return m
+	}
+	// ProclaimIdle: Proclaim by a client that does not lead (never did,
+	// or resigned) returns ErrNotLeader at once. (A leader proclaims as
+	// part of its acquisition: electionHold.Acquire.)
+	m["ProclaimIdle"] = func(t *rapid.T) {
+		c := drawClient(t, a.f.idle(), "proclaim idle")
+		e := election.New(c.conn, electionDir)
+		if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+			e = h.(electionHold).Election
+		}
+		if e.State() == recipes.Held || e.State() == recipes.Doubtful {
+			t.SkipNow() // an acquire that failed after it led (a write)
+		}
+		startNow(c, "proclaim", func(ctx context.Context) error {
+			err := e.Proclaim(ctx, []byte("idle"))
+			a.report(apiResult{c: c, what: "Proclaim by a non-leader", err: err})
+			return err
+		})
+	}
+	// Guard: the leader's guard is a check on its node; with nothing held,
+	// ErrNotLeader.
+	m["Guard"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			if !c.busy("") || a.f.cs[c.idx].holding.Load() {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "guard")
+		lc := a.f.cs[c.idx]
+		var e *election.Election
+		if lc.h != nil {
+			e = lc.h.(electionHold).Election
+		} else {
+			e = election.New(c.conn, electionDir)
+		}
+		state := e.State()
+		op, err := e.Guard()
+		switch {
+		case state == recipes.Held && lc.holding.Load():
+			if check, ok := op.(*zksim.CheckOp); err != nil || !ok || check.Path != e.Key() {
+				w.violate("guard", "p%d leads (Held) with %s, but Guard returned %v, %v", c.idx, e.Key(), op, err)
+			}
+		case state == recipes.NotHeld || state == recipes.Released || state == recipes.Lost:
+			if !errors.Is(err, election.ErrNotLeader) || op != nil {
+				w.violate("guard", "p%d does not lead (%v), but Guard returned %v, %v, not ErrNotLeader", c.idx, state, op, err)
+			}
+		}
+	}
+	// Resume with a node that is not ours: ErrNotCandidate.
+	m["Resume"] = func(t *rapid.T) {
+		c := drawClient(t, free("resume"), "resume")
+		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
+		for _, name := range w.children(electionDir) {
+			keys = append(keys, electionDir+"/"+name)
+		}
+		key := rapid.SampledFrom(keys).Draw(t, "key")
+		e := election.New(a.apiConn("resume"), electionDir) // owns no node
+		lc, own := a.f.cs[c.idx], false
+		if lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && rapid.Bool().Draw(t, "own") {
+			// The leader resumes with its own node: ErrCampaigning.
+			e, key, own = lc.h.(electionHold).Election, lc.h.(electionHold).Key(), true
+		}
+		startNow(c, "resume", func(ctx context.Context) error {
+			err := e.Resume(ctx, key)
+			if own {
+				a.report(apiResult{c: c, what: "Resume while leading", err: err})
+				return err
+			}
+			if err == nil {
+				_ = e.Resign(ctx)
+			}
+			a.report(apiResult{c: c, what: "Resume of another's node", err: err})
+			return err
+		})
+	}
+	// Junk: a third party creates a node in the directory that is not a
+	// candidate node; the recipe must ignore it.
+	m["Junk"] = func(t *rapid.T) {
+		name := rapid.SampledFrom(junkNames).Draw(t, "junk")
+		_, _ = w.observer.Create(w.ctx, electionDir, nil, zksim.ModePersistent, zksim.OpenACL())
+		if _, err := w.observer.Create(w.ctx, electionDir+"/"+name, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil && !errors.Is(err, zksim.ErrNodeExists) {
+			t.Fatalf("create junk: %v", err)
+		}
+		w.trace("a third party creates %s/%s", electionDir, name)
+	}
+	return m
+}
+
+// junkNames are children of an election's directory that are not
+// candidate nodes: no sequence number after "n_" as the server formats it
+// (ten digits, or a minus sign and nine or ten).
+var junkNames = []string{
+	"n_123456789",             // nine digits
+	"_c_junk-n_+000000001",    // a sign the server never writes
+	"_c_junk-n_3000000000",    // out of the int32 range
+	"_c_junk-n_99999999999",   // eleven digits, out of range
+	"_c_junk-n_00000000x1",    // not a number
+	"_c_junk-n_",              // no number
+	"_c_junk-lock-0000000001", // another recipe's marker
+}
+
+// failedOK reports whether err is how a call ends when its session ended or
+// its ctx is done (the machine's shutdown).
+func failedOK(err error) bool {
+	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) || errors.Is(err, context.Canceled)
+}
+
+func (a *electionAPI) check() {
+	w := a.w
+	// What the tree holds now: the candidates, in sequence order.
+	owners := map[string]int64{}
+	var candidates []seqNode
+	if a.single {
+		candidates = []seqNode{{name: "leader"}}
+	} else {
+		for _, name := range w.children(electionDir) {
+			if n, ok := parseCandidate(name); ok {
+				candidates = append(candidates, n)
+			}
+		}
+		sortSeqNodes(candidates)
+	}
+	leader := ""
+	a.curValue = ""
+	var cur *seenNode
+	for _, c := range candidates {
+		p := electionDir + "/" + c.name
+		n, data := a.see(p)
+		if n == nil {
+			continue
+		}
+		if n.owner != 0 {
+			owners[p] = n.owner
+		}
+		if leader == "" {
+			leader, cur, a.curValue = p, n, data
+		}
+	}
+	a.owners = owners
+	if leader == "" {
+		a.empty++
+	} else {
+		if a.leaders[leader] == nil {
+			a.leaders[leader] = map[int64]*seenNode{}
+		}
+		a.leaders[leader][cur.czxid] = cur
+	}
+	a.judgeResults()
+	a.checkHolders(leader)
+	a.checkObservers(leader, cur)
+}
+
+// deleted reports whether a third party deleted h's node.
+func (a *electionAPI) deleted(h holdable) bool {
+	a.delMu.Lock()
+	defer a.delMu.Unlock()
+	return a.deletedIDs[h.Token()]
+}
+
+// validLeader reports why l is not a leader the machine saw, "" if it is.
+func (a *electionAPI) validLeader(l election.Leader) string {
+	n := a.leaders[l.Key][l.Token]
+	switch {
+	case a.leaders[l.Key] == nil:
+		return fmt.Sprintf("%q was never the leader", l.Key)
+	case n == nil:
+		return fmt.Sprintf("token %#x, but %s never had that czxid", l.Token, l.Key)
+	case l.Session != n.owner:
+		return fmt.Sprintf("session %#x, but %s belongs to %#x", l.Session, l.Key, n.owner)
+	case !n.values[string(l.Value)]:
+		return fmt.Sprintf("value %q, which %s never had", l.Value, l.Key)
+	}
+	return ""
+}
+
+// judgeResults checks the results the client goroutines reported.
+func (a *electionAPI) judgeResults() {
+	w := a.w
+	a.mu.Lock()
+	results := a.results
+	a.results = nil
+	a.mu.Unlock()
+	for _, r := range results {
+		bad := ""
+		switch r.what {
+		case "Leader":
+			switch {
+			case r.err == nil:
+				bad = a.validLeader(r.l)
+			case errors.Is(r.err, election.ErrNoLeader):
+				if a.empty == r.empty {
+					bad = "ErrNoLeader, but there was a candidate all along"
+				}
+			case !failedOK(r.err):
+				bad = "an unexpected error"
+			}
+		case "Proclaim":
+			had := false
+			for _, n := range a.nodes[r.key] {
+				had = had || n.values[r.value]
+			}
+			switch {
+			case r.err == nil:
+				if !had {
+					bad = fmt.Sprintf("nil, but %q never held the value %q", r.key, r.value)
+				}
+			case errors.Is(r.err, election.ErrNotLeader):
+				if r.h.State() == recipes.Held && w.owner(r.key) == r.conn.SessionID() && a.leaderNow() == r.key {
+					bad = "ErrNotLeader from the leader"
+				}
+			case !failedOK(r.err):
+				bad = "an unexpected error"
+			}
+		case "Proclaim by a non-leader":
+			if !errors.Is(r.err, election.ErrNotLeader) {
+				bad = "not ErrNotLeader"
+			}
+		case "second Campaign":
+			if !errors.Is(r.err, election.ErrCampaigning) {
+				bad = "not ErrCampaigning"
+			}
+		case "Resign with nothing held":
+			if !errors.Is(r.err, election.ErrNotLeader) {
+				bad = "not ErrNotLeader"
+			}
+		case "Resume of another's node":
+			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
+				bad = "not ErrNotCandidate"
+			}
+		case "Campaign", "Resume of our own node":
+			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
+			switch {
+			case r.err == nil, errors.Is(r.err, context.Canceled):
+			case errors.Is(r.err, zksim.ErrSessionExpired):
+				if !ended {
+					bad = "the session is live"
+				}
+			case errors.Is(r.err, zksim.ErrClosing):
+				// The machine closes no Conn (but at its end): a campaign
+				// whose session expired returns ErrSessionExpired.
+				bad = "the Conn is not closed"
+			case errors.Is(r.err, election.ErrNotCandidate) && r.what != "Campaign":
+				// Only if our node was deleted (by a third party) as we
+				// waited.
+				a.delMu.Lock()
+				gone := a.deletedPaths[r.key]
+				a.delMu.Unlock()
+				if !gone {
+					bad = fmt.Sprintf("ErrNotCandidate for our own node %q, which no third party deleted", r.key)
+				}
+			default:
+				bad = "an unexpected error"
+			}
+		case "Resign": // of a hold that had not ended
+			if r.err == nil && r.state != recipes.Released {
+				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
+			}
+		case "Resume while leading":
+			if !errors.Is(r.err, election.ErrCampaigning) {
+				bad = "not ErrCampaigning"
+			}
+		}
+		if bad != "" {
+			w.violate("election API", "p%d: %s returned %v, %v: %s", r.c.idx, r.what, r.l, r.err, bad)
+		}
+	}
+}
+
+// checkHolders: a Held leader whose node exists is the leader; a Held
+// holder whose node is gone learns it (is no longer Held) once it has
+// heard all the server has to say.
+func (a *electionAPI) checkHolders(leader string) {
+	w := a.w
+	for _, c := range w.clients {
+		lc := a.f.cs[c.idx]
+		key := a.holdKey(lc)
+		if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held || key == "" || lc.conn != c.conn {
+			delete(a.goneSince, c)
+			continue
+		}
+		owner := a.owners[key]
+		if owner == c.conn.SessionID() && !a.single && key != leader {
+			w.violate("leader not first", "p%d leads with %s, but the first candidate is %s (%s)", c.idx, key, leader, strings.Join(w.children(electionDir), " "))
+		}
+		quiet := !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected
+		if owner == c.conn.SessionID() || !quiet {
+			delete(a.goneSince, c)
+			continue
+		}
+		since, ok := a.goneSince[c]
+		switch {
+		case !ok:
+			a.goneSince[c] = w.sw.Now()
+		case w.sw.Now()-since > sharedWait:
+			w.violate("held without node", "p%d is Held for %v with its node %s gone, connected and told everything", c.idx, w.sw.Now()-since, key)
+		}
+	}
+}
+
+// holdKey returns the node of lc's hold.
+func (a *electionAPI) holdKey(lc *lockClient) string {
+	if a.single {
+		return a.path
+	}
+	if h, ok := lc.h.(electionHold); ok {
+		return h.Key()
+	}
+	return ""
+}
+
+// checkObservers judges what the observers reported.
+func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
+	w := a.w
+	sig := "" // dirSig, once an observer needs it
+	for c, o := range a.observers {
+		o.mu.Lock()
+		reports, closed, early, end := o.reports[o.checked:], o.closed, o.early, o.end
+		o.checked = len(o.reports)
+		var last *election.Leader
+		if len(o.reports) > 0 {
+			last = &o.reports[len(o.reports)-1]
+		}
+		o.mu.Unlock()
+		for _, l := range reports {
+			if bad := a.validLeader(l); bad != "" {
+				w.violate("observe", "p%d observed %s: %s", c.idx, l.Key, bad)
+			}
+		}
+		if closed {
+			ended := end == zksim.StateExpired || end == zksim.StateClosed || !slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
+			if early && !o.cancelled && !ended {
+				w.violate("observe", "p%d's Observe channel closed, its ctx not done, its session %v", c.idx, end)
+			}
+			delete(a.observers, c)
+			continue
+		}
+		// An observer waits on watches: it reads again when something
+		// changed, not again and again.
+		if sig == "" {
+			sig = a.dirSig(leader, cur)
+		}
+		if sig != o.sig {
+			o.sig, o.base = sig, o.guard.calls.Load()
+		} else if n := o.guard.calls.Load() - o.base; n > pollLimit {
+			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
+		}
+		// A quiet observer has reported the leader as it is now.
+		live := slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
+		quiet := !o.cancelled && !w.sw.Paused(o.conn.Index()) && !w.sw.InFlight(o.conn.Index()) && o.conn.State() == zksim.StateConnected && live
+		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || string(last.Value) != a.curValue)
+		switch {
+		case !lags:
+			o.lagSince = -1
+		case o.lagSince < 0:
+			o.lagSince = w.sw.Now()
+		case w.sw.Now()-o.lagSince > sharedWait:
+			w.violate("observe", "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
+		}
+	}
+}
+
+// pollLimit is how many reads an observer may make while nothing changes
+// (connection losses make it read again, a few times).
+const pollLimit = 50
+
+// dirSig describes the election's directory and its leader as of this
+// check: it changes when an observer has something new to read.
+func (a *electionAPI) dirSig(leader string, cur *seenNode) string {
+	ok, st, err := a.w.observer.Exists(a.w.ctx, electionDir)
+	sig := fmt.Sprintf("directory %v %v", ok, err)
+	if ok {
+		sig += fmt.Sprintf(" czxid %d cversion %d", st.Czxid, st.Cversion)
+	}
+	if cur != nil {
+		sig += fmt.Sprintf(", leader %s czxid %d value %q", leader, cur.czxid, a.curValue)
+	}
+	return sig
+}
+
+// live: every API call has returned; the observers are stopped first, and
+// their channels must close.
+func (a *electionAPI) live() bool {
+	done := true
+	for _, c := range a.w.clients {
+		if o := a.observers[c]; o != nil && !o.cancelled && c.busy("observe") {
+			o.cancelled = true
+			c.stop("observe")
+		}
+		if slices.ContainsFunc(apiOps, c.busy) {
+			done = false
+		}
+	}
+	return done
+}
