@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -74,6 +75,9 @@ type lockKind struct {
 	// contender nodes ("read-", "write-"): shared holders must be shared
 	// (see checkShared).
 	readMarker, writeMarker string
+	// newAPI, for a real lock recipe, makes a new hold whose node carries
+	// data, for the API actions of lock_api.go; nil: no API actions.
+	newAPI func(t *rapid.T, c *client, data []byte) apiHold
 }
 
 type lockClient struct {
@@ -85,6 +89,7 @@ type lockClient struct {
 	// queuedSince is when this reader was first seen waiting with only
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
+	api         apiClient // what the API actions remember (lock_api.go)
 }
 
 type lockFamily struct {
@@ -205,6 +210,11 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 		c.note("stale grant: token %#x to an expired session", h.Token())
 		return
 	}
+	if h, ok := h.(apiHold); ok && f.w.owner(h.Key()) != conn.SessionID() {
+		// Likewise a grant whose node a third party deleted meanwhile.
+		c.note("stale grant: token %#x, its node deleted", h.Token())
+		return
+	}
 	f.w.mu.Lock()
 	last := f.lastToken
 	if h.Token() > last {
@@ -232,7 +242,7 @@ func (f *lockFamily) release(c *client) {
 }
 
 func (f *lockFamily) actions() map[string]func(*rapid.T) {
-	return map[string]func(*rapid.T){
+	a := map[string]func(*rapid.T){
 		"Acquire": func(t *rapid.T) { f.acquire(t, drawClient(t, f.idle(), "acquire")) },
 		"Release": func(t *rapid.T) { f.release(drawClient(t, f.holders(), "release")) },
 		"Cancel": func(t *rapid.T) {
@@ -260,6 +270,10 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 			c.start("write", func(ctx context.Context) error { return f.write(ctx, c, conn, h) })
 		},
 	}
+	if f.kind.newAPI != nil && f.checkState {
+		maps.Copy(a, f.apiActions())
+	}
+	return a
 }
 
 func (f *lockFamily) check() {
@@ -277,7 +291,8 @@ func (f *lockFamily) check() {
 		// another one holds. Only a paused holder, or one whose request is
 		// still on its way, may still believe it holds (fencing covers
 		// those).
-		if _, live := owners[c.conn.SessionID()]; !live && (c.paused() || w.inFlight(c)) {
+		// Likewise a holder whose node a third party deleted.
+		if _, live := owners[c.conn.SessionID()]; (!live || f.nodeGone(lc)) && (c.paused() || w.inFlight(c)) {
 			continue
 		}
 		if lc.h.Exclusive() {
@@ -304,6 +319,7 @@ func (f *lockFamily) check() {
 	if f.kind.readMarker != "" {
 		f.checkShared(owners)
 	}
+	f.checkHolds(owners)
 	switch {
 	case len(exclusive) > 1:
 		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
@@ -481,6 +497,7 @@ var (
 		newHold: func(_ *rapid.T, c *client) holdable {
 			return mutexHold{lock.New(c.conn, lockDir)}
 		},
+		newAPI: newAPIMutex,
 	}
 	rwKind = lockKind{
 		name:        "read-write lock",
@@ -498,6 +515,7 @@ var (
 			}
 			return rwHold{rw.Reader(), false}
 		},
+		newAPI: newAPIRWMutex,
 	}
 	semaphoreKind = lockKind{
 		name:      "semaphore",
@@ -510,6 +528,7 @@ var (
 			}
 			return &leaseHold{sem: sem}
 		},
+		newAPI: newAPILease,
 	}
 )
 
