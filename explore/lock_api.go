@@ -231,11 +231,12 @@ func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
 // Release replace the lock machine's own.
 func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	a := map[string]func(*rapid.T){
-		"Acquire":       func(t *rapid.T) { f.acquireAPI(t, drawClient(t, f.idle(), "acquire")) },
-		"Release":       func(t *rapid.T) { f.releaseAPI(t, drawClient(t, f.holders(), "release")) },
-		"LockAgain":     f.lockAgain,
-		"UnlockNothing": f.unlockNothing,
-		"Guard":         f.guard,
+		"Acquire":         func(t *rapid.T) { f.acquireAPI(t, drawClient(t, f.idle(), "acquire")) },
+		"Release":         func(t *rapid.T) { f.releaseAPI(t, drawClient(t, f.holders(), "release")) },
+		"LockAgain":       f.lockAgain,
+		"UnlockNothing":   f.unlockNothing,
+		"Guard":           f.guard,
+		"CreateProtected": f.createProtected,
 		"CancelRelease": func(t *rapid.T) {
 			var releasing []*client
 			for _, c := range f.w.awake() {
@@ -544,6 +545,9 @@ const doubtfulSlack = 50 * time.Millisecond
 // could refuse a try under way.
 func (f *lockFamily) checkHolds(owners map[int64]*client) {
 	w := f.w
+	if f.kind.newAPI != nil && f.checkState {
+		f.checkProtected(owners)
+	}
 	for _, c := range w.clients {
 		lc := f.cs[c.idx]
 		h, ok := lc.h.(apiHold)

@@ -99,8 +99,9 @@ type lockFamily struct {
 	// writes (the real holder); the flawed one writes regardless.
 	checkState bool
 	cs         []*lockClient
-	lastToken  int64       // the largest exclusive token granted; guarded by w.mu
-	stale      []staleHold // holds of ended sessions not yet known lost
+	lastToken  int64         // the largest exclusive token granted; guarded by w.mu
+	stale      []staleHold   // holds of ended sessions not yet known lost
+	protected  protectedBook // the protected creates of the API actions (protected_api.go)
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
