@@ -249,6 +249,13 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	}
 	if f.w.cfg.faults {
 		a["DeleteNode"] = f.deleteNode
+		// CloseSession: a process closes its session (its holds are Lost,
+		// its calls return ErrClosing); it then gets a new one.
+		a["CloseSession"] = func(t *rapid.T) {
+			c := drawClient(t, f.w.awake(), "close")
+			conn := c.conn
+			c.start("close", func(context.Context) error { return conn.Close() })
+		}
 	}
 	if f.kind.name == semaphoreKind.name {
 		a["NewSemaphore"] = f.newSemaphore
@@ -332,6 +339,12 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 	case errors.Is(err, lock.ErrAlreadyHeld):
 		w.violate("acquire result", "p%d's %s of a new lock returned %v", c.idx, via, err)
 	}
+	if err != nil && !errors.Is(err, h.refusal()) && !errors.Is(err, context.Canceled) &&
+		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) {
+		// The package doc's list: ctx.Err(), an expired session, a closed
+		// Conn (ErrAlreadyHeld is checked above).
+		w.violate("acquire result", "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired or ErrClosing", c.idx, via, err)
+	}
 	st, key, token := h.State(), h.Key(), h.Token()
 	if err != nil {
 		if st != recipes.NotHeld || key != "" || token != 0 {
@@ -394,7 +407,7 @@ func (f *lockFamily) checkReleased(c *client, conn *sim.Conn, h apiHold, via str
 	if _, err := h.Guard(); !errors.Is(err, lock.ErrNotHeld) {
 		w.violate("release result", "p%d's Guard after its %s returned %v, want ErrNotHeld", c.idx, via, err)
 	}
-	if w.owner(h.Key()) == conn.SessionID() && slices.Contains(w.sw.Server().SessionIDs(), conn.SessionID()) {
+	if w.owner(h.Key()) == conn.SessionID() && slices.Contains(w.sw.Server().SessionIDs(), conn.SessionID()) && conn.State() != zksim.StateClosed {
 		w.violate("release result", "p%d's %s returned nil, its node %s still there", c.idx, via, h.Key())
 	}
 }

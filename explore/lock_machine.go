@@ -334,7 +334,9 @@ func (f *lockFamily) check() {
 	for _, dir := range f.kind.dirs {
 		for _, name := range w.children(dir) {
 			c, ok := owners[w.owner(dir+"/"+name)]
-			if !ok || c.busy("") || f.cs[c.idx].holding.Load() {
+			// (A session its process closed goes, with its nodes, once the
+			// server hears of it, or expires.)
+			if !ok || c.busy("") || f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed {
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))

@@ -165,7 +165,7 @@ func (f *lockFamily) checkProtected(owners map[int64]*client) {
 			}
 			p := strings.TrimSuffix(dir, "/") + "/" + name
 			c, ok := owners[w.owner(p)]
-			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") {
+			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") || c.conn.State() == zksim.StateClosed {
 				continue
 			}
 			w.violate("orphan", "%s belongs to p%d, whose protected create has returned without it", p, c.idx)
