@@ -345,6 +345,13 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 		// Conn (ErrAlreadyHeld is checked above).
 		w.violate("acquire result", "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired or ErrClosing", c.idx, via, err)
 	}
+	// And the error names what happened.
+	switch {
+	case errors.Is(err, zksim.ErrClosing) && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
+		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+	case errors.Is(err, zksim.ErrSessionExpired) && conn.State() != zksim.StateExpired && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
+		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+	}
 	st, key, token := h.State(), h.Key(), h.Token()
 	if err != nil {
 		if st != recipes.NotHeld || key != "" || token != 0 {
