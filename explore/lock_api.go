@@ -74,6 +74,11 @@ type apiClient struct {
 	h        apiHold
 	last     recipes.HoldState
 	doubtful time.Duration
+	// since is when the hold last became Doubtful (-1: it is not);
+	// released that a release of it was called: machine goroutine only.
+	since    time.Duration
+	released bool
+	closed   atomic.Bool // its process closed the session
 }
 
 // apiMutex is a lock or one half of a read-write lock.
@@ -254,6 +259,7 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 		a["CloseSession"] = func(t *rapid.T) {
 			c := drawClient(t, f.w.awake(), "close")
 			conn := c.conn
+			f.cs[c.idx].api.closed.Store(true)
 			c.start("close", func(context.Context) error { return conn.Close() })
 		}
 	}
@@ -386,6 +392,7 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 		via = "Locker"
 	}
 	conn := lc.conn
+	lc.api.released = true
 	c.start("release", func(ctx context.Context) error {
 		var err error
 		if via == "Locker" {
@@ -583,7 +590,14 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 				w.violate("hold state", "p%d's hold went from %v to %v", c.idx, lc.api.last, st)
 			}
 		} else {
-			lc.api.h, lc.api.doubtful = h, -1
+			lc.api.h, lc.api.last, lc.api.doubtful, lc.api.since, lc.api.released = h, recipes.NotHeld, -1, -1, false
+		}
+		f.checkEnd(c, lc, h, st, owners)
+		switch {
+		case st != recipes.Doubtful:
+			lc.api.since = -1
+		case lc.api.since < 0:
+			lc.api.since = w.sw.Now()
 		}
 		lc.api.last = st
 		ws, ch := h.Watch()
@@ -618,6 +632,31 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 			w.violate("hold state", "p%d's hold says Held; connection %v, node %s ours %v", c.idx, lc.conn.State(), h.Key(), owned)
 		case st == recipes.Doubtful && connected:
 			w.violate("hold state", "p%d's hold says Doubtful though connected, with nothing in flight", c.idx)
+		}
+	}
+}
+
+// checkEnd: a hold ends for a reason. Released only once its holder
+// called a release; Lost only when its node is gone (deleted, or gone
+// with the session), its Conn expired or closed, or it stayed Doubtful
+// for the session timeout (the package doc's list).
+func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.HoldState, owners map[int64]*client) {
+	w := f.w
+	if st == lc.api.last {
+		return
+	}
+	switch st {
+	case recipes.Released:
+		if !lc.api.released && !c.busy("release") {
+			w.violate("hold state", "p%d's hold became Released, though no release was called", c.idx)
+		}
+	case recipes.Lost:
+		_, live := owners[lc.conn.SessionID()]
+		owned := live && w.owner(h.Key()) == lc.conn.SessionID()
+		cs := lc.conn.State()
+		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout()
+		if owned && cs != zksim.StateExpired && cs != zksim.StateClosed && !lc.api.closed.Load() && !timedOut {
+			w.violate("hold state", "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
 		}
 	}
 }
