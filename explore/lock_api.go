@@ -242,14 +242,25 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 		"UnlockNothing":   f.unlockNothing,
 		"Guard":           f.guard,
 		"CreateProtected": f.createProtected,
-		"CancelRelease": func(t *rapid.T) {
-			var releasing []*client
+		// CancelCall cancels a release or a protected create under way.
+		"CancelCall": func(t *rapid.T) {
+			type call struct {
+				c    *client
+				name string
+			}
+			var calls []call
 			for _, c := range f.w.awake() {
-				if c.busy("release") {
-					releasing = append(releasing, c)
+				for _, name := range []string{"release", "protected"} {
+					if c.busy(name) {
+						calls = append(calls, call{c, name})
+					}
 				}
 			}
-			drawClient(t, releasing, "cancel release").stop("release")
+			if len(calls) == 0 {
+				t.SkipNow()
+			}
+			x := rapid.SampledFrom(calls).Draw(t, "call")
+			x.c.stop(x.name)
 		},
 	}
 	if f.w.cfg.faults {
@@ -625,11 +636,9 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		if w.sw.InFlight(i) {
 			continue // it has not heard all the server has to say
 		}
-		_, live := owners[lc.conn.SessionID()]
-		owned := live && w.owner(h.Key()) == lc.conn.SessionID()
 		switch {
-		case st == recipes.Held && !(connected && owned):
-			w.violate("hold state", "p%d's hold says Held; connection %v, node %s ours %v", c.idx, lc.conn.State(), h.Key(), owned)
+		case st == recipes.Held && !(connected && f.owned(lc, h, owners)):
+			w.violate("hold state", "p%d's hold says Held; connection %v, node %s ours %v", c.idx, lc.conn.State(), h.Key(), f.owned(lc, h, owners))
 		case st == recipes.Doubtful && connected:
 			w.violate("hold state", "p%d's hold says Doubtful though connected, with nothing in flight", c.idx)
 		}
@@ -651,14 +660,19 @@ func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.H
 			w.violate("hold state", "p%d's hold became Released, though no release was called", c.idx)
 		}
 	case recipes.Lost:
-		_, live := owners[lc.conn.SessionID()]
-		owned := live && w.owner(h.Key()) == lc.conn.SessionID()
 		cs := lc.conn.State()
 		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout()
-		if owned && cs != zksim.StateExpired && cs != zksim.StateClosed && !lc.api.closed.Load() && !timedOut {
+		if f.owned(lc, h, owners) && cs != zksim.StateExpired && cs != zksim.StateClosed && !lc.api.closed.Load() && !timedOut {
 			w.violate("hold state", "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
 		}
 	}
+}
+
+// owned reports whether the node of lc's hold h exists, owned by its
+// session, which is live.
+func (f *lockFamily) owned(lc *lockClient, h apiHold, owners map[int64]*client) bool {
+	_, live := owners[lc.conn.SessionID()]
+	return live && f.w.owner(h.Key()) == lc.conn.SessionID()
 }
 
 // nodeGone reports whether the node of lc's hold is gone (or another

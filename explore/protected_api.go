@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"pgregory.net/rapid"
 
@@ -60,6 +61,10 @@ func protectedSeq(child, name string) (int32, bool) {
 type protectedBook struct {
 	mu      sync.Mutex
 	created map[string]protectedNode // by the path a call returned
+	// returned says a call returned since checkProtected last looked: a
+	// call's nodes appear before it returns (its cleanup lists the
+	// directory after its create), so that is when to look.
+	returned atomic.Bool
 }
 
 type protectedNode struct {
@@ -82,6 +87,7 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	w := f.w
 	c.start("protected", func(ctx context.Context) error {
 		created, err := recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
+		defer f.protected.returned.Store(true)
 		bad := zksim.ValidatePath(p, true) != nil
 		switch {
 		case bad && (err == nil || !errors.Is(err, zksim.ErrBadArguments)):
@@ -156,6 +162,9 @@ func checkSequenceOf(w *world) {
 // client whose call is under way.
 func (f *lockFamily) checkProtected(owners map[int64]*client) {
 	w := f.w
+	if !f.protected.returned.Swap(false) {
+		return
+	}
 	f.protected.mu.Lock()
 	defer f.protected.mu.Unlock()
 	for _, dir := range []string{protectedDir, "/"} {
