@@ -144,50 +144,72 @@ func (h apiMutex) blocked(w *world, session int64, before map[string]bool) bool 
 	return false
 }
 
-// apiLease is a semaphore lease.
-type apiLease struct{ *leaseHold }
+// apiLease is a semaphore lease. The lease is set by the acquiring
+// goroutine and read by the machine's checks at any time, hence atomic.
+type apiLease struct {
+	sem   *lock.Semaphore
+	lease *atomic.Pointer[lock.Lease]
+}
 
-func (h apiLease) tryAcquire(ctx context.Context) error {
-	l, err := h.sem.TryAcquire(ctx)
+func (h apiLease) Acquire(ctx context.Context) error {
+	l, err := h.sem.Acquire(ctx)
 	if err == nil {
-		h.lease = l
+		h.lease.Store(l)
 	}
 	return err
 }
 
-func (h apiLease) Key() string {
-	if h.lease == nil {
-		return ""
+func (h apiLease) tryAcquire(ctx context.Context) error {
+	l, err := h.sem.TryAcquire(ctx)
+	if err == nil {
+		h.lease.Store(l)
 	}
-	return h.lease.Key()
+	return err
+}
+
+func (h apiLease) Release(ctx context.Context) error { return h.lease.Load().Release(ctx) }
+func (h apiLease) Exclusive() bool                   { return false }
+
+func (h apiLease) State() recipes.HoldState {
+	if l := h.lease.Load(); l != nil {
+		return l.State()
+	}
+	return recipes.NotHeld
+}
+
+func (h apiLease) Key() string {
+	if l := h.lease.Load(); l != nil {
+		return l.Key()
+	}
+	return ""
 }
 
 func (h apiLease) Watch() (recipes.HoldState, <-chan struct{}) {
-	if h.lease == nil {
-		return recipes.NotHeld, closedChan
+	if l := h.lease.Load(); l != nil {
+		return l.Watch()
 	}
-	return h.lease.Watch()
+	return recipes.NotHeld, closedChan
 }
 
 func (h apiLease) Done() <-chan struct{} {
-	if h.lease == nil {
-		return closedChan
+	if l := h.lease.Load(); l != nil {
+		return l.Done()
 	}
-	return h.lease.Done()
+	return closedChan
 }
 
 func (h apiLease) Guard() (zksim.Op, error) {
-	if h.lease == nil {
-		return nil, lock.ErrNotHeld
+	if l := h.lease.Load(); l != nil {
+		return l.Guard()
 	}
-	return h.lease.Guard()
+	return nil, lock.ErrNotHeld
 }
 
 func (h apiLease) Token() int64 {
-	if h.lease == nil {
-		return 0
+	if l := h.lease.Load(); l != nil {
+		return l.Token()
 	}
-	return h.lease.Token()
+	return 0
 }
 
 func (h apiLease) refusal() error      { return lock.ErrNoLease }
@@ -229,7 +251,7 @@ func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
 	if err != nil {
 		panic(err) // the arguments are constants
 	}
-	return apiLease{&leaseHold{sem: sem}}
+	return apiLease{sem: sem, lease: new(atomic.Pointer[lock.Lease])}
 }
 
 // apiActions are the actions of the real locks' machines; Acquire and
