@@ -79,6 +79,7 @@ type apiClient struct {
 	since    time.Duration
 	released bool
 	closed   atomic.Bool // its process closed the session
+	ownerCache
 }
 
 // apiMutex is a lock or one half of a read-write lock.
@@ -693,8 +694,23 @@ func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.H
 // owned reports whether the node of lc's hold h exists, owned by its
 // session, which is live.
 func (f *lockFamily) owned(lc *lockClient, h apiHold, owners map[int64]*client) bool {
-	_, live := owners[lc.conn.SessionID()]
-	return live && f.w.owner(h.Key()) == lc.conn.SessionID()
+	if _, live := owners[lc.conn.SessionID()]; !live {
+		return false
+	}
+	// The owner of a node changes only with the tree, and every change of
+	// the tree is a new zxid: look again only then.
+	key, zxid := h.Key(), f.w.sw.Server().LastZxid()
+	if c := &lc.api.ownerCache; c.key != key || c.zxid != zxid {
+		*c = ownerCache{key, zxid, f.w.owner(key)}
+	}
+	return lc.api.ownerCache.owner == lc.conn.SessionID()
+}
+
+// ownerCache is the owner of a hold's node at a zxid.
+type ownerCache struct {
+	key   string
+	zxid  int64
+	owner int64
 }
 
 // nodeGone reports whether the node of lc's hold is gone (or another
