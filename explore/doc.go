@@ -68,7 +68,9 @@
 // once that one has expired.
 //
 // The invariants of each family are described at the top of its file
-// (lock_machine.go, which is also the election's; queue_machine.go;
+// (lock_machine.go, which is also the election's, and for the real locks
+// lock_api.go and protected_api.go: their whole API, third-party deletes,
+// closed sessions, the root package's protected create; queue_machine.go;
 // barrier_machine.go); the harness, the scheduler and the fault actions are
 // in harness.go, schedule.go and violations.go. The flaws of issue 13 are
 // in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);

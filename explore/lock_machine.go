@@ -46,6 +46,11 @@ import (
 //     exclusion check, even after its process got a new session, until it
 //     learns its hold is gone (see renew).
 //
+// The real locks' machines (a kind with newAPI) also call the rest of the
+// locks' API, have a third party delete their nodes and processes close
+// their sessions, and check what each call returns and that hold states
+// tell the truth (lock_api.go, protected_api.go).
+//
 // Liveness: once faults stop, every client acquires (and releases) within
 // liveBound of virtual time.
 
