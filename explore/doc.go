@@ -68,8 +68,10 @@
 // once that one has expired.
 //
 // The invariants of each family are described at the top of its file
-// (lock_machine.go, which is also the election's; election_api.go, the rest
-// of the election's API and third parties in its directory;
+// (lock_machine.go, which is also the election's; for the real locks
+// lock_api.go and protected_api.go: their whole API, third-party deletes,
+// closed sessions, the root package's protected create; election_api.go,
+// the rest of the election's API and third parties in its directory;
 // queue_machine.go; barrier_machine.go); the harness, the scheduler and the
 // fault actions are in harness.go, schedule.go and violations.go. Every
 // machine also checks the protected names the recipes create against the

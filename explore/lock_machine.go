@@ -45,6 +45,11 @@ import (
 //     exclusion check, even after its process got a new session, until it
 //     learns its hold is gone (see renew).
 //
+// The real locks' machines (a kind with newAPI) also call the rest of the
+// locks' API, have a third party delete their nodes and processes close
+// their sessions, and check what each call returns and that hold states
+// tell the truth (lock_api.go, protected_api.go).
+//
 // Liveness: once faults stop, every client acquires (and releases) within
 // liveBound of virtual time.
 
@@ -77,6 +82,9 @@ type lockKind struct {
 	// api, if set, makes the family's actions and checks beyond the
 	// holdable (election_api.go).
 	api func(f *lockFamily) familyAPI
+	// newAPI, for a real lock recipe, makes a new hold whose node carries
+	// data, for the API actions of lock_api.go; nil: no API actions.
+	newAPI func(t *rapid.T, c *client, data []byte) apiHold
 }
 
 // familyAPI is a part of a lock family with actions, invariants and a
@@ -100,6 +108,7 @@ type lockClient struct {
 	// queuedSince is when this reader was first seen waiting with only
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
+	api         apiClient // what the API actions remember (lock_api.go)
 }
 
 type lockFamily struct {
@@ -109,9 +118,10 @@ type lockFamily struct {
 	// writes (the real holder); the flawed one writes regardless.
 	checkState bool
 	cs         []*lockClient
-	lastToken  int64       // the largest exclusive token granted; guarded by w.mu
-	stale      []staleHold // holds of ended sessions not yet known lost
-	api        familyAPI   // nil unless kind.api
+	lastToken  int64         // the largest exclusive token granted; guarded by w.mu
+	stale      []staleHold   // holds of ended sessions not yet known lost
+	api        familyAPI     // nil unless kind.api
+	protected  protectedBook // the protected creates of the API actions (protected_api.go)
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
@@ -228,6 +238,11 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 		c.note("stale grant: token %#x, whose node a third party deleted", h.Token())
 		return
 	}
+	if h, ok := h.(apiHold); ok && f.w.owner(h.Key()) != conn.SessionID() {
+		// Likewise a grant whose node a third party deleted meanwhile.
+		c.note("stale grant: token %#x, its node deleted", h.Token())
+		return
+	}
 	f.w.mu.Lock()
 	last := f.lastToken
 	if h.Token() > last {
@@ -286,6 +301,9 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 	if f.api != nil {
 		maps.Copy(m, f.api.actions())
 	}
+	if f.kind.newAPI != nil && f.checkState {
+		maps.Copy(m, f.apiActions())
+	}
 	return m
 }
 
@@ -304,7 +322,8 @@ func (f *lockFamily) check() {
 		// another one holds. Only a paused holder, or one whose request is
 		// still on its way, may still believe it holds (fencing covers
 		// those).
-		if _, live := owners[c.conn.SessionID()]; !live && (c.paused() || w.inFlight(c)) {
+		// Likewise a holder whose node a third party deleted.
+		if _, live := owners[c.conn.SessionID()]; (!live || f.nodeGone(lc)) && (c.paused() || w.inFlight(c)) {
 			continue
 		}
 		if f.api != nil && f.api.deleted(lc.h) && (c.paused() || w.inFlight(c)) {
@@ -334,6 +353,7 @@ func (f *lockFamily) check() {
 	if f.kind.readMarker != "" {
 		f.checkShared(owners)
 	}
+	f.checkHolds(owners)
 	switch {
 	case len(exclusive) > 1:
 		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
@@ -347,7 +367,10 @@ func (f *lockFamily) check() {
 	for _, dir := range f.kind.dirs {
 		for _, name := range w.children(dir) {
 			c, ok := owners[w.owner(dir+"/"+name)]
-			if !ok || c.busy("acquire") || c.busy("release") || f.cs[c.idx].holding.Load() {
+			// (A session its process closed goes, with its nodes, once the
+			// server hears of it, or expires.)
+			if !ok || c.busy("acquire") || c.busy("release") || c.busy("protected") || c.busy("close") ||
+				f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed {
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
@@ -517,6 +540,7 @@ var (
 		newHold: func(_ *rapid.T, c *client) holdable {
 			return mutexHold{lock.New(c.conn, lockDir)}
 		},
+		newAPI: newAPIMutex,
 	}
 	rwKind = lockKind{
 		name:        "read-write lock",
@@ -534,6 +558,7 @@ var (
 			}
 			return rwHold{rw.Reader(), false}
 		},
+		newAPI: newAPIRWMutex,
 	}
 	semaphoreKind = lockKind{
 		name:      "semaphore",
@@ -546,6 +571,7 @@ var (
 			}
 			return &leaseHold{sem: sem}
 		},
+		newAPI: newAPILease,
 	}
 )
 

@@ -57,8 +57,8 @@ func CreateProtectedEphemeralSequential(ctx context.Context, conn zksim.Conn, pa
 // SequenceOf returns the sequence number the server appended to child, the
 // name (not the path) of a sequential node created with the name part
 // name: for "lock-", from "_c_<guid>-lock-0000000042" it returns 42. It
-// reports false when child does not end in name and a sequence number, or
-// name is empty.
+// returns 0 and false when child does not end in name and a sequence
+// number, or name is empty.
 func SequenceOf(child, name string) (int32, bool) {
 	if name == "" {
 		return 0, false

@@ -1,0 +1,183 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
+)
+
+// The lock machines also call the root package's own recipe,
+// recipes.CreateProtectedEphemeralSequential (a protected create written
+// against zksim.Conn), under the same faults, and check what it promises:
+//
+//   - a bad path is refused with zksim.ErrBadArguments, creating nothing;
+//   - the node is created in the path's parent (the root for "/p-"), named
+//     _c_<GUID>-<name><sequence> with a 36-character GUID (Curator's
+//     protected names), and owned by the caller's session;
+//   - SequenceOf reads its sequence number back, and CompareSequence
+//     orders the nodes of a directory as the server created them (czxid
+//     order), across the int32 wrap;
+//   - no orphan: an error (a lost reply, a cancelled call, an expired
+//     session) leaves no node of the call behind, and a lost reply no
+//     second node: every protected node of a live session is one a call
+//     returned, or belongs to a call under way (checkProtected).
+
+// protectedPaths are the paths the action draws: in a directory, at the
+// root, with an empty name, and two that are not valid.
+var protectedPaths = []string{protectedDir + "/p-", "/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
+
+const protectedDir = "/protected"
+
+// protectedGUID is the start of a protected name: "_c_", a version-4
+// UUID, "-".
+var protectedGUID = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-`)
+
+// protectedSeq parses a protected child made for name: the sequence
+// number the server appended (%010d, so ten characters, or eleven after
+// the int32 wrap).
+func protectedSeq(child, name string) (int32, bool) {
+	g := protectedGUID.FindString(child)
+	if g == "" || !strings.HasPrefix(child[len(g):], name) {
+		return 0, false
+	}
+	s := child[len(g)+len(name):]
+	if len(s) < 10 || len(s) > 11 || s[0] == '+' {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 32)
+	return int32(v), err == nil
+}
+
+// protectedBook is what the machine knows of the protected nodes.
+type protectedBook struct {
+	mu      sync.Mutex
+	created map[string]protectedNode // by the path a call returned
+	// returned says a call returned since checkProtected last looked: a
+	// call's nodes appear before it returns (its cleanup lists the
+	// directory after its create), so that is when to look.
+	returned atomic.Bool
+}
+
+type protectedNode struct {
+	czxid int64
+	seq   int32
+}
+
+// createProtected: a client calls CreateProtectedEphemeralSequential.
+func (f *lockFamily) createProtected(t *rapid.T) {
+	var cs []*client
+	for _, c := range f.w.awake() {
+		if !c.busy("protected") {
+			cs = append(cs, c)
+		}
+	}
+	c := drawClient(t, cs, "create protected")
+	checkSequenceOf(f.w)
+	p := rapid.SampledFrom(protectedPaths).Draw(t, "path")
+	conn := c.conn
+	w := f.w
+	c.start("protected", func(ctx context.Context) error {
+		created, err := recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
+		defer f.protected.returned.Store(true)
+		bad := zksim.ValidatePath(p, true) != nil
+		switch {
+		case bad && (err == nil || !errors.Is(err, zksim.ErrBadArguments)):
+			w.violate("protected create", "p%d created %q for the bad path %q (error %v), want ErrBadArguments", c.idx, created, p, err)
+			return err
+		case err != nil:
+			return err
+		}
+		i := strings.LastIndexByte(p, '/')
+		dir, name := p[:max(i, 1)], p[i+1:]
+		if !strings.HasPrefix(created, strings.TrimSuffix(dir, "/")+"/") || strings.Contains(created[len(strings.TrimSuffix(dir, "/"))+1:], "/") {
+			w.violate("protected create", "p%d's create of %q returned %q, not a child of %s", c.idx, p, created, dir)
+			return nil
+		}
+		child := created[strings.LastIndexByte(created, '/')+1:]
+		want, good := protectedSeq(child, name)
+		if !good {
+			w.violate("protected create", "p%d's create of %q returned %q: not _c_<GUID>-%s<sequence>", c.idx, p, created, name)
+			return nil
+		}
+		if seq, ok := recipes.SequenceOf(child, name); name != "" && (!ok || seq != want) {
+			w.violate("protected create", "SequenceOf(%q, %q) = %d, %v; want %d", child, name, seq, ok, want)
+		}
+		ok, st, _ := w.observer.Exists(w.ctx, created)
+		if !ok {
+			return nil // its session ended since
+		}
+		if st.EphemeralOwner != conn.SessionID() {
+			w.violate("protected create", "p%d's node %s is owned by session %#x, not its own %#x", c.idx, created, st.EphemeralOwner, conn.SessionID())
+		}
+		f.protected.mu.Lock()
+		defer f.protected.mu.Unlock()
+		if f.protected.created == nil {
+			f.protected.created = map[string]protectedNode{}
+		}
+		for q, b := range f.protected.created {
+			if q[:strings.LastIndexByte(q, '/')] != created[:strings.LastIndexByte(created, '/')] {
+				continue
+			}
+			if got := recipes.CompareSequence(b.seq, want); cmpSign(got) != cmpSign(int(b.czxid-st.Czxid)) {
+				w.violate("protected create", "CompareSequence(%d, %d) = %d, but %s has czxid %#x and %s %#x", b.seq, want, got, q, b.czxid, created, st.Czxid)
+			}
+		}
+		f.protected.created[created] = protectedNode{st.Czxid, want}
+		return nil
+	})
+}
+
+func cmpSign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+// checkSequenceOf checks SequenceOf on names it must refuse.
+func checkSequenceOf(w *world) {
+	for _, tc := range []struct{ child, name string }{
+		{"_c_x-p-0000000001", ""}, {"_c_x-p-0000000001", "q-"}, {"_c_x-p-12", "p-"}, {"_c_x-p-+000000001", "p-"},
+	} {
+		if seq, ok := recipes.SequenceOf(tc.child, tc.name); ok || seq != 0 {
+			w.violate("sequence", "SequenceOf(%q, %q) = %d, %v; want 0, false", tc.child, tc.name, seq, ok)
+		}
+	}
+}
+
+// checkProtected: every protected node of a live session in the
+// directories the action uses was returned by a call, or belongs to a
+// client whose call is under way.
+func (f *lockFamily) checkProtected(owners map[int64]*client) {
+	w := f.w
+	if !f.protected.returned.Swap(false) {
+		return
+	}
+	f.protected.mu.Lock()
+	defer f.protected.mu.Unlock()
+	for _, dir := range []string{protectedDir, "/"} {
+		for _, name := range w.children(dir) {
+			if !strings.HasPrefix(name, "_c_") {
+				continue
+			}
+			p := strings.TrimSuffix(dir, "/") + "/" + name
+			c, ok := owners[w.owner(p)]
+			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") || c.conn.State() == zksim.StateClosed {
+				continue
+			}
+			w.violate("orphan", "%s belongs to p%d, whose protected create has returned without it", p, c.idx)
+		}
+	}
+}
