@@ -2,12 +2,16 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/barrier"
 )
 
@@ -30,6 +34,10 @@ const barrierPath = "/barrier/b"
 type barrierFamily struct {
 	w  *world
 	bs []*barrier.Barrier
+
+	mu sync.Mutex
+	// thirdParty counts the third party's deletes of the barrier node.
+	thirdParty int
 }
 
 func newBarrierFamily(w *world) *barrierFamily {
@@ -51,6 +59,12 @@ func (f *barrierFamily) czxid() int64 {
 	return st.Czxid
 }
 
+func (f *barrierFamily) deletes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.thirdParty
+}
+
 func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 	controller := func(t *rapid.T) *client {
 		c := f.w.clients[0]
@@ -61,14 +75,10 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 	}
 	return map[string]func(*rapid.T){
 		"Set": func(t *rapid.T) {
-			c := controller(t)
-			b := f.bs[0]
-			c.start("set", b.Set)
+			f.set(controller(t))
 		},
 		"Remove": func(t *rapid.T) {
-			c := controller(t)
-			b := f.bs[0]
-			c.start("remove", b.Remove)
+			f.remove(controller(t))
 		},
 		"Wait": func(t *rapid.T) {
 			var idle []*client
@@ -80,22 +90,69 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 			f.wait(drawClient(t, idle, "wait"))
 		},
 		"Cancel": func(t *rapid.T) {
-			var waiting []*client
+			var busy []*client
 			for _, c := range f.w.awake() {
-				if c.busy("wait") {
-					waiting = append(waiting, c)
+				if c.busy("") {
+					busy = append(busy, c)
 				}
 			}
-			drawClient(t, waiting, "cancel").stop("wait")
+			c := drawClient(t, busy, "cancel")
+			for _, name := range []string{"wait", "set", "remove"} {
+				if c.busy(name) {
+					c.stop(name)
+				}
+			}
+		},
+		// ThirdPartyDelete: an operator deletes the barrier node, or its
+		// parent once that is empty (so the next Set creates it again).
+		"ThirdPartyDelete": func(t *rapid.T) {
+			p := rapid.SampledFrom([]string{barrierPath, path.Dir(barrierPath)}).Draw(t, "node")
+			if ok, st, err := f.w.observer.Exists(f.w.ctx, p); err != nil || !ok || st.NumChildren > 0 {
+				t.SkipNow()
+			}
+			f.mu.Lock()
+			f.thirdParty++
+			f.mu.Unlock()
+			f.w.inject(t, faults.DeleteNode(p))
 		},
 	}
 }
 
+// set raises the barrier: once Set returns nil the barrier is set (unless
+// a third party deleted it meanwhile).
+func (f *barrierFamily) set(c *client) {
+	b, conn := f.bs[0], c.conn
+	before := f.deletes()
+	c.start("set", func(ctx context.Context) error {
+		err := b.Set(ctx)
+		f.w.explainError(c, conn, ctx, "Set", err)
+		if err == nil && f.czxid() == 0 && f.deletes() == before {
+			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
+		}
+		return err
+	})
+}
+
+// remove lowers the barrier: once Remove returns nil it is not set (only
+// p0 sets it, and p0 runs one call at a time).
+func (f *barrierFamily) remove(c *client) {
+	b, conn := f.bs[0], c.conn
+	c.start("remove", func(ctx context.Context) error {
+		err := b.Remove(ctx)
+		f.w.explainError(c, conn, ctx, "Remove", err)
+		if err == nil && f.czxid() != 0 {
+			f.w.violate("removed still set", "p%d's Remove returned nil but the barrier is set", c.idx)
+		}
+		return err
+	})
+}
+
 func (f *barrierFamily) wait(c *client) {
-	b := f.bs[c.idx]
+	b, conn := f.bs[c.idx], c.conn
 	before := f.czxid()
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
+		f.w.explainError(c, conn, ctx, "Wait", err)
 		if err == nil && before != 0 && f.czxid() == before {
 			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
 		}
@@ -112,7 +169,7 @@ func (f *barrierFamily) live() bool {
 		return false
 	}
 	if f.czxid() != 0 {
-		c.start("remove", f.bs[0].Remove)
+		f.remove(c)
 		return false
 	}
 	for _, c := range f.w.clients[1:] {
@@ -153,10 +210,11 @@ type groupFamily struct {
 type member struct {
 	double  *barrier.DoubleBarrier
 	start   *barrier.StartBarrier
-	entered bool // passed Enter (Wait)
-	leaving bool // began Leave
-	left    bool // Leave returned nil
-	dead    bool // lost its session after entering: no longer a member
+	entered bool  // passed Enter (Wait)
+	leaving bool  // began Leave
+	left    bool  // Leave returned nil
+	dead    bool  // lost its session after entering: no longer a member
+	round   int64 // the czxid of the gate when Enter (Wait) returned nil
 }
 
 func newGroupFamily(w *world, leave bool) *groupFamily {
@@ -201,6 +259,7 @@ func (f *groupFamily) enter(c *client) {
 	m := f.ms[c.idx]
 	f.arrived++
 	f.mu.Unlock()
+	conn := c.conn
 	c.start("enter", func(ctx context.Context) error {
 		var err error
 		if f.leave {
@@ -208,11 +267,34 @@ func (f *groupFamily) enter(c *client) {
 		} else {
 			err = m.start.Wait(ctx)
 		}
+		f.w.explainError(c, conn, ctx, "Enter", err)
+		alive := f.w.sessionAlive(conn)
+		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
+			// On error our member node is deleted (checked while connected:
+			// a cleanup cut by a long downtime presumes the session expired).
+			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
+				f.w.violate("member left behind", "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
+			}
 			return err
+		}
+		var round int64
+		if alive {
+			// Our node is there, so the gate (which a round deletes only
+			// once no member of it is left) is too.
+			ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate())
+			switch {
+			case len(mine) == 0:
+				f.w.violate("entered without a node", "p%d passed the barrier but has no member node", c.idx)
+			case gerr != nil || !ok:
+				f.w.violate("entered a closed barrier", "p%d passed the barrier but its gate is not there", c.idx)
+			default:
+				round = st.Czxid
+			}
 		}
 		f.mu.Lock()
 		m.entered = true
+		m.round = round
 		arrived := f.arrived
 		f.mu.Unlock()
 		if arrived < f.size {
@@ -222,21 +304,36 @@ func (f *groupFamily) enter(c *client) {
 	})
 }
 
+// gate is the path of the group's gate node.
+func (f *groupFamily) gate() string {
+	if f.leave {
+		return f.dir + "/ready"
+	}
+	return f.dir + "/start"
+}
+
 func (f *groupFamily) leaveGroup(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
 	m.leaving = true
 	f.mu.Unlock()
+	conn := c.conn
 	c.start("leave", func(ctx context.Context) error {
 		leave := m.double.Leave
 		if f.earlyLeave {
 			leave = func(ctx context.Context) error { return earlyLeave(ctx, c.conn, f.dir) }
 		}
-		if err := leave(ctx); err != nil {
+		err := leave(ctx)
+		f.w.explainError(c, conn, ctx, "Leave", err)
+		if err != nil {
 			return err
+		}
+		if mine := f.w.ownedUnder(f.dir, conn.SessionID()); len(mine) > 0 {
+			f.w.violate("left with a node", "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
 		}
 		f.mu.Lock()
 		m.left = true
+		round := m.round
 		var early []string
 		for i, o := range f.ms {
 			if o.entered && !o.dead && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
@@ -246,6 +343,9 @@ func (f *groupFamily) leaveGroup(c *client) {
 		f.mu.Unlock()
 		if len(early) > 0 {
 			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
+		}
+		if ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate()); round != 0 && gerr == nil && ok && st.Czxid == round {
+			f.w.violate("left an open round", "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
 		}
 		return nil
 	})
@@ -266,6 +366,26 @@ func (f *groupFamily) can(ok func(*member) bool) []*client {
 
 func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	a := map[string]func(*rapid.T){
+		// Args: the constructors refuse a size below 1 and an invalid
+		// directory with an error matching zksim.ErrBadArguments, and
+		// accept every other.
+		"Args": func(t *rapid.T) {
+			size := rapid.IntRange(-1, 3).Draw(t, "size")
+			dir := rapid.SampledFrom([]string{f.dir, "/other/group", "", "group", "/group/", "/a//b"}).Draw(t, "dir")
+			bad := size < 1 || zksim.ValidatePath(dir, false) != nil
+			var err error
+			var made bool
+			if f.leave {
+				b, e := barrier.NewDouble(f.w.observer, dir, size)
+				err, made = e, b != nil
+			} else {
+				b, e := barrier.NewStart(f.w.observer, dir, size)
+				err, made = e, b != nil
+			}
+			if bad != errors.Is(err, zksim.ErrBadArguments) || made == (err != nil) {
+				f.w.violate("bad arguments", "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
+			}
+		},
 		"Enter": func(t *rapid.T) {
 			f.enter(drawClient(t, f.can(func(m *member) bool { return !m.entered }), "enter"))
 		},
@@ -289,7 +409,29 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
-func (f *groupFamily) check() {}
+// check: a member that passed and has not begun to leave keeps its member
+// node while its session lives (the start barrier's stays until the
+// session ends), and no session has two member nodes.
+func (f *groupFamily) check() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	count := map[int64]int{}
+	for _, n := range f.w.children(f.dir) {
+		if o := f.w.owner(f.dir + "/" + n); o != 0 {
+			count[o]++
+		}
+	}
+	for i, m := range f.ms {
+		c := f.w.clients[i]
+		id := c.conn.SessionID()
+		if count[id] > 1 {
+			f.w.violate("two member nodes", "p%d's session has %d member nodes", i, count[id])
+		}
+		if m.entered && !m.dead && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
+			f.w.violate("member node gone", "p%d passed the barrier and has not left, but its member node is gone", i)
+		}
+	}
+}
 
 // live: before the group opens, every member enters; once it is open,
 // every member that passed leaves (double barrier). A member that arrives
