@@ -7,12 +7,15 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/barrier"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // The barrier machines.
@@ -38,10 +41,30 @@ type barrierFamily struct {
 	mu sync.Mutex
 	// thirdParty counts the third party's deletes of the barrier node.
 	thirdParty int
+	// sawSet tells, by client, whether the last exists of the barrier
+	// node the server applied for it found the barrier set.
+	sawSet []bool
+}
+
+// badACL is an ACL the server refuses (no such IP address).
+var badACL = []zksim.ACL{{Perms: zksim.PermAll, Scheme: "ip", ID: "not-an-address"}}
+
+// badACLPath is the node of the barrier that p0 sets with badACL.
+const badACLPath = "/acl/barrier"
+
+// applied records what the exists requests of the waiters found.
+func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
+	if r.Op != zkmem.OpExists || r.Path != barrierPath {
+		return
+	}
+	set := f.czxid() != 0
+	f.mu.Lock()
+	f.sawSet[c.idx] = set
+	f.mu.Unlock()
 }
 
 func newBarrierFamily(w *world) *barrierFamily {
-	f := &barrierFamily{w: w}
+	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients))}
 	for _, c := range w.clients {
 		f.bs = append(f.bs, barrier.New(c.conn, barrierPath))
 	}
@@ -79,6 +102,22 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		},
 		"Remove": func(t *rapid.T) {
 			f.remove(controller(t))
+		},
+		// SetBadACL: a barrier whose option asks for an ACL the server
+		// refuses cannot be set: Set returns the server's error.
+		"SetBadACL": func(t *rapid.T) {
+			c := controller(t)
+			b, conn := barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), c.conn
+			c.start("set", func(ctx context.Context) error {
+				err := b.Set(ctx)
+				if !errors.Is(err, zksim.ErrInvalidACL) {
+					f.w.explainError(c, conn, ctx, "Set with a bad ACL", err)
+					if err == nil {
+						f.w.violate("bad ACL taken", "p%d's Set with a bad ACL returned nil", c.idx)
+					}
+				}
+				return err
+			})
 		},
 		"Wait": func(t *rapid.T) {
 			var idle []*client
@@ -153,6 +192,12 @@ func (f *barrierFamily) wait(c *client) {
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
 		f.w.explainError(c, conn, ctx, "Wait", err)
+		f.mu.Lock()
+		sawSet := f.sawSet[c.idx]
+		f.mu.Unlock()
+		if err == nil && sawSet {
+			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
+		}
 		if err == nil && before != 0 && f.czxid() == before {
 			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
 		}
@@ -205,6 +250,11 @@ type groupFamily struct {
 	mu      sync.Mutex
 	ms      []*member
 	arrived int // members whose Enter (Wait) began, ever
+	// downSince is, by client, when its Conn last went from connected to
+	// any other state (-1 while connected), and quietSince when, since
+	// then, it last came to have nothing in flight (-1 while it has):
+	// see checkCleanup.
+	downSince, quietSince []time.Duration
 }
 
 type member struct {
@@ -215,12 +265,19 @@ type member struct {
 	left    bool  // Leave returned nil
 	dead    bool  // lost its session after entering: no longer a member
 	round   int64 // the czxid of the gate when Enter (Wait) returned nil
+	// cancelled is when the Cancel action cancelled the member's Enter
+	// (-1: not cancelled); owned, whether its member node existed then
+	// (so its cleanup must delete it).
+	cancelled time.Duration
+	owned     bool
 }
 
 func newGroupFamily(w *world, leave bool) *groupFamily {
 	f := &groupFamily{w: w, leave: leave, size: len(w.clients), dir: "/group"}
 	for _, c := range w.clients {
 		f.ms = append(f.ms, f.newMember(c))
+		f.downSince = append(f.downSince, -1)
+		f.quietSince = append(f.quietSince, -1)
 	}
 	return f
 }
@@ -231,13 +288,13 @@ func (f *groupFamily) newMember(c *client) *member {
 		if err != nil {
 			panic(err) // the family's size is at least 1
 		}
-		return &member{double: b}
+		return &member{double: b, cancelled: -1}
 	}
 	b, err := barrier.NewStart(c.conn, f.dir, f.size)
 	if err != nil {
 		panic(err) // the family's size is at least 1
 	}
-	return &member{start: b}
+	return &member{start: b, cancelled: -1}
 }
 
 func (f *groupFamily) renew(c *client) {
@@ -257,6 +314,7 @@ func (f *groupFamily) renew(c *client) {
 func (f *groupFamily) enter(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
+	m.cancelled, m.owned = -1, false
 	f.arrived++
 	f.mu.Unlock()
 	conn := c.conn
@@ -271,6 +329,7 @@ func (f *groupFamily) enter(c *client) {
 		alive := f.w.sessionAlive(conn)
 		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
+			f.checkGaveUp(c, m, conn)
 			// On error our member node is deleted (checked while connected:
 			// a cleanup cut by a long downtime presumes the session expired).
 			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
@@ -397,6 +456,12 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 				}
 			}
 			c := drawClient(t, busy, "cancel")
+			if c.busy("enter") && f.ms[c.idx].cancelled < 0 {
+				owned := len(f.w.ownedUnder(f.dir, c.conn.SessionID())) > 0
+				f.mu.Lock()
+				f.ms[c.idx].cancelled, f.ms[c.idx].owned = f.w.sw.Now(), owned
+				f.mu.Unlock()
+			}
 			c.stop("enter")
 			c.stop("leave")
 		},
@@ -415,6 +480,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 func (f *groupFamily) check() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.checkCleanup()
 	count := map[int64]int{}
 	for _, n := range f.w.children(f.dir) {
 		if o := f.w.owner(f.dir + "/" + n); o != 0 {
@@ -479,4 +545,70 @@ func (f *groupFamily) stuck() string {
 		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v, dead %v", i, m.entered, m.leaving, m.left, m.dead))
 	}
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
+}
+
+// The cleanup of a cancelled Enter (deleting our member node) runs under
+// retry.CleanupContext: it goes on for as long as the session may be
+// alive, and gives up once the connection has been down, without a break,
+// for one and a half session timeouts (the server has expired the session
+// by then). Both halves are timings of the virtual clock: the cleanup's
+// downtime clock starts when it finds the connection down, which is no
+// earlier than the later of the cancel and the last change away from
+// connected.
+const (
+	presumedExpiry = sessionTimeout * 3 / 2
+	// cleanupSlack is how long past presumedExpiry a cleanup may still
+	// run, counted from when the client has heard every reply (the failure
+	// of a request in flight when the connection broke may reach it late).
+	cleanupSlack = 50 * time.Millisecond
+)
+
+// checkCleanup tracks when each client's connection went down, and records
+// a violation when the cleanup of a cancelled Enter runs on past
+// presumedExpiry (plus cleanupSlack) of continuous downtime with nothing
+// in flight. Call it with f.mu held.
+func (f *groupFamily) checkCleanup() {
+	now := f.w.sw.Now()
+	for i, c := range f.w.clients {
+		st := c.conn.State()
+		if st == zksim.StateConnected {
+			f.downSince[i], f.quietSince[i] = -1, -1
+		} else {
+			if f.downSince[i] < 0 {
+				f.downSince[i] = now
+			}
+			switch {
+			case f.w.inFlight(c):
+				f.quietSince[i] = -1
+			case f.quietSince[i] < 0:
+				f.quietSince[i] = now
+			}
+		}
+		m := f.ms[i]
+		if st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+			continue
+		}
+		if from := max(f.quietSince[i], m.cancelled); f.quietSince[i] >= 0 && now-from > presumedExpiry+cleanupSlack {
+			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-from)
+		}
+	}
+}
+
+// checkGaveUp records a violation when a cancelled Enter whose member node
+// existed returns while the connection is down, before presumedExpiry of
+// continuous downtime: its cleanup gave up too early.
+func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := conn.State()
+	if m.cancelled < 0 || !m.owned || conn != c.conn || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
+		return
+	}
+	down := f.downSince[c.idx]
+	if down < 0 {
+		down = f.w.sw.Now() // went down at this instant: not yet seen by check
+	}
+	if d := f.w.sw.Now() - max(down, m.cancelled); d < presumedExpiry {
+		f.w.violate("cleanup gave up early", "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
+	}
 }

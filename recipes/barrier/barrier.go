@@ -53,7 +53,9 @@ func (b *Barrier) Remove(ctx context.Context) error {
 
 // Wait blocks while the barrier is set: until its node is deleted, ctx is
 // done, or the session can no longer act. It returns at once if the
-// barrier is not set.
+// barrier is not set. It returns nil only when it has found the barrier
+// not set: a barrier removed and set again before Wait looks again keeps
+// it waiting.
 func (b *Barrier) Wait(ctx context.Context) error {
 	for {
 		var (
