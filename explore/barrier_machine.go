@@ -251,10 +251,8 @@ type groupFamily struct {
 	ms      []*member
 	arrived int // members whose Enter (Wait) began, ever
 	// downSince is, by client, when its Conn last went from connected to
-	// any other state (-1 while connected), and quietSince when, since
-	// then, it last came to have nothing in flight (-1 while it has):
-	// see checkCleanup.
-	downSince, quietSince []time.Duration
+	// any other state (-1 while connected): see checkCleanup.
+	downSince []time.Duration
 }
 
 type member struct {
@@ -267,9 +265,11 @@ type member struct {
 	round   int64 // the czxid of the gate when Enter (Wait) returned nil
 	// cancelled is when the Cancel action cancelled the member's Enter
 	// (-1: not cancelled); owned, whether its member node existed then
-	// (so its cleanup must delete it).
-	cancelled time.Duration
-	owned     bool
+	// (so its cleanup must delete it); quiet, when since then its Conn
+	// was first down with nothing in flight (-1: not yet, or connected
+	// again).
+	cancelled, quiet time.Duration
+	owned            bool
 }
 
 func newGroupFamily(w *world, leave bool) *groupFamily {
@@ -277,7 +277,6 @@ func newGroupFamily(w *world, leave bool) *groupFamily {
 	for _, c := range w.clients {
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
-		f.quietSince = append(f.quietSince, -1)
 	}
 	return f
 }
@@ -288,13 +287,13 @@ func (f *groupFamily) newMember(c *client) *member {
 		if err != nil {
 			panic(err) // the family's size is at least 1
 		}
-		return &member{double: b, cancelled: -1}
+		return &member{double: b, cancelled: -1, quiet: -1}
 	}
 	b, err := barrier.NewStart(c.conn, f.dir, f.size)
 	if err != nil {
 		panic(err) // the family's size is at least 1
 	}
-	return &member{start: b, cancelled: -1}
+	return &member{start: b, cancelled: -1, quiet: -1}
 }
 
 func (f *groupFamily) renew(c *client) {
@@ -314,7 +313,7 @@ func (f *groupFamily) renew(c *client) {
 func (f *groupFamily) enter(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
-	m.cancelled, m.owned = -1, false
+	m.cancelled, m.quiet, m.owned = -1, -1, false
 	f.arrived++
 	f.mu.Unlock()
 	conn := c.conn
@@ -571,25 +570,22 @@ func (f *groupFamily) checkCleanup() {
 	now := f.w.sw.Now()
 	for i, c := range f.w.clients {
 		st := c.conn.State()
-		if st == zksim.StateConnected {
-			f.downSince[i], f.quietSince[i] = -1, -1
-		} else {
-			if f.downSince[i] < 0 {
-				f.downSince[i] = now
-			}
-			switch {
-			case f.w.inFlight(c):
-				f.quietSince[i] = -1
-			case f.quietSince[i] < 0:
-				f.quietSince[i] = now
-			}
-		}
 		m := f.ms[i]
-		if st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+		if st == zksim.StateConnected {
+			f.downSince[i], m.quiet = -1, -1
 			continue
 		}
-		if from := max(f.quietSince[i], m.cancelled); f.quietSince[i] >= 0 && now-from > presumedExpiry+cleanupSlack {
-			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-from)
+		if f.downSince[i] < 0 {
+			f.downSince[i] = now
+		}
+		if st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+			continue
+		}
+		if m.quiet < 0 && !f.w.inFlight(c) {
+			m.quiet = now
+		}
+		if m.quiet >= 0 && now-m.quiet > presumedExpiry+cleanupSlack {
+			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-m.quiet)
 		}
 	}
 }
