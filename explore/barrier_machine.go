@@ -35,8 +35,9 @@ import (
 const barrierPath = "/barrier/b"
 
 type barrierFamily struct {
-	w  *world
-	bs []*barrier.Barrier
+	w     *world
+	bs    []*barrier.Barrier
+	conns []*timedConn
 
 	mu sync.Mutex
 	// thirdParty counts the third party's deletes of the barrier node.
@@ -66,12 +67,17 @@ func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
 func newBarrierFamily(w *world) *barrierFamily {
 	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients))}
 	for _, c := range w.clients {
-		f.bs = append(f.bs, barrier.New(c.conn, barrierPath))
+		tc := newTimedConn(w, c)
+		f.conns = append(f.conns, tc)
+		f.bs = append(f.bs, barrier.New(tc, barrierPath))
 	}
 	return f
 }
 
-func (f *barrierFamily) renew(c *client) { f.bs[c.idx] = barrier.New(c.conn, barrierPath) }
+func (f *barrierFamily) renew(c *client) {
+	f.conns[c.idx] = newTimedConn(f.w, c)
+	f.bs[c.idx] = barrier.New(f.conns[c.idx], barrierPath)
+}
 
 // czxid returns the czxid of the barrier node, 0 when it is not set.
 func (f *barrierFamily) czxid() int64 {
@@ -162,6 +168,7 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 func (f *barrierFamily) set(c *client) {
 	b, conn := f.bs[0], c.conn
 	before := f.deletes()
+	f.conns[c.idx].reset()
 	c.start("set", func(ctx context.Context) error {
 		err := b.Set(ctx)
 		f.w.explainError(c, conn, ctx, "Set", err)
@@ -176,6 +183,7 @@ func (f *barrierFamily) set(c *client) {
 // p0 sets it, and p0 runs one call at a time).
 func (f *barrierFamily) remove(c *client) {
 	b, conn := f.bs[0], c.conn
+	f.conns[c.idx].reset()
 	c.start("remove", func(ctx context.Context) error {
 		err := b.Remove(ctx)
 		f.w.explainError(c, conn, ctx, "Remove", err)
@@ -189,6 +197,7 @@ func (f *barrierFamily) remove(c *client) {
 func (f *barrierFamily) wait(c *client) {
 	b, conn := f.bs[c.idx], c.conn
 	before := f.czxid()
+	f.conns[c.idx].reset()
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
 		f.w.explainError(c, conn, ctx, "Wait", err)
@@ -256,6 +265,7 @@ type groupFamily struct {
 }
 
 type member struct {
+	conn    *timedConn
 	double  *barrier.DoubleBarrier
 	start   *barrier.StartBarrier
 	entered bool  // passed Enter (Wait)
@@ -282,18 +292,19 @@ func newGroupFamily(w *world, leave bool) *groupFamily {
 }
 
 func (f *groupFamily) newMember(c *client) *member {
+	tc := newTimedConn(f.w, c)
 	if f.leave {
-		b, err := barrier.NewDouble(c.conn, f.dir, f.size)
+		b, err := barrier.NewDouble(tc, f.dir, f.size)
 		if err != nil {
 			panic(err) // the family's size is at least 1
 		}
-		return &member{double: b, cancelled: -1, quiet: -1}
+		return &member{conn: tc, double: b, cancelled: -1, quiet: -1}
 	}
-	b, err := barrier.NewStart(c.conn, f.dir, f.size)
+	b, err := barrier.NewStart(tc, f.dir, f.size)
 	if err != nil {
 		panic(err) // the family's size is at least 1
 	}
-	return &member{start: b, cancelled: -1, quiet: -1}
+	return &member{conn: tc, start: b, cancelled: -1, quiet: -1}
 }
 
 func (f *groupFamily) renew(c *client) {
@@ -314,6 +325,7 @@ func (f *groupFamily) enter(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
 	m.cancelled, m.quiet, m.owned = -1, -1, false
+	m.conn.reset()
 	f.arrived++
 	f.mu.Unlock()
 	conn := c.conn
@@ -374,6 +386,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
 	m.leaving = true
+	m.conn.reset()
 	f.mu.Unlock()
 	conn := c.conn
 	c.start("leave", func(ctx context.Context) error {
