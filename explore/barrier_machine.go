@@ -148,6 +148,23 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 				}
 			}
 		},
+		// LossBurst: a waiter's exists requests are lost many times in a
+		// row, so that its backoff reaches its bound (timedConn checks the
+		// pauses).
+		"LossBurst": func(t *rapid.T) {
+			var waiting []*client
+			for _, c := range f.w.awake() {
+				if c.busy("wait") {
+					waiting = append(waiting, c)
+				}
+			}
+			c := drawClient(t, waiting, "burst")
+			n := rapid.IntRange(2, 11).Draw(t, "losses")
+			for range n {
+				f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+				f.w.runFor(t, 550*time.Millisecond)
+			}
+		},
 		// ThirdPartyDelete: an operator deletes the barrier node, or its
 		// parent once that is empty (so the next Set creates it again).
 		"ThirdPartyDelete": func(t *rapid.T) {
