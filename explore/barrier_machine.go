@@ -45,6 +45,8 @@ type barrierFamily struct {
 	// sawSet tells, by client, whether the last exists of the barrier
 	// node the server applied for it found the barrier set.
 	sawSet []bool
+	// closed holds the sessions the machine closed (LossBurst).
+	closed map[*sim.Conn]bool
 }
 
 // badACL is an ACL the server refuses (no such IP address).
@@ -65,7 +67,7 @@ func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
 }
 
 func newBarrierFamily(w *world) *barrierFamily {
-	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients))}
+	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients)), closed: map[*sim.Conn]bool{}}
 	for _, c := range w.clients {
 		tc := newTimedConn(w, c)
 		f.conns = append(f.conns, tc)
@@ -160,8 +162,24 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 			}
 			c := drawClient(t, waiting, "burst")
 			n := rapid.IntRange(2, 11).Draw(t, "losses")
-			for range n {
+			then := rapid.SampledFrom([]string{"", "expire", "close"}).Draw(t, "then")
+			for i := range n {
 				f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+				if i == n-1 {
+					// The session expires, or the process closes it, while
+					// the waiter waits to retry: its Wait must fail at once,
+					// without a further try.
+					switch then {
+					case "expire":
+						f.w.inject(t, faults.Expire(c.conn.Index()))
+					case "close":
+						conn := c.conn
+						f.mu.Lock()
+						f.closed[conn] = true
+						f.mu.Unlock()
+						c.start("close", func(context.Context) error { return conn.Close() })
+					}
+				}
 				f.w.runFor(t, 550*time.Millisecond)
 			}
 		},
@@ -217,10 +235,12 @@ func (f *barrierFamily) wait(c *client) {
 	f.conns[c.idx].reset()
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
-		f.w.explainError(c, conn, ctx, "Wait", err)
 		f.mu.Lock()
-		sawSet := f.sawSet[c.idx]
+		sawSet, closed := f.sawSet[c.idx], f.closed[conn]
 		f.mu.Unlock()
+		if !closed || !errors.Is(err, zksim.ErrClosing) {
+			f.w.explainError(c, conn, ctx, "Wait", err)
+		}
 		if err == nil && sawSet {
 			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
 		}
