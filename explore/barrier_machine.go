@@ -352,9 +352,13 @@ func (f *groupFamily) renew(c *client) {
 	switch {
 	case old.left:
 		m.entered, m.leaving, m.left = true, true, true // its round is over for it
-	case old.entered:
+	case old.entered && !f.leave:
 		m.entered, m.dead = true, true // it was a member; it is gone
 	}
+	// A double-barrier member that entered and lost its session is gone;
+	// the process goes on as a new member, which may Enter: it joins the
+	// round if it is still open (the others' Leave then waits for it too),
+	// or waits for the next round.
 	f.ms[c.idx] = m
 }
 
