@@ -527,6 +527,28 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
+// applied checks the writes to the gate: only a double-barrier member
+// whose node was created after the gate (it joins the open round late)
+// writes to it; nobody writes to a start barrier's.
+func (f *groupFamily) applied(c *client, r *zkmem.Request) {
+	if r.Op != zkmem.OpSetData || r.Path != f.gate() {
+		return
+	}
+	if !f.leave {
+		f.w.violate("gate written", "p%d wrote to the start node", c.idx)
+		return
+	}
+	ok, gst, err := f.w.observer.Exists(f.w.ctx, f.gate())
+	if err != nil || !ok {
+		return
+	}
+	for _, n := range f.w.ownedUnder(f.dir, c.conn.SessionID()) {
+		if ok, st, err := f.w.observer.Exists(f.w.ctx, f.dir+"/"+n); err == nil && ok && st.Czxid < gst.Czxid {
+			f.w.violate("gate written", "p%d wrote to the ready node although its member node was there before it", c.idx)
+		}
+	}
+}
+
 // check: a member that passed and has not begun to leave keeps its member
 // node while its session lives (the start barrier's stays until the
 // session ends), and no session has two member nodes.
