@@ -330,6 +330,8 @@ func newGroupFamily(w *world, leave bool) *groupFamily {
 
 func (f *groupFamily) newMember(c *client) *member {
 	tc := newTimedConn(f.w, c)
+	// The last process's client library reports no session timeout.
+	tc.noTimeout = c.idx == len(f.w.clients)-1
 	if f.leave {
 		b, err := barrier.NewDouble(tc, f.dir, f.size)
 		if err != nil {
@@ -413,6 +415,18 @@ func (f *groupFamily) enter(c *client) {
 		}
 		return nil
 	})
+}
+
+// cancel cancels c's Enter and Leave, noting when, for the cleanup checks.
+func (f *groupFamily) cancel(c *client) {
+	if c.busy("enter") && f.ms[c.idx].cancelled < 0 {
+		owned := len(f.w.ownedUnder(f.dir, c.conn.SessionID())) > 0
+		f.mu.Lock()
+		f.ms[c.idx].cancelled, f.ms[c.idx].owned = f.w.sw.Now(), owned
+		f.mu.Unlock()
+	}
+	c.stop("enter")
+	c.stop("leave")
 }
 
 // gate is the path of the group's gate node.
@@ -508,15 +522,31 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 					busy = append(busy, c)
 				}
 			}
-			c := drawClient(t, busy, "cancel")
-			if c.busy("enter") && f.ms[c.idx].cancelled < 0 {
-				owned := len(f.w.ownedUnder(f.dir, c.conn.SessionID())) > 0
-				f.mu.Lock()
-				f.ms[c.idx].cancelled, f.ms[c.idx].owned = f.w.sw.Now(), owned
-				f.mu.Unlock()
+			f.cancel(drawClient(t, busy, "cancel"))
+		},
+		// Outage: a member whose Enter waits is cut off and cancelled; the
+		// connection stays down past the presumed expiry of its cleanup
+		// (which checkCleanup and checkGaveUp time), then comes back.
+		"Outage": func(t *rapid.T) {
+			var entering []*client
+			for _, c := range f.w.awake() {
+				if c.busy("enter") && !c.partitioned {
+					entering = append(entering, c)
+				}
 			}
-			c.stop("enter")
-			c.stop("leave")
+			c := drawClient(t, entering, "outage")
+			f.mu.Lock()
+			m := f.ms[c.idx]
+			f.mu.Unlock()
+			c.partitioned = true
+			f.w.inject(t, faults.Disconnect(c.conn.Index(), -1))
+			f.w.runFor(t, 50*time.Millisecond)
+			f.cancel(c)
+			f.w.runFor(t, m.conn.presumedExpiry()+time.Second)
+			if c.partitioned && !c.paused() {
+				c.partitioned = false
+				f.w.inject(t, faults.Reconnect(c.conn.Index()))
+			}
 		},
 	}
 	if f.leave {
@@ -626,21 +656,20 @@ func (f *groupFamily) stuck() string {
 // retry.CleanupContext: it goes on for as long as the session may be
 // alive, and gives up once the connection has been down, without a break,
 // for one and a half session timeouts (the server has expired the session
-// by then). Both halves are timings of the virtual clock: the cleanup's
+// by then), of 10 s if the Conn reports none (the last process's
+// timedConn does not: timedConn.presumedExpiry). Both halves are timings of the virtual clock: the cleanup's
 // downtime clock starts when it finds the connection down, which is no
 // earlier than the later of the cancel and the last change away from
 // connected.
-const (
-	presumedExpiry = sessionTimeout * 3 / 2
-	// cleanupSlack is how long past presumedExpiry a cleanup may still
-	// run, counted from when the client has heard every reply (the failure
-	// of a request in flight when the connection broke may reach it late).
-	cleanupSlack = 50 * time.Millisecond
-)
+//
+// cleanupSlack is how long past the presumed expiry a cleanup may still
+// run, counted from when the client has heard every reply (the failure of
+// a request in flight when the connection broke may reach it late).
+const cleanupSlack = 50 * time.Millisecond
 
 // checkCleanup tracks when each client's connection went down, and records
 // a violation when the cleanup of a cancelled Enter runs on past
-// presumedExpiry (plus cleanupSlack) of continuous downtime with nothing
+// its presumed expiry (plus cleanupSlack) of continuous downtime with nothing
 // in flight. Call it with f.mu held.
 func (f *groupFamily) checkCleanup() {
 	now := f.w.sw.Now()
@@ -660,14 +689,14 @@ func (f *groupFamily) checkCleanup() {
 		if m.quiet < 0 && !f.w.inFlight(c) {
 			m.quiet = now
 		}
-		if m.quiet >= 0 && now-m.quiet > presumedExpiry+cleanupSlack {
+		if m.quiet >= 0 && now-m.quiet > m.conn.presumedExpiry()+cleanupSlack {
 			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-m.quiet)
 		}
 	}
 }
 
 // checkGaveUp records a violation when a cancelled Enter whose member node
-// existed returns while the connection is down, before presumedExpiry of
+// existed returns while the connection is down, before its presumed expiry of
 // continuous downtime: its cleanup gave up too early.
 func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 	f.mu.Lock()
@@ -680,7 +709,7 @@ func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 	if down < 0 {
 		down = f.w.sw.Now() // went down at this instant: not yet seen by check
 	}
-	if d := f.w.sw.Now() - max(down, m.cancelled); d < presumedExpiry {
+	if d := f.w.sw.Now() - max(down, m.cancelled); d < m.conn.presumedExpiry() {
 		f.w.violate("cleanup gave up early", "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
 	}
 }

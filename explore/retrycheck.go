@@ -41,6 +41,10 @@ type timedConn struct {
 	*sim.Conn
 	w   *world
 	idx int // the client's index
+	// noTimeout makes SessionTimeout report 0, as a client library does
+	// before its first session: the recipes then presume expiry after
+	// 1.5 × 10 s of downtime.
+	noTimeout bool
 
 	mu          sync.Mutex
 	last        string        // the last request: op and path
@@ -76,6 +80,25 @@ func (tc *timedConn) reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.last, tc.losses = "", 0
+}
+
+// SessionTimeout implements zksim.Conn: 0 with noTimeout.
+func (tc *timedConn) SessionTimeout() time.Duration {
+	if tc.noTimeout {
+		return 0
+	}
+	return tc.Conn.SessionTimeout()
+}
+
+// presumedExpiry is how long a cleanup on tc waits out continuous
+// downtime before it presumes the session expired: 1.5 session timeouts,
+// of 10 s when the Conn reports none.
+func (tc *timedConn) presumedExpiry() time.Duration {
+	d := tc.SessionTimeout()
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	return d * 3 / 2
 }
 
 // begin checks the timing of a request about to be sent; read tells a
