@@ -20,17 +20,35 @@ import (
 
 // The barrier machines.
 //
-// Barrier: client 0 sets and removes the barrier, the others wait on it.
-// Invariant: a Wait returns only if the barrier node it began under was
-// removed meanwhile (it is gone, or it is another node: another czxid).
-// Liveness: once faults stop and the barrier is removed, every waiter
-// returns.
+// Barrier: client 0 sets and removes the barrier (and tries to set one
+// with an ACL the server refuses), the others wait on it; a third party
+// may delete the barrier node or its parent. Invariants: a Wait returns
+// nil only if the barrier node it began under was removed meanwhile (it is
+// gone, or it is another node: another czxid), and only if the last exists
+// it sent found the barrier unset; once Set returns nil the barrier is set
+// (unless the third party deleted it meanwhile), once Remove returns nil
+// it is not; the Set with the bad ACL fails with ErrInvalidACL. Liveness:
+// once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
-// of all the clients. Invariants: no member passes Enter (Wait) before all
-// members have arrived; no member's Leave returns while a member that
-// entered, and still has its session, has not begun to leave. Liveness:
-// once faults stop every member enters and (double barrier) leaves.
+// of all the clients; a process whose session ended goes on as a new
+// member. Invariants: no member passes Enter (Wait) before all members
+// have arrived, nor without its member node and the gate; a member that
+// passed keeps its node until it leaves (the start barrier's, until its
+// session ends); no session has two member nodes; only a member that joins
+// an open round late writes the gate; no member's Leave returns while a
+// member that entered, and still has its session, has not begun to leave,
+// nor while its round's gate is there or with its node left; an Enter that
+// fails leaves no node behind; the constructors refuse bad arguments.
+// Liveness: once faults stop every member enters and (double barrier)
+// leaves.
+//
+// In all three, a call returns nil, its context's error, or an error
+// saying that its session can no longer act (explainError), and the
+// retries keep their documented timing on the virtual clock: the backoff
+// between repeats (timedConn), and the cleanup of a cancelled Enter giving
+// up after, and only after, 1.5 session timeouts of continuous downtime
+// (checkCleanup, checkGaveUp).
 
 const barrierPath = "/barrier/b"
 
@@ -308,7 +326,6 @@ type member struct {
 	entered bool  // passed Enter (Wait)
 	leaving bool  // began Leave
 	left    bool  // Leave returned nil
-	dead    bool  // lost its session after entering: no longer a member
 	round   int64 // the czxid of the gate when Enter (Wait) returned nil
 	// cancelled is when the Cancel action cancelled the member's Enter
 	// (-1: not cancelled); owned, whether its member node existed then
@@ -354,13 +371,12 @@ func (f *groupFamily) renew(c *client) {
 	switch {
 	case old.left:
 		m.entered, m.leaving, m.left = true, true, true // its round is over for it
-	case old.entered && !f.leave:
-		m.entered, m.dead = true, true // it was a member; it is gone
 	}
-	// A double-barrier member that entered and lost its session is gone;
-	// the process goes on as a new member, which may Enter: it joins the
-	// round if it is still open (the others' Leave then waits for it too),
-	// or waits for the next round.
+	// A member that lost its session is gone; the process goes on as a new
+	// member, which may Enter: a start barrier lets it pass at once once
+	// open (the start node stays); a double barrier lets it join the round
+	// if it is still open (the others' Leave then waits for it too), else
+	// it waits for the next round.
 	f.ms[c.idx] = m
 }
 
@@ -462,7 +478,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 		round := m.round
 		var early []string
 		for i, o := range f.ms {
-			if o.entered && !o.dead && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
+			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
 				early = append(early, fmt.Sprintf("p%d", i))
 			}
 		}
@@ -551,7 +567,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	}
 	if f.leave {
 		a["Leave"] = func(t *rapid.T) {
-			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.dead && !m.left && !m.leaving }), "leave"))
+			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving }), "leave"))
 		}
 	}
 	return a
@@ -598,7 +614,7 @@ func (f *groupFamily) check() {
 		if count[id] > 1 {
 			f.w.violate("two member nodes", "p%d's session has %d member nodes", i, count[id])
 		}
-		if m.entered && !m.dead && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
+		if m.entered && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
 			f.w.violate("member node gone", "p%d passed the barrier and has not left, but its member node is gone", i)
 		}
 	}
@@ -613,7 +629,7 @@ func (f *groupFamily) live() bool {
 	opened, pending := false, false
 	for i, m := range f.ms {
 		opened = opened || m.entered
-		if m.entered && !m.dead && !m.left && f.leave {
+		if m.entered && !m.left && f.leave {
 			pending = pending || f.w.sessionLive(f.w.clients[i])
 		}
 	}
@@ -622,8 +638,8 @@ func (f *groupFamily) live() bool {
 	for _, c := range f.w.clients {
 		f.mu.Lock()
 		m := f.ms[c.idx]
-		needEnter := !m.entered && !opened
-		needLeave := f.leave && m.entered && !m.dead && !m.left
+		needEnter := !m.entered && (!opened || !f.leave)
+		needLeave := f.leave && m.entered && !m.left
 		f.mu.Unlock()
 		switch {
 		case c.busy("enter") && f.leave && opened && !pending && !f.w.inFlight(c):
@@ -647,7 +663,7 @@ func (f *groupFamily) stuck() string {
 	defer f.mu.Unlock()
 	var out []string
 	for i, m := range f.ms {
-		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v, dead %v", i, m.entered, m.leaving, m.left, m.dead))
+		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v", i, m.entered, m.leaving, m.left))
 	}
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
 }
