@@ -540,6 +540,17 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			}
 			f.cancel(drawClient(t, busy, "cancel"))
 		},
+		// CancelMidCall cancels a member while one of its requests is on
+		// its way: the recipe's error paths after a failed call.
+		"CancelMidCall": func(t *rapid.T) {
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.busy("") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			f.cancel(drawClient(t, calling, "cancel"))
+		},
 		// Outage: a member whose Enter waits is cut off and cancelled; the
 		// connection stays down past the presumed expiry of its cleanup
 		// (which checkCleanup and checkGaveUp time), then comes back.
