@@ -57,8 +57,15 @@ type member struct {
 	owned            bool
 }
 
-func newGroupFamily(w *world, leave bool) *groupFamily {
-	f := &groupFamily{w: w, leave: leave, size: len(w.clients), dir: "/group"}
+// newGroupFamily makes the machine of a group of size members (0: all the
+// clients). With fewer members than clients, the others arrive late: a
+// start barrier lets them pass at once, a double barrier lets them join
+// the round while it is open, else they wait for the next.
+func newGroupFamily(w *world, leave bool, size int) *groupFamily {
+	if size == 0 {
+		size = len(w.clients)
+	}
+	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group"}
 	for _, c := range w.clients {
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
