@@ -69,8 +69,10 @@
 //
 // The invariants of each family are described at the top of its file
 // (lock_machine.go, which is also the election's; queue_machine.go;
-// barrier_machine.go); the harness, the scheduler and the fault actions are
-// in harness.go, schedule.go and violations.go. The flaws of issue 13 are
+// barrier_machine.go, group_machine.go); the harness, the scheduler and the
+// fault actions are in harness.go, schedule.go and violations.go; what a
+// recipe call may return, and the retry timing on the virtual clock, in
+// outcome.go and retrycheck.go. The flaws of issue 13 are
 // in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);
 // TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
 // on N random seeds at the CI budget, and TestDeterminism that every check
