@@ -38,6 +38,10 @@ type groupFamily struct {
 	// downSince is, by client, when its Conn last went from connected to
 	// any other state (-1 while connected): see checkCleanup.
 	downSince []time.Duration
+	// count is the member nodes by owner session when the directory's
+	// pzxid was pzxid (see owners).
+	count map[int64]int
+	pzxid int64
 }
 
 type member struct {
@@ -312,6 +316,27 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
+// owners counts the member nodes by owner session. It lists them again
+// only when the directory's children changed (its pzxid), since check runs
+// after every step.
+func (f *groupFamily) owners() map[int64]int {
+	_, st, err := f.w.observer.Exists(f.w.ctx, f.dir)
+	if err != nil || st == nil {
+		return nil
+	}
+	if f.count != nil && st.Pzxid == f.pzxid {
+		return f.count
+	}
+	count := map[int64]int{}
+	for _, n := range f.w.children(f.dir) {
+		if o := f.w.owner(f.dir + "/" + n); o != 0 {
+			count[o]++
+		}
+	}
+	f.count, f.pzxid = count, st.Pzxid
+	return count
+}
+
 // applied checks the writes to the gate: only a double-barrier member
 // whose node was created after the gate (it joins the open round late)
 // writes to it; nobody writes to a start barrier's.
@@ -341,12 +366,7 @@ func (f *groupFamily) check() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.checkCleanup()
-	count := map[int64]int{}
-	for _, n := range f.w.children(f.dir) {
-		if o := f.w.owner(f.dir + "/" + n); o != 0 {
-			count[o]++
-		}
-	}
+	count := f.owners()
 	for i, m := range f.ms {
 		c := f.w.clients[i]
 		id := c.conn.SessionID()
