@@ -2,45 +2,102 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/barrier"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // The barrier machines.
 //
-// Barrier: client 0 sets and removes the barrier, the others wait on it.
-// Invariant: a Wait returns only if the barrier node it began under was
-// removed meanwhile (it is gone, or it is another node: another czxid).
-// Liveness: once faults stop and the barrier is removed, every waiter
-// returns.
+// Barrier: client 0 sets and removes the barrier (and tries to set one
+// with an ACL the server refuses), the others wait on it; a third party
+// may delete the barrier node or its parent. Invariants: a Wait returns
+// nil only if the barrier node it began under was removed meanwhile (it is
+// gone, or it is another node: another czxid), and only if the last exists
+// it sent found the barrier unset; once Set returns nil the barrier is set
+// (unless the third party deleted it meanwhile), once Remove returns nil
+// it is not; the Set with the bad ACL fails with ErrInvalidACL. Liveness:
+// once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
-// of all the clients. Invariants: no member passes Enter (Wait) before all
-// members have arrived; no member's Leave returns while a member that
-// entered, and still has its session, has not begun to leave. Liveness:
-// once faults stop every member enters and (double barrier) leaves.
+// of all the clients; a process whose session ended goes on as a new
+// member. Invariants: no member passes Enter (Wait) before all members
+// have arrived, nor without its member node and the gate; a member that
+// passed keeps its node until it leaves (the start barrier's, until its
+// session ends); no session has two member nodes; only a member that joins
+// an open round late writes the gate; no member's Leave returns while a
+// member that entered, and still has its session, has not begun to leave,
+// nor while its round's gate is there or with its node left; an Enter that
+// fails leaves no node behind; the constructors refuse bad arguments.
+// Liveness: once faults stop every member enters and (double barrier)
+// leaves.
+//
+// In all three, a call returns nil, its context's error, or an error
+// saying that its session can no longer act (explainError), and the
+// retries keep their documented timing on the virtual clock: the backoff
+// between repeats (timedConn), and the cleanup of a cancelled Enter giving
+// up after, and only after, 1.5 session timeouts of continuous downtime
+// (checkCleanup, checkGaveUp).
 
 const barrierPath = "/barrier/b"
 
 type barrierFamily struct {
-	w  *world
-	bs []*barrier.Barrier
+	w     *world
+	bs    []*barrier.Barrier
+	conns []*timedConn
+
+	mu sync.Mutex
+	// thirdParty counts the third party's deletes of the barrier node.
+	thirdParty int
+	// sawSet tells, by client, whether the last exists of the barrier
+	// node the server applied for it found the barrier set.
+	sawSet []bool
+	// closed holds the sessions the machine closed (LossBurst).
+	closed map[*sim.Conn]bool
+}
+
+// badACL is an ACL the server refuses (no such IP address).
+var badACL = []zksim.ACL{{Perms: zksim.PermAll, Scheme: "ip", ID: "not-an-address"}}
+
+// badACLPath is the node of the barrier that p0 sets with badACL.
+const badACLPath = "/acl/barrier"
+
+// applied records what the exists requests of the waiters found.
+func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
+	if r.Op != zkmem.OpExists || r.Path != barrierPath {
+		return
+	}
+	set := f.czxid() != 0
+	f.mu.Lock()
+	f.sawSet[c.idx] = set
+	f.mu.Unlock()
 }
 
 func newBarrierFamily(w *world) *barrierFamily {
-	f := &barrierFamily{w: w}
+	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients)), closed: map[*sim.Conn]bool{}}
 	for _, c := range w.clients {
-		f.bs = append(f.bs, barrier.New(c.conn, barrierPath))
+		tc := newTimedConn(w, c)
+		f.conns = append(f.conns, tc)
+		f.bs = append(f.bs, barrier.New(tc, barrierPath))
 	}
 	return f
 }
 
-func (f *barrierFamily) renew(c *client) { f.bs[c.idx] = barrier.New(c.conn, barrierPath) }
+func (f *barrierFamily) renew(c *client) {
+	f.conns[c.idx] = newTimedConn(f.w, c)
+	f.bs[c.idx] = barrier.New(f.conns[c.idx], barrierPath)
+}
 
 // czxid returns the czxid of the barrier node, 0 when it is not set.
 func (f *barrierFamily) czxid() int64 {
@@ -49,6 +106,12 @@ func (f *barrierFamily) czxid() int64 {
 		return 0
 	}
 	return st.Czxid
+}
+
+func (f *barrierFamily) deletes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.thirdParty
 }
 
 func (f *barrierFamily) actions() map[string]func(*rapid.T) {
@@ -61,14 +124,26 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 	}
 	return map[string]func(*rapid.T){
 		"Set": func(t *rapid.T) {
-			c := controller(t)
-			b := f.bs[0]
-			c.start("set", b.Set)
+			f.set(controller(t))
 		},
 		"Remove": func(t *rapid.T) {
+			f.remove(controller(t))
+		},
+		// SetBadACL: a barrier whose option asks for an ACL the server
+		// refuses cannot be set: Set returns the server's error.
+		"SetBadACL": func(t *rapid.T) {
 			c := controller(t)
-			b := f.bs[0]
-			c.start("remove", b.Remove)
+			b, conn := barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), c.conn
+			c.start("set", func(ctx context.Context) error {
+				err := b.Set(ctx)
+				if !errors.Is(err, zksim.ErrInvalidACL) {
+					f.w.explainError(c, conn, ctx, "Set with a bad ACL", err)
+					if err == nil {
+						f.w.violate("bad ACL taken", "p%d's Set with a bad ACL returned nil", c.idx)
+					}
+				}
+				return err
+			})
 		},
 		"Wait": func(t *rapid.T) {
 			var idle []*client
@@ -80,22 +155,113 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 			f.wait(drawClient(t, idle, "wait"))
 		},
 		"Cancel": func(t *rapid.T) {
+			var busy []*client
+			for _, c := range f.w.awake() {
+				if c.busy("") {
+					busy = append(busy, c)
+				}
+			}
+			c := drawClient(t, busy, "cancel")
+			for _, name := range []string{"wait", "set", "remove"} {
+				if c.busy(name) {
+					c.stop(name)
+				}
+			}
+		},
+		// LossBurst: a waiter's exists requests are lost many times in a
+		// row, so that its backoff reaches its bound (timedConn checks the
+		// pauses).
+		"LossBurst": func(t *rapid.T) {
 			var waiting []*client
 			for _, c := range f.w.awake() {
 				if c.busy("wait") {
 					waiting = append(waiting, c)
 				}
 			}
-			drawClient(t, waiting, "cancel").stop("wait")
+			c := drawClient(t, waiting, "burst")
+			n := rapid.IntRange(2, 11).Draw(t, "losses")
+			then := rapid.SampledFrom([]string{"", "expire", "close"}).Draw(t, "then")
+			for i := range n {
+				f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+				if i == n-1 {
+					// The session expires, or the process closes it, while
+					// the waiter waits to retry: its Wait must fail at once,
+					// without a further try.
+					switch then {
+					case "expire":
+						f.w.inject(t, faults.Expire(c.conn.Index()))
+					case "close":
+						conn := c.conn
+						f.mu.Lock()
+						f.closed[conn] = true
+						f.mu.Unlock()
+						c.start("close", func(context.Context) error { return conn.Close() })
+					}
+				}
+				f.w.runFor(t, 550*time.Millisecond)
+			}
+		},
+		// ThirdPartyDelete: an operator deletes the barrier node, or its
+		// parent once that is empty (so the next Set creates it again).
+		"ThirdPartyDelete": func(t *rapid.T) {
+			p := rapid.SampledFrom([]string{barrierPath, path.Dir(barrierPath)}).Draw(t, "node")
+			if ok, st, err := f.w.observer.Exists(f.w.ctx, p); err != nil || !ok || st.NumChildren > 0 {
+				t.SkipNow()
+			}
+			f.mu.Lock()
+			f.thirdParty++
+			f.mu.Unlock()
+			f.w.inject(t, faults.DeleteNode(p))
 		},
 	}
 }
 
+// set raises the barrier: once Set returns nil the barrier is set (unless
+// a third party deleted it meanwhile).
+func (f *barrierFamily) set(c *client) {
+	b, conn := f.bs[0], c.conn
+	before := f.deletes()
+	f.conns[c.idx].reset()
+	c.start("set", func(ctx context.Context) error {
+		err := b.Set(ctx)
+		f.w.explainError(c, conn, ctx, "Set", err)
+		if err == nil && f.czxid() == 0 && f.deletes() == before {
+			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
+		}
+		return err
+	})
+}
+
+// remove lowers the barrier: once Remove returns nil it is not set (only
+// p0 sets it, and p0 runs one call at a time).
+func (f *barrierFamily) remove(c *client) {
+	b, conn := f.bs[0], c.conn
+	f.conns[c.idx].reset()
+	c.start("remove", func(ctx context.Context) error {
+		err := b.Remove(ctx)
+		f.w.explainError(c, conn, ctx, "Remove", err)
+		if err == nil && f.czxid() != 0 {
+			f.w.violate("removed still set", "p%d's Remove returned nil but the barrier is set", c.idx)
+		}
+		return err
+	})
+}
+
 func (f *barrierFamily) wait(c *client) {
-	b := f.bs[c.idx]
+	b, conn := f.bs[c.idx], c.conn
 	before := f.czxid()
+	f.conns[c.idx].reset()
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
+		f.mu.Lock()
+		sawSet, closed := f.sawSet[c.idx], f.closed[conn]
+		f.mu.Unlock()
+		if !closed || !errors.Is(err, zksim.ErrClosing) {
+			f.w.explainError(c, conn, ctx, "Wait", err)
+		}
+		if err == nil && sawSet {
+			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
+		}
 		if err == nil && before != 0 && f.czxid() == before {
 			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
 		}
@@ -112,7 +278,7 @@ func (f *barrierFamily) live() bool {
 		return false
 	}
 	if f.czxid() != 0 {
-		c.start("remove", f.bs[0].Remove)
+		f.remove(c)
 		return false
 	}
 	for _, c := range f.w.clients[1:] {
@@ -131,210 +297,4 @@ func (f *barrierFamily) stuck() string {
 		}
 	}
 	return strings.Join(out, "; ")
-}
-
-// groupFamily is the machine of the double barrier (leave true) and of the
-// start barrier (leave false): every client is a member of one group of
-// size len(clients).
-type groupFamily struct {
-	w     *world
-	leave bool
-	size  int
-	dir   string
-	// earlyLeave makes members leave as the flawed earlyLeave does
-	// (flawed_barrier_test.go) instead of with the recipe's Leave.
-	earlyLeave bool
-
-	mu      sync.Mutex
-	ms      []*member
-	arrived int // members whose Enter (Wait) began, ever
-}
-
-type member struct {
-	double  *barrier.DoubleBarrier
-	start   *barrier.StartBarrier
-	entered bool // passed Enter (Wait)
-	leaving bool // began Leave
-	left    bool // Leave returned nil
-	dead    bool // lost its session after entering: no longer a member
-}
-
-func newGroupFamily(w *world, leave bool) *groupFamily {
-	f := &groupFamily{w: w, leave: leave, size: len(w.clients), dir: "/group"}
-	for _, c := range w.clients {
-		f.ms = append(f.ms, f.newMember(c))
-	}
-	return f
-}
-
-func (f *groupFamily) newMember(c *client) *member {
-	if f.leave {
-		b, err := barrier.NewDouble(c.conn, f.dir, f.size)
-		if err != nil {
-			panic(err) // the family's size is at least 1
-		}
-		return &member{double: b}
-	}
-	b, err := barrier.NewStart(c.conn, f.dir, f.size)
-	if err != nil {
-		panic(err) // the family's size is at least 1
-	}
-	return &member{start: b}
-}
-
-func (f *groupFamily) renew(c *client) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	old := f.ms[c.idx]
-	m := f.newMember(c)
-	switch {
-	case old.left:
-		m.entered, m.leaving, m.left = true, true, true // its round is over for it
-	case old.entered:
-		m.entered, m.dead = true, true // it was a member; it is gone
-	}
-	f.ms[c.idx] = m
-}
-
-func (f *groupFamily) enter(c *client) {
-	f.mu.Lock()
-	m := f.ms[c.idx]
-	f.arrived++
-	f.mu.Unlock()
-	c.start("enter", func(ctx context.Context) error {
-		var err error
-		if f.leave {
-			err = m.double.Enter(ctx)
-		} else {
-			err = m.start.Wait(ctx)
-		}
-		if err != nil {
-			return err
-		}
-		f.mu.Lock()
-		m.entered = true
-		arrived := f.arrived
-		f.mu.Unlock()
-		if arrived < f.size {
-			f.w.violate("passed early", "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
-		}
-		return nil
-	})
-}
-
-func (f *groupFamily) leaveGroup(c *client) {
-	f.mu.Lock()
-	m := f.ms[c.idx]
-	m.leaving = true
-	f.mu.Unlock()
-	c.start("leave", func(ctx context.Context) error {
-		leave := m.double.Leave
-		if f.earlyLeave {
-			leave = func(ctx context.Context) error { return earlyLeave(ctx, c.conn, f.dir) }
-		}
-		if err := leave(ctx); err != nil {
-			return err
-		}
-		f.mu.Lock()
-		m.left = true
-		var early []string
-		for i, o := range f.ms {
-			if o.entered && !o.dead && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
-				early = append(early, fmt.Sprintf("p%d", i))
-			}
-		}
-		f.mu.Unlock()
-		if len(early) > 0 {
-			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
-		}
-		return nil
-	})
-}
-
-// can lists the awake idle clients whose member satisfies ok.
-func (f *groupFamily) can(ok func(*member) bool) []*client {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []*client
-	for _, c := range f.w.awake() {
-		if !c.busy("") && ok(f.ms[c.idx]) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func (f *groupFamily) actions() map[string]func(*rapid.T) {
-	a := map[string]func(*rapid.T){
-		"Enter": func(t *rapid.T) {
-			f.enter(drawClient(t, f.can(func(m *member) bool { return !m.entered }), "enter"))
-		},
-		"Cancel": func(t *rapid.T) {
-			var busy []*client
-			for _, c := range f.w.awake() {
-				if c.busy("") {
-					busy = append(busy, c)
-				}
-			}
-			c := drawClient(t, busy, "cancel")
-			c.stop("enter")
-			c.stop("leave")
-		},
-	}
-	if f.leave {
-		a["Leave"] = func(t *rapid.T) {
-			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.dead && !m.left && !m.leaving }), "leave"))
-		}
-	}
-	return a
-}
-
-func (f *groupFamily) check() {}
-
-// live: before the group opens, every member enters; once it is open,
-// every member that passed leaves (double barrier). A member that arrives
-// at a double barrier after its round is over waits for a next round that
-// nobody else joins: it is cancelled once nothing else can happen.
-func (f *groupFamily) live() bool {
-	f.mu.Lock()
-	opened, pending := false, false
-	for i, m := range f.ms {
-		opened = opened || m.entered
-		if m.entered && !m.dead && !m.left && f.leave {
-			pending = pending || f.w.sessionLive(f.w.clients[i])
-		}
-	}
-	f.mu.Unlock()
-	done := true
-	for _, c := range f.w.clients {
-		f.mu.Lock()
-		m := f.ms[c.idx]
-		needEnter := !m.entered && !opened
-		needLeave := f.leave && m.entered && !m.dead && !m.left
-		f.mu.Unlock()
-		switch {
-		case c.busy("enter") && f.leave && opened && !pending && !f.w.inFlight(c):
-			c.stop("enter") // arrived after the round: no group will form
-			done = false
-		case c.busy(""):
-			done = false
-		case needEnter:
-			f.enter(c)
-			done = false
-		case needLeave:
-			f.leaveGroup(c)
-			done = false
-		}
-	}
-	return done
-}
-
-func (f *groupFamily) stuck() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []string
-	for i, m := range f.ms {
-		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v, dead %v", i, m.entered, m.leaving, m.left, m.dead))
-	}
-	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
 }

@@ -72,10 +72,12 @@
 // lock_api.go and protected_api.go: their whole API, third-party deletes,
 // closed sessions, the root package's protected create; election_api.go,
 // the rest of the election's API and third parties in its directory;
-// queue_machine.go; barrier_machine.go); the harness, the scheduler and the
-// fault actions are in harness.go, schedule.go and violations.go. Every
-// machine also checks the protected names the recipes create against the
-// form Curator gives them (names.go). The flaws of issue 13 are
+// queue_machine.go; barrier_machine.go, group_machine.go); the harness, the
+// scheduler and the fault actions are in harness.go, schedule.go and
+// violations.go; what a recipe call may return, and the retry timing on the
+// virtual clock, in outcome.go and retrycheck.go. Every machine also checks
+// the protected names the recipes create against the form Curator gives
+// them (names.go). The flaws of issue 13 are
 // in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);
 // TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
 // on N random seeds at the CI budget, and TestDeterminism that every check

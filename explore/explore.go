@@ -51,11 +51,11 @@ var Recipes = []Machine{
 	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newBarrierFamily(w)
 	}},
-	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newGroupFamily(w, true)
+	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newGroupFamily(w, true, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
-	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newGroupFamily(w, false)
+	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newGroupFamily(w, false, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
 }
 

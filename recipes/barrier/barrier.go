@@ -25,21 +25,23 @@ func New(conn zksim.Conn, path string, opts ...Option) *Barrier {
 }
 
 // Set raises the barrier: its node is created (persistent, with missing
-// parents). Setting a barrier that is already set is not an error. It
-// blocks for the round trips and across connection losses.
+// parents, again if a parent is deleted meanwhile). Setting a barrier that
+// is already set is not an error. It blocks for the round trips and across
+// connection losses.
 func (b *Barrier) Set(ctx context.Context) error {
 	return retry.Do(ctx, b.conn, func() error {
-		_, err := b.conn.Create(ctx, b.path, nil, zksim.ModePersistent, b.acl)
-		if errors.Is(err, zksim.ErrNoNode) {
+		for {
+			_, err := b.conn.Create(ctx, b.path, nil, zksim.ModePersistent, b.acl)
+			if errors.Is(err, zksim.ErrNodeExists) {
+				return nil
+			}
+			if !errors.Is(err, zksim.ErrNoNode) {
+				return err
+			}
 			if err := seqnode.EnsurePath(ctx, b.conn, path.Dir(b.path), b.acl); err != nil {
 				return err
 			}
-			_, err = b.conn.Create(ctx, b.path, nil, zksim.ModePersistent, b.acl)
 		}
-		if errors.Is(err, zksim.ErrNodeExists) {
-			return nil
-		}
-		return err
 	})
 }
 
@@ -51,7 +53,9 @@ func (b *Barrier) Remove(ctx context.Context) error {
 
 // Wait blocks while the barrier is set: until its node is deleted, ctx is
 // done, or the session can no longer act. It returns at once if the
-// barrier is not set.
+// barrier is not set. It returns nil only when it has found the barrier
+// not set: a barrier removed and set again before Wait looks again keeps
+// it waiting.
 func (b *Barrier) Wait(ctx context.Context) error {
 	for {
 		var (

@@ -131,14 +131,14 @@ type downtimeKey struct{}
 // CleanupContext returns the context for deleting what a call created after
 // the call's own ctx is done: it keeps ctx's values and drops its
 // cancellation. It has no deadline: a cleanup goes on for as long as the
-// session may be alive, since a node left behind by a live session is an
-// orphan that blocks every later contender until the session ends. The
-// retries under it (Do, Pause, WaitConnected) end when the session is known
-// to have ended (expired, Conn closed: see Final), or with
-// ErrPresumedExpired when the connection has been down, without a break,
-// for one and a half session timeouts. A connection that flaps, or a
-// process pause, can take longer than that in total while the session
-// lives on; only continuous downtime proves it expired.
+// session may be alive (a node left behind by a live session is an orphan
+// that blocks every later contender until the session ends). The retries
+// under it (Do, Pause, WaitConnected) end when the session is known to have
+// ended (expired, Conn closed: see Final), or with ErrPresumedExpired once
+// the connection has been down, without a break, for one and a half session
+// timeouts (of 10 s if the Conn reports none). A connection that flaps, or
+// a process pause, can take longer in total while the session lives on;
+// only continuous downtime proves it expired.
 //
 // It starts no goroutine and sends nothing. The cleanup must wait for the
 // connection only through this package (Do, Pause, WaitConnected) and

@@ -1,0 +1,490 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes/barrier"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The machines of the double barrier and the start barrier (see
+// barrier_machine.go for what they check).
+
+// groupFamily is the machine of the double barrier (leave true) and of the
+// start barrier (leave false): every client is a member of one group of
+// size len(clients).
+type groupFamily struct {
+	w     *world
+	leave bool
+	size  int
+	dir   string
+	// earlyLeave makes members leave as the flawed earlyLeave does
+	// (flawed_barrier_test.go) instead of with the recipe's Leave.
+	earlyLeave bool
+
+	mu      sync.Mutex
+	ms      []*member
+	arrived int // members whose Enter (Wait) began, ever
+	// downSince is, by client, when its Conn last went from connected to
+	// any other state (-1 while connected): see checkCleanup.
+	downSince []time.Duration
+	// count is the member nodes by owner session when the directory's
+	// pzxid was pzxid (see owners).
+	count map[int64]int
+	pzxid int64
+}
+
+type member struct {
+	conn    *timedConn
+	double  *barrier.DoubleBarrier
+	start   *barrier.StartBarrier
+	entered bool  // passed Enter (Wait)
+	leaving bool  // began Leave
+	left    bool  // Leave returned nil
+	round   int64 // the czxid of the gate when Enter (Wait) returned nil
+	// cancelled is when the Cancel action cancelled the member's Enter
+	// (-1: not cancelled); owned, whether its member node existed then
+	// (so its cleanup must delete it); quiet, when since then its Conn
+	// was first down with nothing in flight (-1: not yet, or connected
+	// again).
+	cancelled, quiet time.Duration
+	owned            bool
+}
+
+// newGroupFamily makes the machine of a group of size members (0: all the
+// clients). With fewer members than clients, the others arrive late: a
+// start barrier lets them pass at once, a double barrier lets them join
+// the round while it is open, else they wait for the next.
+func newGroupFamily(w *world, leave bool, size int) *groupFamily {
+	if size == 0 {
+		size = len(w.clients)
+	}
+	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group"}
+	for _, c := range w.clients {
+		f.ms = append(f.ms, f.newMember(c))
+		f.downSince = append(f.downSince, -1)
+	}
+	return f
+}
+
+func (f *groupFamily) newMember(c *client) *member {
+	tc := newTimedConn(f.w, c)
+	// The last process's client library reports no session timeout.
+	tc.noTimeout = c.idx == len(f.w.clients)-1
+	if f.leave {
+		b, err := barrier.NewDouble(tc, f.dir, f.size)
+		if err != nil {
+			panic(err) // the family's size is at least 1
+		}
+		return &member{conn: tc, double: b, cancelled: -1, quiet: -1}
+	}
+	b, err := barrier.NewStart(tc, f.dir, f.size)
+	if err != nil {
+		panic(err) // the family's size is at least 1
+	}
+	return &member{conn: tc, start: b, cancelled: -1, quiet: -1}
+}
+
+func (f *groupFamily) renew(c *client) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	old := f.ms[c.idx]
+	m := f.newMember(c)
+	switch {
+	case old.left:
+		m.entered, m.leaving, m.left = true, true, true // its round is over for it
+	}
+	// A member that lost its session is gone; the process goes on as a new
+	// member, which may Enter: a start barrier lets it pass at once once
+	// open (the start node stays); a double barrier lets it join the round
+	// if it is still open (the others' Leave then waits for it too), else
+	// it waits for the next round.
+	f.ms[c.idx] = m
+}
+
+func (f *groupFamily) enter(c *client) {
+	f.mu.Lock()
+	m := f.ms[c.idx]
+	m.cancelled, m.quiet, m.owned = -1, -1, false
+	m.conn.reset()
+	f.arrived++
+	f.mu.Unlock()
+	conn := c.conn
+	c.start("enter", func(ctx context.Context) error {
+		var err error
+		if f.leave {
+			err = m.double.Enter(ctx)
+		} else {
+			err = m.start.Wait(ctx)
+		}
+		f.w.explainError(c, conn, ctx, "Enter", err)
+		alive := f.w.sessionAlive(conn)
+		mine := f.w.ownedUnder(f.dir, conn.SessionID())
+		if err != nil {
+			f.checkGaveUp(c, m, conn)
+			// On error our member node is deleted (checked while connected:
+			// a cleanup cut by a long downtime presumes the session expired).
+			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
+				f.w.violate("member left behind", "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
+			}
+			return err
+		}
+		var round int64
+		if alive {
+			// Our node is there, so the gate (which a round deletes only
+			// once no member of it is left) is too.
+			ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate())
+			switch {
+			case len(mine) == 0:
+				f.w.violate("entered without a node", "p%d passed the barrier but has no member node", c.idx)
+			case gerr != nil || !ok:
+				f.w.violate("entered a closed barrier", "p%d passed the barrier but its gate is not there", c.idx)
+			default:
+				round = st.Czxid
+			}
+		}
+		f.mu.Lock()
+		m.entered = true
+		m.round = round
+		arrived := f.arrived
+		f.mu.Unlock()
+		if arrived < f.size {
+			f.w.violate("passed early", "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
+		}
+		return nil
+	})
+}
+
+// cancel cancels c's Enter and Leave, noting when, for the cleanup checks.
+func (f *groupFamily) cancel(c *client) {
+	if c.busy("enter") && f.ms[c.idx].cancelled < 0 {
+		owned := len(f.w.ownedUnder(f.dir, c.conn.SessionID())) > 0
+		f.mu.Lock()
+		f.ms[c.idx].cancelled, f.ms[c.idx].owned = f.w.sw.Now(), owned
+		f.mu.Unlock()
+	}
+	c.stop("enter")
+	c.stop("leave")
+}
+
+// gate is the path of the group's gate node.
+func (f *groupFamily) gate() string {
+	if f.leave {
+		return f.dir + "/ready"
+	}
+	return f.dir + "/start"
+}
+
+func (f *groupFamily) leaveGroup(c *client) {
+	f.mu.Lock()
+	m := f.ms[c.idx]
+	m.leaving = true
+	m.conn.reset()
+	f.mu.Unlock()
+	conn := c.conn
+	c.start("leave", func(ctx context.Context) error {
+		leave := m.double.Leave
+		if f.earlyLeave {
+			leave = func(ctx context.Context) error { return earlyLeave(ctx, c.conn, f.dir) }
+		}
+		err := leave(ctx)
+		f.w.explainError(c, conn, ctx, "Leave", err)
+		if err != nil {
+			return err
+		}
+		if mine := f.w.ownedUnder(f.dir, conn.SessionID()); len(mine) > 0 {
+			f.w.violate("left with a node", "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
+		}
+		f.mu.Lock()
+		m.left = true
+		round := m.round
+		var early []string
+		for i, o := range f.ms {
+			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
+				early = append(early, fmt.Sprintf("p%d", i))
+			}
+		}
+		f.mu.Unlock()
+		if len(early) > 0 {
+			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
+		}
+		if ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate()); round != 0 && gerr == nil && ok && st.Czxid == round {
+			f.w.violate("left an open round", "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
+		}
+		return nil
+	})
+}
+
+// can lists the awake idle clients whose member satisfies ok.
+func (f *groupFamily) can(ok func(*member) bool) []*client {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*client
+	for _, c := range f.w.awake() {
+		if !c.busy("") && ok(f.ms[c.idx]) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *groupFamily) actions() map[string]func(*rapid.T) {
+	a := map[string]func(*rapid.T){
+		// Args: the constructors refuse a size below 1 and an invalid
+		// directory with an error matching zksim.ErrBadArguments, and
+		// accept every other.
+		"Args": func(t *rapid.T) {
+			size := rapid.IntRange(-1, 3).Draw(t, "size")
+			dir := rapid.SampledFrom([]string{f.dir, "/other/group", "", "group", "/group/", "/a//b"}).Draw(t, "dir")
+			bad := size < 1 || zksim.ValidatePath(dir, false) != nil
+			var err error
+			var made bool
+			if f.leave {
+				b, e := barrier.NewDouble(f.w.observer, dir, size)
+				err, made = e, b != nil
+			} else {
+				b, e := barrier.NewStart(f.w.observer, dir, size)
+				err, made = e, b != nil
+			}
+			if bad != errors.Is(err, zksim.ErrBadArguments) || made == (err != nil) {
+				f.w.violate("bad arguments", "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
+			}
+		},
+		"Enter": func(t *rapid.T) {
+			f.enter(drawClient(t, f.can(func(m *member) bool { return !m.entered }), "enter"))
+		},
+		"Cancel": func(t *rapid.T) {
+			var busy []*client
+			for _, c := range f.w.awake() {
+				if c.busy("") {
+					busy = append(busy, c)
+				}
+			}
+			f.cancel(drawClient(t, busy, "cancel"))
+		},
+		// CancelMidCall cancels a member while one of its requests is on
+		// its way: the recipe's error paths after a failed call.
+		"CancelMidCall": func(t *rapid.T) {
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.busy("") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			f.cancel(drawClient(t, calling, "cancel"))
+		},
+		// Outage: a member whose Enter waits is cut off and cancelled; the
+		// connection stays down past the presumed expiry of its cleanup
+		// (which checkCleanup and checkGaveUp time), then comes back.
+		"Outage": func(t *rapid.T) {
+			var entering []*client
+			for _, c := range f.w.awake() {
+				if c.busy("enter") && !c.partitioned {
+					entering = append(entering, c)
+				}
+			}
+			c := drawClient(t, entering, "outage")
+			f.mu.Lock()
+			m := f.ms[c.idx]
+			f.mu.Unlock()
+			c.partitioned = true
+			f.w.inject(t, faults.Disconnect(c.conn.Index(), -1))
+			f.w.runFor(t, 50*time.Millisecond)
+			f.cancel(c)
+			f.w.runFor(t, m.conn.presumedExpiry()+time.Second)
+			if c.partitioned && !c.paused() {
+				c.partitioned = false
+				f.w.inject(t, faults.Reconnect(c.conn.Index()))
+			}
+		},
+	}
+	if f.leave {
+		a["Leave"] = func(t *rapid.T) {
+			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving }), "leave"))
+		}
+	}
+	return a
+}
+
+// owners counts the member nodes by owner session. It lists them again
+// only when the directory's children changed (its pzxid), since check runs
+// after every step.
+func (f *groupFamily) owners() map[int64]int {
+	_, st, err := f.w.observer.Exists(f.w.ctx, f.dir)
+	if err != nil || st == nil {
+		return nil
+	}
+	if f.count != nil && st.Pzxid == f.pzxid {
+		return f.count
+	}
+	count := map[int64]int{}
+	for _, n := range f.w.children(f.dir) {
+		if o := f.w.owner(f.dir + "/" + n); o != 0 {
+			count[o]++
+		}
+	}
+	f.count, f.pzxid = count, st.Pzxid
+	return count
+}
+
+// applied checks the writes to the gate: only a double-barrier member
+// whose node was created after the gate (it joins the open round late)
+// writes to it; nobody writes to a start barrier's.
+func (f *groupFamily) applied(c *client, r *zkmem.Request) {
+	if r.Op != zkmem.OpSetData || r.Path != f.gate() {
+		return
+	}
+	if !f.leave {
+		f.w.violate("gate written", "p%d wrote to the start node", c.idx)
+		return
+	}
+	ok, gst, err := f.w.observer.Exists(f.w.ctx, f.gate())
+	if err != nil || !ok {
+		return
+	}
+	for _, n := range f.w.ownedUnder(f.dir, c.conn.SessionID()) {
+		if ok, st, err := f.w.observer.Exists(f.w.ctx, f.dir+"/"+n); err == nil && ok && st.Czxid < gst.Czxid {
+			f.w.violate("gate written", "p%d wrote to the ready node although its member node was there before it", c.idx)
+		}
+	}
+}
+
+// check: a member that passed and has not begun to leave keeps its member
+// node while its session lives (the start barrier's stays until the
+// session ends), and no session has two member nodes.
+func (f *groupFamily) check() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checkCleanup()
+	count := f.owners()
+	for i, m := range f.ms {
+		c := f.w.clients[i]
+		id := c.conn.SessionID()
+		if count[id] > 1 {
+			f.w.violate("two member nodes", "p%d's session has %d member nodes", i, count[id])
+		}
+		if m.entered && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
+			f.w.violate("member node gone", "p%d passed the barrier and has not left, but its member node is gone", i)
+		}
+	}
+}
+
+// live: before the group opens, every member enters; once it is open,
+// every member that passed leaves (double barrier). A member that arrives
+// at a double barrier after its round is over waits for a next round that
+// nobody else joins: it is cancelled once nothing else can happen.
+func (f *groupFamily) live() bool {
+	f.mu.Lock()
+	opened, pending := false, false
+	for i, m := range f.ms {
+		opened = opened || m.entered
+		if m.entered && !m.left && f.leave {
+			pending = pending || f.w.sessionLive(f.w.clients[i])
+		}
+	}
+	f.mu.Unlock()
+	done := true
+	for _, c := range f.w.clients {
+		f.mu.Lock()
+		m := f.ms[c.idx]
+		needEnter := !m.entered && (!opened || !f.leave)
+		needLeave := f.leave && m.entered && !m.left
+		f.mu.Unlock()
+		switch {
+		case c.busy("enter") && f.leave && opened && !pending && !f.w.inFlight(c):
+			c.stop("enter") // arrived after the round: no group will form
+			done = false
+		case c.busy(""):
+			done = false
+		case needEnter:
+			f.enter(c)
+			done = false
+		case needLeave:
+			f.leaveGroup(c)
+			done = false
+		}
+	}
+	return done
+}
+
+func (f *groupFamily) stuck() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for i, m := range f.ms {
+		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v", i, m.entered, m.leaving, m.left))
+	}
+	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
+}
+
+// The cleanup of a cancelled Enter (deleting our member node) runs under
+// retry.CleanupContext: it goes on for as long as the session may be
+// alive, and gives up once the connection has been down, without a break,
+// for one and a half session timeouts (the server has expired the session
+// by then), of 10 s if the Conn reports none (the last process's
+// timedConn does not: timedConn.presumedExpiry). Both halves are timings of the virtual clock: the cleanup's
+// downtime clock starts when it finds the connection down, which is no
+// earlier than the later of the cancel and the last change away from
+// connected.
+//
+// cleanupSlack is how long past the presumed expiry a cleanup may still
+// run, counted from when the client has heard every reply (the failure of
+// a request in flight when the connection broke may reach it late).
+const cleanupSlack = 50 * time.Millisecond
+
+// checkCleanup tracks when each client's connection went down, and records
+// a violation when the cleanup of a cancelled Enter runs on past
+// its presumed expiry (plus cleanupSlack) of continuous downtime with nothing
+// in flight. Call it with f.mu held.
+func (f *groupFamily) checkCleanup() {
+	now := f.w.sw.Now()
+	for i, c := range f.w.clients {
+		st := c.conn.State()
+		m := f.ms[i]
+		if st == zksim.StateConnected {
+			f.downSince[i], m.quiet = -1, -1
+			continue
+		}
+		if f.downSince[i] < 0 {
+			f.downSince[i] = now
+		}
+		if st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+			continue
+		}
+		if m.quiet < 0 && !f.w.inFlight(c) {
+			m.quiet = now
+		}
+		if m.quiet >= 0 && now-m.quiet > m.conn.presumedExpiry()+cleanupSlack {
+			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-m.quiet)
+		}
+	}
+}
+
+// checkGaveUp records a violation when a cancelled Enter whose member node
+// existed returns while the connection is down, before its presumed expiry of
+// continuous downtime: its cleanup gave up too early.
+func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := conn.State()
+	if m.cancelled < 0 || !m.owned || conn != c.conn || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
+		return
+	}
+	down := f.downSince[c.idx]
+	if down < 0 {
+		down = f.w.sw.Now() // went down at this instant: not yet seen by check
+	}
+	if d := f.w.sw.Now() - max(down, m.cancelled); d < m.conn.presumedExpiry() {
+		f.w.violate("cleanup gave up early", "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
+	}
+}
