@@ -126,8 +126,24 @@ func (pt *proxyTable) reconnect(ctx context.Context, c zksim.Conn) error {
 	if c.State() == zksim.StateExpired {
 		return zksim.ErrSessionExpired
 	}
+	// go-zookeeper v1.0.4 reads its last zxid for the setWatches it sends
+	// after reporting the session, with no synchronisation against its
+	// receive loop, which writes it on every reply (go-zookeeper/zk#35): a
+	// request sent the moment the Conn is connected again can make the
+	// race detector fail the test. Give the client time to send its
+	// setWatches first; once that frame is written, every later reply is
+	// ordered after the read.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(reconnectSettle):
+	}
 	return nil
 }
+
+// reconnectSettle is how long reconnect waits after the Conn is connected
+// again (see reconnect).
+const reconnectSettle = 50 * time.Millisecond
 
 // expire holds c's connection cut past its session timeout, so that the
 // server expires the session (it checks every tick), then restores it and
