@@ -45,7 +45,12 @@ import (
 //   - Proclaim by the leader sets its node's value, by anyone else returns
 //     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
 //     Campaign while leading or campaigning returns ErrCampaigning; Resume
-//     of a node that is not ours returns ErrNotCandidate;
+//     of a node that is not ours (another's, a missing one, one in another
+//     directory) returns ErrNotCandidate; a Campaign with an ACL the
+//     server refuses returns ErrInvalidACL, creating only once;
+//   - a hold becomes Lost only when its node is gone, its Conn expired or
+//     closed, or it stayed Doubtful for the session timeout (a Proclaim,
+//     which changes its node's data, loses nothing): checkLost;
 //   - the leader's node is the lowest candidate (sequence order, across the
 //     int32 wrap): a leader that is Held and whose node exists leads;
 //   - a holder whose node is gone (deleted by a third party, or its
