@@ -108,9 +108,9 @@ type apiResult struct {
 	// refused counts the creates the server refused with ErrInvalidACL
 	// (a Campaign with an invalid ACL).
 	refused int32
-	h     holdable
-	conn  *sim.Conn         // the session of a Campaign, Resume or Resign
-	state recipes.HoldState // the hold's state as the call returned
+	h       holdable
+	conn    *sim.Conn         // the session of a Campaign, Resume or Resign
+	state   recipes.HoldState // the hold's state as the call returned
 }
 
 // observer is an Observe running on a client.
