@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"runtime"
 	"slices"
@@ -44,7 +45,12 @@ import (
 //   - Proclaim by the leader sets its node's value, by anyone else returns
 //     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
 //     Campaign while leading or campaigning returns ErrCampaigning; Resume
-//     of a node that is not ours returns ErrNotCandidate;
+//     of a node that is not ours (another's, a missing one, one in another
+//     directory) returns ErrNotCandidate; a Campaign with an ACL the
+//     server refuses returns ErrInvalidACL, creating only once;
+//   - a hold becomes Lost only when its node is gone, its Conn expired or
+//     closed, or it stayed Doubtful for the session timeout (a Proclaim,
+//     which changes its node's data, loses nothing): checkLost;
 //   - the leader's node is the lowest candidate (sequence order, across the
 //     int32 wrap): a leader that is Held and whose node exists leads;
 //   - a holder whose node is gone (deleted by a third party, or its
@@ -74,6 +80,7 @@ type electionAPI struct {
 	conns     map[string]*sim.Conn          // the sessions of the API calls, by op
 	guards    map[electionDirect]*spinGuard // the Conns of the API calls
 	goneSince map[*client]time.Duration     // a Held holder's node missing since
+	ends      map[*client]*holdEnd          // each hold's state at the last check
 
 	delMu        sync.Mutex
 	deletedIDs   map[int64]bool  // the czxids of the nodes a third party deleted
@@ -98,9 +105,12 @@ type apiResult struct {
 	empty int    // a.empty when the call started
 	value string // Proclaim's value
 	key   string // the node Proclaim acted on
-	h     holdable
-	conn  *sim.Conn         // the session of a Campaign, Resume or Resign
-	state recipes.HoldState // the hold's state as the call returned
+	// refused counts the creates the server refused with ErrInvalidACL
+	// (a Campaign with an invalid ACL).
+	refused int32
+	h       holdable
+	conn    *sim.Conn         // the session of a Campaign, Resume or Resign
+	state   recipes.HoldState // the hold's state as the call returned
 }
 
 // observer is an Observe running on a client.
@@ -455,7 +465,7 @@ func (a *electionAPI) report(r apiResult) {
 }
 
 // apiOps are the names of the operations the API actions start.
-var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume"}
+var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume", "invalid acl"}
 
 func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	w := a.w
@@ -662,7 +672,8 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		c := drawClient(t, free("resume"), "resume")
 		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
 		for _, name := range w.children(electionDir) {
-			keys = append(keys, electionDir+"/"+name)
+			// ... and a candidate's name in another directory.
+			keys = append(keys, electionDir+"/"+name, path.Dir(electionDir)+"/"+name)
 		}
 		key := rapid.SampledFrom(keys).Draw(t, "key")
 		e := election.New(a.apiConn("resume"), electionDir) // owns no node
@@ -681,6 +692,22 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				_ = e.Resign(ctx)
 			}
 			a.report(apiResult{c: c, what: "Resume of another's node", err: err})
+			return err
+		})
+	}
+	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
+	// scheme, and the session has no credentials) returns ErrInvalidACL:
+	// it gives up at the first refused create.
+	m["InvalidACL"] = func(t *rapid.T) {
+		c := drawClient(t, free("invalid acl"), "invalid acl")
+		conn := &refusalConn{Conn: a.apiConn("invalid acl")}
+		e := election.New(conn, electionDir, election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}}))
+		startNow(c, "invalid acl", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			conn.cancel = cancel
+			err := e.Campaign(ctx, []byte("v"))
+			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
 			return err
 		})
 	}
@@ -758,6 +785,7 @@ func (a *electionAPI) check() {
 	}
 	a.judgeResults()
 	a.checkHolders(leader)
+	a.checkLost()
 	a.checkObservers(leader, cur)
 }
 
@@ -834,6 +862,13 @@ func (a *electionAPI) judgeResults() {
 			if !errors.Is(r.err, election.ErrNotLeader) {
 				bad = "not ErrNotLeader"
 			}
+		case "Campaign with an invalid ACL":
+			switch {
+			case r.refused > 1:
+				bad = fmt.Sprintf("it created again after ErrInvalidACL (%d refused creates)", r.refused)
+			case !errors.Is(r.err, zksim.ErrInvalidACL) && !failedOK(r.err):
+				bad = "not ErrInvalidACL"
+			}
 		case "Resume of another's node":
 			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
 				bad = "not ErrNotCandidate"
@@ -874,6 +909,51 @@ func (a *electionAPI) judgeResults() {
 		if bad != "" {
 			w.violate("election API", "p%d: %s returned %v, %v: %s", r.c.idx, r.what, r.l, r.err, bad)
 		}
+	}
+}
+
+// holdEnd is what checkLost saw of a client's hold.
+type holdEnd struct {
+	h     holdable
+	last  recipes.HoldState
+	since time.Duration // Doubtful since, -1 if not Doubtful
+}
+
+// checkLost: a hold becomes Lost only when its node is gone (deleted, or
+// gone with the session), its Conn expired or closed, or it stayed
+// Doubtful for the session timeout (the lock machines' checkEnd). A
+// Proclaim, which changes the node's data, loses nothing.
+func (a *electionAPI) checkLost() {
+	w := a.w
+	if a.ends == nil {
+		a.ends = map[*client]*holdEnd{}
+	}
+	for _, c := range w.clients {
+		lc := a.f.cs[c.idx]
+		if lc.h == nil || lc.conn != c.conn {
+			delete(a.ends, c)
+			continue
+		}
+		e := a.ends[c]
+		if e == nil || e.h != lc.h {
+			e = &holdEnd{h: lc.h, last: recipes.NotHeld, since: -1}
+			a.ends[c] = e
+		}
+		st := lc.h.State()
+		if st == recipes.Lost && e.last != recipes.Lost {
+			cs := c.conn.State()
+			timedOut := e.last == recipes.Doubtful && e.since >= 0 && w.sw.Now()-e.since >= c.conn.SessionTimeout()
+			if key := a.holdKey(lc); key != "" && a.owners[key] == c.conn.SessionID() && cs != zksim.StateExpired && cs != zksim.StateClosed && !timedOut {
+				w.violate("hold state", "p%d's hold became Lost (from %v) with its node %s there, its Conn %v", c.idx, e.last, key, cs)
+			}
+		}
+		switch {
+		case st != recipes.Doubtful:
+			e.since = -1
+		case e.since < 0:
+			e.since = w.sw.Now()
+		}
+		e.last = st
 	}
 }
 
@@ -1002,4 +1082,21 @@ func (a *electionAPI) live() bool {
 		}
 	}
 	return done
+}
+
+// refusalConn counts the creates the server refuses with ErrInvalidACL, and
+// cancels the call at the second: a recipe that ignores the refusal would
+// create again and again.
+type refusalConn struct {
+	*sim.Conn
+	refused atomic.Int32
+	cancel  context.CancelFunc // set before the call
+}
+
+func (r *refusalConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	p, err := r.Conn.Create(ctx, path, data, mode, acl)
+	if errors.Is(err, zksim.ErrInvalidACL) && r.refused.Add(1) > 1 {
+		r.cancel()
+	}
+	return p, err
 }
