@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -131,13 +132,17 @@ type queueFamily struct {
 	emptyWatch map[int]bool
 	snapshots  map[int][]int  // priority queue: items present when a call began, by client
 	order      map[int]string // what each consumer call returned, for messages
+	// holds: locking queue, the consumers holding an item (the end
+	// "hold") until the Finish action, or the drain, lets them go on.
+	holds map[int]chan struct{}
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
+		holds: map[int]chan struct{}{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -197,6 +202,19 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// has to learn its outcome, and the package does not promise
 		// exactly once then).
 		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
+		// Finish lets a locking-queue consumer that holds an item (the
+		// end "hold": it works on the item meanwhile) acknowledge it.
+		"Finish": func(t *rapid.T) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			idx := slices.Sorted(maps.Keys(f.holds))
+			if len(idx) == 0 {
+				t.SkipNow()
+			}
+			i := rapid.SampledFrom(idx).Draw(t, "finish")
+			close(f.holds[i])
+			delete(f.holds, i)
+		},
 		// Cancel ends a consumer's call, or the producer's Offer.
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
@@ -224,6 +242,7 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		delete(a, "Peek")
 		delete(a, "Len")
 		delete(a, "Delete")
+		delete(a, "Finish")
 	}
 	return a
 }
@@ -641,6 +660,28 @@ func (f *queueFamily) checkReceipts() {
 	}
 }
 
+// checkClaims records a violation if a client with nothing under way
+// (no call, no request in flight) and a live session owns a claim of the
+// locking queue: the machine's consumers end every call with the item
+// acknowledged or released, and the package deletes a claim that a failed
+// Take may have made, so a claim left behind would keep its item from
+// every consumer until the session ends.
+func (f *queueFamily) checkClaims() {
+	if !f.kind.strict || !f.kind.locking {
+		return
+	}
+	var owners map[int64]*client
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if owners == nil {
+			owners = f.w.owners()
+		}
+		c, ok := owners[f.w.owner(queueDir+"/claims/"+name)]
+		if ok && !c.busy("") && !f.w.inFlight(c) {
+			f.w.violate("claim left behind", "p%d has nothing under way and still owns the claim %s", c.idx, name)
+		}
+	}
+}
+
 // checkACLs records a violation if a node of the queue does not have the
 // ACL its queue values were given.
 func (f *queueFamily) checkACLs() {
@@ -782,6 +823,7 @@ func (f *queueFamily) check() {
 	f.trackRemovals()
 	f.checkReceipts()
 	f.checkNames()
+	f.checkClaims()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
@@ -814,6 +856,12 @@ func (f *queueFamily) live() bool {
 	if w.clients[0].busy("") {
 		return false
 	}
+	f.mu.Lock()
+	for i, ch := range f.holds {
+		close(ch) // the consumers holding an item go on
+		delete(f.holds, i)
+	}
+	f.mu.Unlock()
 	present := f.present()
 	if len(present) > 0 {
 		for _, c := range w.clients[1:] {
@@ -1003,9 +1051,11 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // lockingEnds are the ways a locking-queue consumer's call ends once it
 // has an item: "" is Ack (and Release if the Ack failed, as
 // lockingConsumer does); the others exercise Release and the calls on an
-// item no longer held. (A second Ack is not drawn: after a lost reply Ack
+// item no longer held; "hold" keeps the item until the Finish action (or
+// the drain) and then acknowledges it, so that faults and third-party
+// deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
@@ -1058,8 +1108,32 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		}
 		return nil, false, nil
 	}
+	if end == "hold" {
+		ch := make(chan struct{})
+		f.mu.Lock()
+		f.holds[c.idx] = ch
+		f.mu.Unlock()
+		c.note("holds item %s", it.Data())
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			f.mu.Lock()
+			delete(f.holds, c.idx)
+			f.mu.Unlock()
+		}
+	}
 	if err := ackOrRelease(ctx, it); err != nil {
 		return it.Data(), false, err
+	}
+	// The Ack deletes the item and our claim in one multi: it cannot
+	// succeed on an item a third party deleted first.
+	if k, ok := itemNumber(it.Data()); ok {
+		f.mu.Lock()
+		gone := f.deleted[k]
+		f.mu.Unlock()
+		if gone {
+			f.w.violate("Ack of a deleted item", "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
+		}
 	}
 	if end == "release after ack" {
 		notOurs("Release after Ack", it.Release(ctx))
