@@ -135,6 +135,9 @@ type queueFamily struct {
 	// holds: locking queue, the consumers holding an item (the end
 	// "hold") until the Finish action, or the drain, lets them go on.
 	holds map[int]chan struct{}
+	// done: locking queue, items acknowledged or released, by the client
+	// that held them (for the Stale action).
+	done map[int][]*queue.Item
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
@@ -142,7 +145,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
-		holds: map[int]chan struct{}{}}
+		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -152,7 +155,12 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 // producer returns client c's queue value (the producer offers through it).
 func (f *queueFamily) producer(c *client) consumer { return f.cons[c.idx] }
 
-func (f *queueFamily) renew(c *client) { f.cons[c.idx] = f.kind.consumer(c) }
+func (f *queueFamily) renew(c *client) {
+	f.cons[c.idx] = f.kind.consumer(c)
+	f.mu.Lock()
+	delete(f.done, c.idx) // items of the old session's queue value
+	f.mu.Unlock()
+}
 
 func (f *queueFamily) consumers() []*client {
 	var out []*client
@@ -202,6 +210,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// has to learn its outcome, and the package does not promise
 		// exactly once then).
 		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
+		// Stale has an idle consumer call Ack or Release again on an item
+		// it acknowledged or released before: the package promises
+		// ErrClaimLost at once, even if the item's claim path is another
+		// consumer's claim by then.
+		"Stale": func(t *rapid.T) { f.stale(t) },
 		// Finish lets a locking-queue consumer that holds an item (the
 		// end "hold": it works on the item meanwhile) acknowledge it.
 		"Finish": func(t *rapid.T) {
@@ -243,6 +256,7 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		delete(a, "Len")
 		delete(a, "Delete")
 		delete(a, "Finish")
+		delete(a, "Stale")
 	}
 	return a
 }
@@ -574,12 +588,18 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 		paths = append(paths, p)
 	}
 	if f.kind.locking {
+		// The claims are drawn as often as the items (they are fewer, and
+		// a claim deleted while its item is held is the case that counts).
+		var cpaths []string
 		claims := w.children(queueDir + "/claims")
 		for _, name := range claims {
-			paths = append(paths, queueDir+"/claims/"+name)
+			cpaths = append(cpaths, queueDir+"/claims/"+name)
 		}
 		if ok, _, _ := w.observer.Exists(w.ctx, queueDir+"/claims"); ok && len(claims) == 0 {
-			paths = append(paths, queueDir+"/claims")
+			cpaths = append(cpaths, queueDir+"/claims")
+		}
+		if len(cpaths) > 0 && (len(paths) == 0 || rapid.Bool().Draw(t, "claim")) {
+			paths = cpaths
 		}
 	}
 	if len(paths) == 0 {
@@ -658,6 +678,40 @@ func (f *queueFamily) checkReceipts() {
 			}
 		}
 	}
+}
+
+// stale starts an Ack or Release, drawn, on an item an idle consumer
+// acknowledged or released before; it must fail with ErrClaimLost.
+func (f *queueFamily) stale(t *rapid.T) {
+	var cs []*client
+	for _, c := range f.consumers() {
+		f.mu.Lock()
+		n := len(f.done[c.idx])
+		f.mu.Unlock()
+		if n > 0 {
+			cs = append(cs, c)
+		}
+	}
+	c := drawClient(t, cs, "stale")
+	f.mu.Lock()
+	items := f.done[c.idx]
+	f.mu.Unlock()
+	it := items[rapid.IntRange(0, len(items)-1).Draw(t, "item")]
+	op := rapid.SampledFrom([]string{"Ack", "Release"}).Draw(t, "op")
+	c.start("take", func(ctx context.Context) error {
+		var err error
+		if op == "Ack" {
+			err = it.Ack(ctx)
+		} else {
+			err = it.Release(ctx)
+		}
+		if err == nil {
+			f.w.violate("call on an item not held", "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
+		} else if !errors.Is(err, queue.ErrClaimLost) {
+			f.checkError(c, "stale "+op, err)
+		}
+		return err
+	})
 }
 
 // checkClaims records a violation if a client with nothing under way
@@ -1055,7 +1109,7 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // the drain) and then acknowledges it, so that faults and third-party
 // deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold", "hold"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
@@ -1103,6 +1157,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 			return nil, false, err
 		}
 		c.note("released item %s", it.Data())
+		f.noteDone(c, it)
 		if end == "ack after release" {
 			notOurs("Ack after Release", it.Ack(ctx))
 		}
@@ -1125,6 +1180,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	if err := ackOrRelease(ctx, it); err != nil {
 		return it.Data(), false, err
 	}
+	f.noteDone(c, it)
 	// The Ack deletes the item and our claim in one multi: it cannot
 	// succeed on an item a third party deleted first.
 	if k, ok := itemNumber(it.Data()); ok {
@@ -1139,6 +1195,13 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		notOurs("Release after Ack", it.Release(ctx))
 	}
 	return it.Data(), true, nil
+}
+
+// noteDone records that c acknowledged or released it.
+func (f *queueFamily) noteDone(c *client, it *queue.Item) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.done[c.idx] = append(f.done[c.idx], it)
 }
 
 // ackOrRelease acknowledges it, or releases it if the Ack failed while
