@@ -911,15 +911,11 @@ func (f *queueFamily) live() bool {
 		return false
 	}
 	f.mu.Lock()
-	held := len(f.holds) > 0
 	for i, ch := range f.holds {
-		close(ch) // the consumers holding an item go on to their Ack
+		close(ch) // the consumers holding an item go on
 		delete(f.holds, i)
 	}
 	f.mu.Unlock()
-	if held {
-		return false // let them send it before anything is cancelled
-	}
 	present := f.present()
 	if len(present) > 0 {
 		for _, c := range w.clients[1:] {
