@@ -588,18 +588,12 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 		paths = append(paths, p)
 	}
 	if f.kind.locking {
-		// The claims are drawn as often as the items (they are fewer, and
-		// a claim deleted while its item is held is the case that counts).
-		var cpaths []string
 		claims := w.children(queueDir + "/claims")
 		for _, name := range claims {
-			cpaths = append(cpaths, queueDir+"/claims/"+name)
+			paths = append(paths, queueDir+"/claims/"+name)
 		}
 		if ok, _, _ := w.observer.Exists(w.ctx, queueDir+"/claims"); ok && len(claims) == 0 {
-			cpaths = append(cpaths, queueDir+"/claims")
-		}
-		if len(cpaths) > 0 && (len(paths) == 0 || rapid.Bool().Draw(t, "claim")) {
-			paths = cpaths
+			paths = append(paths, queueDir+"/claims")
 		}
 	}
 	if len(paths) == 0 {
@@ -1109,7 +1103,7 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // the drain) and then acknowledges it, so that faults and third-party
 // deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold", "hold"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
