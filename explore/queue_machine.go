@@ -138,6 +138,8 @@ type queueFamily struct {
 	// done: locking queue, items acknowledged or released, by the client
 	// that held them (for the Stale action).
 	done map[int][]*queue.Item
+	// claimDeletes counts the claims a third party deleted.
+	claimDeletes int
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
@@ -600,6 +602,11 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 		t.SkipNow()
 	}
 	p := rapid.SampledFrom(paths).Draw(t, "delete")
+	if strings.HasPrefix(p, queueDir+"/claims") {
+		f.mu.Lock()
+		f.claimDeletes++
+		f.mu.Unlock()
+	}
 	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
 		if k, ok := itemNumber(data); ok && !strings.Contains(p, "/_r_") {
 			f.mu.Lock()
@@ -672,6 +679,26 @@ func (f *queueFamily) checkReceipts() {
 			}
 		}
 	}
+}
+
+// checkClaimed records a violation if c's Take or TryTake returned it
+// while c's session, still live, owns no claim: the package hands out an
+// item only once its claim is made. (A claim deleted by a third party, or
+// with the session, meanwhile excuses it; deletes is the count of third-party
+// claim deletes when the call began.)
+func (f *queueFamily) checkClaimed(c *client, it *queue.Item, deletes int) {
+	f.mu.Lock()
+	excused := f.claimDeletes != deletes
+	f.mu.Unlock()
+	if excused || !f.w.sessionLive(c) {
+		return
+	}
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if f.w.owner(queueDir+"/claims/"+name) == c.conn.SessionID() {
+			return
+		}
+	}
+	f.w.violate("item without claim", "p%d's Take returned item %s, and its session owns no claim", c.idx, it.Data())
 }
 
 // stale starts an Ack or Release, drawn, on an item an idle consumer
@@ -1124,6 +1151,9 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		it  *queue.Item
 		err error
 	)
+	f.mu.Lock()
+	deletes := f.claimDeletes
+	f.mu.Unlock()
 	if wait {
 		it, err = q.Take(ctx)
 	} else {
@@ -1132,6 +1162,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	if err != nil {
 		return nil, false, err
 	}
+	f.checkClaimed(c, it, deletes)
 	// notOurs checks a call on an item that is no longer ours.
 	notOurs := func(op string, err error) {
 		switch {
