@@ -29,7 +29,13 @@ import (
 //     removed while an earlier one is still there);
 //   - priority queue, one consumer: each item delivered comes first, by
 //     (priority, offer order), among the items that were there when the
-//     call began and are still there.
+//     call began and are still there;
+//   - locking queue: a Take returns an item only while its live session
+//     owns a claim; no idle client with a live session owns a claim (none is
+//     left behind); an Ack never succeeds on an item a third party deleted,
+//     nor a second Ack or Release on an item acknowledged or released (the
+//     Stale action); a consumer may hold an item (the Finish action ends
+//     the hold) while faults and third-party deletes strike.
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
