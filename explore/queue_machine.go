@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -28,7 +29,13 @@ import (
 //     removed while an earlier one is still there);
 //   - priority queue, one consumer: each item delivered comes first, by
 //     (priority, offer order), among the items that were there when the
-//     call began and are still there.
+//     call began and are still there;
+//   - locking queue: a Take returns an item only while its live session
+//     owns a claim; no idle client with a live session owns a claim (none is
+//     left behind); an Ack never succeeds on an item a third party deleted,
+//     nor a second Ack or Release on an item acknowledged or released (the
+//     Stale action); a consumer may hold an item (the Finish action ends
+//     the hold) while faults and third-party deletes strike.
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
@@ -131,13 +138,22 @@ type queueFamily struct {
 	emptyWatch map[int]bool
 	snapshots  map[int][]int  // priority queue: items present when a call began, by client
 	order      map[int]string // what each consumer call returned, for messages
+	// holds: locking queue, the consumers holding an item (the end
+	// "hold") until the Finish action, or the drain, lets them go on.
+	holds map[int]chan struct{}
+	// done: locking queue, items acknowledged or released, by the client
+	// that held them (for the Stale action).
+	done map[int][]*queue.Item
+	// claimDeletes counts the claims a third party deleted.
+	claimDeletes int
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
 	f := &queueFamily{w: w, kind: kind, added: map[int]bool{}, prio: map[int]int32{}, uncertain: map[int]bool{},
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
-		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{}}
+		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
+		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -147,7 +163,12 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 // producer returns client c's queue value (the producer offers through it).
 func (f *queueFamily) producer(c *client) consumer { return f.cons[c.idx] }
 
-func (f *queueFamily) renew(c *client) { f.cons[c.idx] = f.kind.consumer(c) }
+func (f *queueFamily) renew(c *client) {
+	f.cons[c.idx] = f.kind.consumer(c)
+	f.mu.Lock()
+	delete(f.done, c.idx) // items of the old session's queue value
+	f.mu.Unlock()
+}
 
 func (f *queueFamily) consumers() []*client {
 	var out []*client
@@ -197,6 +218,24 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// has to learn its outcome, and the package does not promise
 		// exactly once then).
 		"Delete": func(t *rapid.T) { f.thirdPartyDelete(t) },
+		// Stale has an idle consumer call Ack or Release again on an item
+		// it acknowledged or released before: the package promises
+		// ErrClaimLost at once, even if the item's claim path is another
+		// consumer's claim by then.
+		"Stale": func(t *rapid.T) { f.stale(t) },
+		// Finish lets a locking-queue consumer that holds an item (the
+		// end "hold": it works on the item meanwhile) acknowledge it.
+		"Finish": func(t *rapid.T) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			idx := slices.Sorted(maps.Keys(f.holds))
+			if len(idx) == 0 {
+				t.SkipNow()
+			}
+			i := rapid.SampledFrom(idx).Draw(t, "finish")
+			close(f.holds[i])
+			delete(f.holds, i)
+		},
 		// Cancel ends a consumer's call, or the producer's Offer.
 		"Cancel": func(t *rapid.T) {
 			var busy []*client
@@ -224,6 +263,8 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		delete(a, "Peek")
 		delete(a, "Len")
 		delete(a, "Delete")
+		delete(a, "Finish")
+		delete(a, "Stale")
 	}
 	return a
 }
@@ -567,6 +608,11 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 		t.SkipNow()
 	}
 	p := rapid.SampledFrom(paths).Draw(t, "delete")
+	if strings.HasPrefix(p, queueDir+"/claims") {
+		f.mu.Lock()
+		f.claimDeletes++
+		f.mu.Unlock()
+	}
 	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
 		if k, ok := itemNumber(data); ok && !strings.Contains(p, "/_r_") {
 			f.mu.Lock()
@@ -637,6 +683,82 @@ func (f *queueFamily) checkReceipts() {
 			if count[o] == 2 {
 				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
 			}
+		}
+	}
+}
+
+// checkClaimed records a violation if c's Take or TryTake returned it
+// while c's session, still live, owns no claim: the package hands out an
+// item only once its claim is made. (A claim deleted by a third party, or
+// with the session, meanwhile excuses it; deletes is the count of third-party
+// claim deletes when the call began.)
+func (f *queueFamily) checkClaimed(c *client, it *queue.Item, deletes int) {
+	f.mu.Lock()
+	excused := f.claimDeletes != deletes
+	f.mu.Unlock()
+	if excused || !f.w.sessionLive(c) {
+		return
+	}
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if f.w.owner(queueDir+"/claims/"+name) == c.conn.SessionID() {
+			return
+		}
+	}
+	f.w.violate("item without claim", "p%d's Take returned item %s, and its session owns no claim", c.idx, it.Data())
+}
+
+// stale starts an Ack or Release, drawn, on an item an idle consumer
+// acknowledged or released before; it must fail with ErrClaimLost.
+func (f *queueFamily) stale(t *rapid.T) {
+	var cs []*client
+	for _, c := range f.consumers() {
+		f.mu.Lock()
+		n := len(f.done[c.idx])
+		f.mu.Unlock()
+		if n > 0 {
+			cs = append(cs, c)
+		}
+	}
+	c := drawClient(t, cs, "stale")
+	f.mu.Lock()
+	items := f.done[c.idx]
+	f.mu.Unlock()
+	it := items[rapid.IntRange(0, len(items)-1).Draw(t, "item")]
+	op := rapid.SampledFrom([]string{"Ack", "Release"}).Draw(t, "op")
+	c.start("take", func(ctx context.Context) error {
+		var err error
+		if op == "Ack" {
+			err = it.Ack(ctx)
+		} else {
+			err = it.Release(ctx)
+		}
+		if err == nil {
+			f.w.violate("call on an item not held", "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
+		} else if !errors.Is(err, queue.ErrClaimLost) {
+			f.checkError(c, "stale "+op, err)
+		}
+		return err
+	})
+}
+
+// checkClaims records a violation if a client with nothing under way
+// (no call, no request in flight) and a live session owns a claim of the
+// locking queue: the machine's consumers end every call with the item
+// acknowledged or released, and the package deletes a claim that a failed
+// Take may have made, so a claim left behind would keep its item from
+// every consumer until the session ends.
+func (f *queueFamily) checkClaims() {
+	if !f.kind.strict || !f.kind.locking {
+		return
+	}
+	var owners map[int64]*client
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if owners == nil {
+			owners = f.w.owners()
+		}
+		c, ok := owners[f.w.owner(queueDir+"/claims/"+name)]
+		if ok && !c.busy("") && !f.w.inFlight(c) {
+			f.w.violate("claim left behind", "p%d has nothing under way and still owns the claim %s", c.idx, name)
 		}
 	}
 }
@@ -782,6 +904,7 @@ func (f *queueFamily) check() {
 	f.trackRemovals()
 	f.checkReceipts()
 	f.checkNames()
+	f.checkClaims()
 	present := f.present()
 	f.mu.Lock()
 	for _, k := range present {
@@ -814,6 +937,12 @@ func (f *queueFamily) live() bool {
 	if w.clients[0].busy("") {
 		return false
 	}
+	f.mu.Lock()
+	for i, ch := range f.holds {
+		close(ch) // the consumers holding an item go on
+		delete(f.holds, i)
+	}
+	f.mu.Unlock()
 	present := f.present()
 	if len(present) > 0 {
 		for _, c := range w.clients[1:] {
@@ -1003,9 +1132,11 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // lockingEnds are the ways a locking-queue consumer's call ends once it
 // has an item: "" is Ack (and Release if the Ack failed, as
 // lockingConsumer does); the others exercise Release and the calls on an
-// item no longer held. (A second Ack is not drawn: after a lost reply Ack
+// item no longer held; "hold" keeps the item until the Finish action (or
+// the drain) and then acknowledges it, so that faults and third-party
+// deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
@@ -1026,6 +1157,9 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		it  *queue.Item
 		err error
 	)
+	f.mu.Lock()
+	deletes := f.claimDeletes
+	f.mu.Unlock()
 	if wait {
 		it, err = q.Take(ctx)
 	} else {
@@ -1034,6 +1168,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	if err != nil {
 		return nil, false, err
 	}
+	f.checkClaimed(c, it, deletes)
 	// notOurs checks a call on an item that is no longer ours.
 	notOurs := func(op string, err error) {
 		switch {
@@ -1053,18 +1188,51 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 			return nil, false, err
 		}
 		c.note("released item %s", it.Data())
+		f.noteDone(c, it)
 		if end == "ack after release" {
 			notOurs("Ack after Release", it.Ack(ctx))
 		}
 		return nil, false, nil
 	}
+	if end == "hold" {
+		ch := make(chan struct{})
+		f.mu.Lock()
+		f.holds[c.idx] = ch
+		f.mu.Unlock()
+		c.note("holds item %s", it.Data())
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			f.mu.Lock()
+			delete(f.holds, c.idx)
+			f.mu.Unlock()
+		}
+	}
 	if err := ackOrRelease(ctx, it); err != nil {
 		return it.Data(), false, err
+	}
+	f.noteDone(c, it)
+	// The Ack deletes the item and our claim in one multi: it cannot
+	// succeed on an item a third party deleted first.
+	if k, ok := itemNumber(it.Data()); ok {
+		f.mu.Lock()
+		gone := f.deleted[k]
+		f.mu.Unlock()
+		if gone {
+			f.w.violate("Ack of a deleted item", "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
+		}
 	}
 	if end == "release after ack" {
 		notOurs("Release after Ack", it.Release(ctx))
 	}
 	return it.Data(), true, nil
+}
+
+// noteDone records that c acknowledged or released it.
+func (f *queueFamily) noteDone(c *client, it *queue.Item) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.done[c.idx] = append(f.done[c.idx], it)
 }
 
 // ackOrRelease acknowledges it, or releases it if the Ack failed while
