@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/sim"
@@ -13,7 +14,27 @@ import (
 // owns), and if other members' nodes remain it waits for the directory to
 // change once, then returns, although only one other member may have left.
 // The last member out deletes the ready node, as the recipe does.
+//
+// Apart from that mistake it behaves as the recipe does: a connection loss
+// is retried after a backoff, so that the machine's outcome check (which
+// allows no ErrConnectionLoss from a recipe call) catches the flaw and not
+// a missing retry.
 func earlyLeave(ctx context.Context, conn *sim.Conn, dir string) error {
+	for pause := 5 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		err := earlyLeaveOnce(ctx, conn, dir)
+		if !errors.Is(err, zksim.ErrConnectionLoss) {
+			return err
+		}
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// earlyLeaveOnce is one attempt of earlyLeave.
+func earlyLeaveOnce(ctx context.Context, conn *sim.Conn, dir string) error {
 	others, err := leaveOnce(ctx, conn, dir)
 	if err != nil || !others {
 		return err

@@ -147,7 +147,9 @@ func (e eagerConsumer) consume(ctx context.Context, it *queue.Item) ([]byte, err
 		}
 		break
 	}
-	if err := it.Release(ctx); err != nil && !errors.Is(err, queue.ErrClaimLost) {
+	// (Released under a context that cannot be cancelled, as above: a
+	// claim left behind by a cancelled call would be a second mistake.)
+	if err := it.Release(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, queue.ErrClaimLost) {
 		return nil, err // the mistake: the item is gone, unacknowledged
 	}
 	return it.Data(), nil
