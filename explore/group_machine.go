@@ -340,7 +340,7 @@ func (f *groupFamily) lateJoin(t *rapid.T) {
 				f.enter(c)
 			}
 		}
-		f.w.runFor(t, 300*time.Millisecond)
+		f.w.runFor(t, 200*time.Millisecond)
 		if !open() {
 			return
 		}
@@ -371,7 +371,7 @@ func (f *groupFamily) lateJoin(t *rapid.T) {
 		if alone >= 0 {
 			f.w.inject(t, faults.Delay(alone, time.Second))
 			f.enter(j)
-			f.w.runFor(t, 300*time.Millisecond)
+			f.w.runFor(t, 200*time.Millisecond)
 			return
 		}
 	}
@@ -389,7 +389,7 @@ func (f *groupFamily) anyBusy(name string) bool {
 
 // lateJoinSteps bounds the steps lateJoin takes waiting for the leaver to
 // list the members.
-const lateJoinSteps = 40
+const lateJoinSteps = 30
 
 // noteListing records (for lateJoin) that a client of lister listed the
 // group's directory and found no member node but its own.
