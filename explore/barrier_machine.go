@@ -39,7 +39,10 @@ import (
 // an open round late writes the gate; no member's Leave returns while a
 // member that entered, and still has its session, has not begun to leave,
 // nor while its round's gate is there or with its node left; an Enter that
-// fails leaves no node behind; the constructors refuse bad arguments.
+// fails leaves no node behind; the constructors refuse bad arguments. A
+// newcomer may join an open double-barrier round just after its last
+// member listed the members and found no other (LateJoin): that member's
+// delete of the ready node then fails, and its Leave must look again.
 // Liveness: once faults stop every member enters and (double barrier)
 // leaves.
 //

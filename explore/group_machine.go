@@ -42,6 +42,11 @@ type groupFamily struct {
 	// pzxid was pzxid (see owners).
 	count map[int64]int
 	pzxid int64
+	// lister holds the sessions whose listing of the directory lateJoin
+	// waits for; listedAlone, the first of them that listed it and found
+	// no member node but its own (-1: none yet).
+	lister      map[int]bool
+	listedAlone int
 }
 
 type member struct {
@@ -312,8 +317,103 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		a["Leave"] = func(t *rapid.T) {
 			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving }), "leave"))
 		}
+		a["LateJoin"] = f.lateJoin
 	}
 	return a
+}
+
+// lateJoin: a member joins the open round late, just after the last
+// member of the round listed the members and found no other: the others
+// enter (if no round is open) and leave, the last one's replies are held back once it has
+// listed, while the newcomer enters and writes the ready node, so its
+// versioned delete of the ready node fails and its Leave must look again
+// (and wait for the newcomer), not fail nor return.
+func (f *groupFamily) lateJoin(t *rapid.T) {
+	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
+	open := func() bool {
+		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
+	}
+	if !open() {
+		// Open a round without the newcomer.
+		for _, c := range f.can(func(m *member) bool { return !m.entered }) {
+			if c != j {
+				f.enter(c)
+			}
+		}
+		f.w.runFor(t, 200*time.Millisecond)
+		if !open() {
+			return
+		}
+	}
+	for _, c := range f.can(func(m *member) bool { return m.entered && !m.leaving && !m.left }) {
+		if !c.partitioned {
+			f.leaveGroup(c)
+		}
+	}
+	f.mu.Lock()
+	f.lister, f.listedAlone = map[int]bool{}, -1
+	for _, c := range f.w.awake() {
+		if c != j && c.busy("leave") && !c.partitioned {
+			f.lister[c.conn.Index()] = true
+		}
+	}
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.lister = nil
+		f.mu.Unlock()
+	}()
+	for i := 0; i < lateJoinSteps && f.w.sw.Enabled() > 0 && !f.w.violated(); i++ {
+		f.w.step(t)
+		f.mu.Lock()
+		alone := f.listedAlone
+		f.mu.Unlock()
+		if alone >= 0 {
+			f.w.inject(t, faults.Delay(alone, time.Second))
+			f.enter(j)
+			f.w.runFor(t, 200*time.Millisecond)
+			return
+		}
+	}
+}
+
+// anyBusy reports whether an awake client runs the call name.
+func (f *groupFamily) anyBusy(name string) bool {
+	for _, c := range f.w.awake() {
+		if c.busy(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// lateJoinSteps bounds the steps lateJoin takes waiting for the leaver to
+// list the members.
+const lateJoinSteps = 30
+
+// noteListing records (for lateJoin) that a client of lister listed the
+// group's directory and found no member node but its own.
+func (f *groupFamily) noteListing(c *client, r *zkmem.Request) {
+	if r.Op != zkmem.OpGetChildren || r.Path != f.dir {
+		return
+	}
+	f.mu.Lock()
+	lister := f.lister[c.conn.Index()]
+	f.mu.Unlock()
+	if !lister {
+		return
+	}
+	sid := c.conn.SessionID()
+	for _, n := range f.w.children(f.dir) {
+		if f.dir+"/"+n != f.gate() && f.w.owner(f.dir+"/"+n) != sid {
+			return
+		}
+	}
+	f.mu.Lock()
+	if f.listedAlone < 0 {
+		f.listedAlone = c.conn.Index()
+	}
+	f.mu.Unlock()
 }
 
 // owners counts the member nodes by owner session. It lists them again
@@ -341,6 +441,7 @@ func (f *groupFamily) owners() map[int64]int {
 // whose node was created after the gate (it joins the open round late)
 // writes to it; nobody writes to a start barrier's.
 func (f *groupFamily) applied(c *client, r *zkmem.Request) {
+	f.noteListing(c, r)
 	if r.Op != zkmem.OpSetData || r.Path != f.gate() {
 		return
 	}

@@ -36,7 +36,9 @@ import (
 //     some moment of the call; Lock and TryLock while holding return
 //     ErrAlreadyHeld at once, and Unlock with nothing held ErrNotHeld;
 //   - what a release returned: nil means the hold has ended (Lost or
-//     Released) and its node is gone;
+//     Released) and its node is gone; a hold whose session ended counts
+//     as released, so a release never returns ErrSessionExpired or
+//     ErrClosing;
 //   - hold states tell the truth: Held only while connected with the
 //     node ours, Doubtful only while the connection is down and for at
 //     most the session timeout, Lost and Released for good; Watch and
@@ -433,6 +435,11 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 			err = f.catch(c, "Locker.Unlock", h.locker().Unlock)
 		} else {
 			err = h.Release(ctx)
+		}
+		if errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) {
+			// The hold ended with its session: its node is gone (or going),
+			// which counts as released.
+			f.w.violate("ended hold not released", "p%d's %s returned %v: a hold whose session ended counts as released", c.idx, via, err)
 		}
 		if err == nil {
 			f.checkReleased(c, conn, h, via)
