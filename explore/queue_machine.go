@@ -323,6 +323,7 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		claimsBefore, solo = f.w.children(queueDir+"/claims"), f.solo(c)
 	}
 	c.start("take", func(ctx context.Context) error {
+		ctx = withCall(ctx, id)
 		var (
 			data []byte
 			ok   = true
@@ -855,9 +856,16 @@ func (f *queueFamily) present() []int {
 // server applied, the consumer call that sent it.
 func (f *queueFamily) applied(c *client, r *zkmem.Request) {
 	record := func(p string) {
-		if strings.HasPrefix(p, f.kind.itemsDir+"/") && c.idx < len(f.calls) {
-			f.attempts[p] = f.calls[c.idx]
+		if !strings.HasPrefix(p, f.kind.itemsDir+"/") || c.idx >= len(f.calls) {
+			return
 		}
+		// The call that sent the delete, which may have returned (cancelled)
+		// before the server applied it; failing that, the client's latest.
+		if id, ok := f.w.sender(c.idx, p); ok {
+			f.attempts[p] = id
+			return
+		}
+		f.attempts[p] = f.calls[c.idx]
 	}
 	switch r.Op {
 	case zkmem.OpDelete:

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,7 +25,8 @@ const spinLimit = 10000
 // simulated Conn, with the spin guard on the calls the recipes make.
 type guardedConn struct {
 	*sim.Conn
-	w *world
+	w   *world
+	idx int // the client's index
 }
 
 // guard lets a call with ctx through, unless it is one of more than
@@ -39,7 +41,7 @@ func (g guardedConn) guard(ctx context.Context) {
 }
 
 // recipeConn returns the Conn the recipes of client c use.
-func (c *client) recipeConn() zksim.Conn { return guardedConn{Conn: c.conn, w: c.w} }
+func (c *client) recipeConn() zksim.Conn { return guardedConn{Conn: c.conn, w: c.w, idx: c.idx} }
 
 // endRun marks the end of the run, for the spin guard.
 func (w *world) endRun() { w.ended.Store(true) }
@@ -47,6 +49,52 @@ func (w *world) endRun() { w.ended.Store(true) }
 type spinCounters struct {
 	ended     atomic.Bool
 	idleCalls atomic.Int64
+
+	sentMu sync.Mutex
+	sentBy map[sentKey]int // a client's delete of a path -> the machine's call that sent it last
+}
+
+// sentKey is a client's delete of one path.
+type sentKey struct {
+	client int
+	path   string
+}
+
+// callKey is the context key of the machine's id of the operation a
+// recipe call serves (withCall).
+type callKey struct{}
+
+// withCall marks ctx as the context of the machine's operation id, so
+// that the deletes the recipe sends under it are attributed to it
+// (world.sender), even when the server applies them after the operation
+// has returned.
+func withCall(ctx context.Context, id int) context.Context {
+	return context.WithValue(ctx, callKey{}, id)
+}
+
+// sent records the deletes of paths that client idx sends under ctx.
+func (w *world) sent(ctx context.Context, idx int, paths ...string) {
+	id, ok := ctx.Value(callKey{}).(int)
+	if !ok {
+		return
+	}
+	w.sentMu.Lock()
+	defer w.sentMu.Unlock()
+	if w.sentBy == nil {
+		w.sentBy = map[sentKey]int{}
+	}
+	for _, p := range paths {
+		w.sentBy[sentKey{idx, p}] = id
+	}
+}
+
+// sender returns the operation under which client idx last sent a delete
+// of path.
+func (w *world) sender(idx int, path string) (int, bool) {
+	w.sentMu.Lock()
+	defer w.sentMu.Unlock()
+	id, ok := w.sentBy[sentKey{idx, path}]
+	return id, ok
 }
 
 func (g guardedConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
@@ -61,6 +109,7 @@ func (g guardedConn) CreateTTL(ctx context.Context, path string, data []byte, mo
 
 func (g guardedConn) Delete(ctx context.Context, path string, version int32) error {
 	g.guard(ctx)
+	g.w.sent(ctx, g.idx, path)
 	return g.Conn.Delete(ctx, path, version)
 }
 
@@ -101,6 +150,11 @@ func (g guardedConn) ChildrenW(ctx context.Context, path string) ([]string, *zks
 
 func (g guardedConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
 	g.guard(ctx)
+	for _, op := range ops {
+		if d, ok := op.(*zksim.DeleteOp); ok {
+			g.w.sent(ctx, g.idx, d.Path)
+		}
+	}
 	return g.Conn.Multi(ctx, ops...)
 }
 
