@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,54 +91,9 @@ func TestDeterminism(t *testing.T) {
 		t.Skip("inside a trace dump")
 	}
 	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
-	dir := t.TempDir()
-	env := func(out string) []string {
-		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
-	}
-	var files []string
-	for _, cpu := range []string{"1", "2", "4"} {
-		out := filepath.Join(dir, "cpu"+cpu)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTraceDump$", "-test.cpu="+cpu, "-test.count=1")
-		cmd.Env = env(out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
-		}
-		files = append(files, out)
-	}
-	race := filepath.Join(dir, "race")
-	wd, _ := os.Getwd()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command for the -race run: %v", err)
-	}
-	cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run=^TestTraceDump$", ".")
-	cmd.Dir = wd
-	cmd.Env = env(race)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("-race: %v\n%s", err, b)
-	}
-	files = append(files, race)
-	want, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := bytes.Count(want, []byte("\n")); got != checks*len(Recipes) {
-		t.Fatalf("%d traces in %s, want %d", got, files[0], checks*len(Recipes))
-	}
-	for _, f := range files[1:] {
-		got, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			a, b := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-			for i := range min(len(a), len(b)) {
-				if a[i] != b[i] {
-					t.Fatalf("%s differs from %s at trace %d: %s vs %s", filepath.Base(f), filepath.Base(files[0]), i+1, b[i], a[i])
-				}
-			}
-			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
-		}
+	lines := CompareTraceDumps(t, "TestTraceDump", checks)
+	if got := len(lines); got != checks*len(Recipes) {
+		t.Fatalf("%d traces, want %d", got, checks*len(Recipes))
 	}
 	t.Logf("%d checks of %d Recipes: the same %d traces under -cpu 1, 2, 4 and -race", checks, len(Recipes), checks*len(Recipes))
 }

@@ -83,6 +83,7 @@
 // on N random seeds at the CI budget, and TestDeterminism that every check
 // of every recipe machine gives the same trace, byte for byte, under -cpu
 // 1, 2, 4 and -race (ZKSIM_TRACE_CHECKS checks per machine, 10 by
-// default). Every flaw caught is replayed twice from its seed and the
-// traces compared.
+// default), through [CompareTraceDumps], which a test of one's own machine
+// can call the same way (property_test's TestZKDeterminism does). Every
+// flaw caught is replayed twice from its seed and the traces compared.
 package explore

@@ -6,10 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -166,54 +163,9 @@ func TestZKDeterminism(t *testing.T) {
 		t.Skip("inside a trace dump")
 	}
 	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
-	dir := t.TempDir()
-	env := func(out string) []string {
-		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
-	}
-	var files []string
-	for _, cpu := range []string{"1", "2", "4"} {
-		out := filepath.Join(dir, "cpu"+cpu)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestZKTraceDump$", "-test.cpu="+cpu, "-test.count=1")
-		cmd.Env = env(out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
-		}
-		files = append(files, out)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go command for the -race run: %v", err)
-	}
-	race := filepath.Join(dir, "race")
-	wd, _ := os.Getwd()
-	cmd := exec.Command(goTool, "test", "-race", "-count=1", "-run=^TestZKTraceDump$", ".")
-	cmd.Dir = wd
-	cmd.Env = env(race)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("-race: %v\n%s", err, b)
-	}
-	files = append(files, race)
-	want, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := bytes.Count(want, []byte("\n")); got != checks {
-		t.Fatalf("%d traces in %s, want %d", got, files[0], checks)
-	}
-	for _, f := range files[1:] {
-		got, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			a, b := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-			for i := range min(len(a), len(b)) {
-				if a[i] != b[i] {
-					t.Fatalf("%s differs from %s at trace %d: %s vs %s", filepath.Base(f), filepath.Base(files[0]), i+1, b[i], a[i])
-				}
-			}
-			t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
-		}
+	lines := explore.CompareTraceDumps(t, "TestZKTraceDump", checks)
+	if got := len(lines); got != checks {
+		t.Fatalf("%d traces, want %d", got, checks)
 	}
 	t.Logf("%d checks of the zk.Lock machine: the same %d traces under -cpu 1, 2, 4 and -race", checks, checks)
 }
