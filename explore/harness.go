@@ -254,8 +254,8 @@ func (w *world) flushNotes() {
 // that name is running. It reports whether it started.
 func (c *client) start(name string, op func(ctx context.Context) error) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if _, ok := c.running[name]; ok {
+		c.mu.Unlock()
 		return false
 	}
 	ctx, cancel := context.WithCancel(c.w.ctx)
@@ -271,6 +271,14 @@ func (c *client) start(name string, op func(ctx context.Context) error) bool {
 		delete(c.running, name)
 		c.mu.Unlock()
 	}()
+	c.mu.Unlock()
+	// Let the operation run until it waits on the World (or returns)
+	// before the machine goes on, as sim.World.Go does: what the machine
+	// checks next must not depend on how far the Go scheduler has taken
+	// the new goroutine (a hold's state read while its Lock was still
+	// running made TestLockMutex fail once in three runs under -race, a
+	// failure rapid could not replay).
+	synctest.Wait()
 	return true
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -308,6 +309,12 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 }
 
 func (f *lockFamily) check() {
+	// A step's delivery may have woken a hold's tracker (a session event,
+	// a watch): let it take the event in before reading hold states, so
+	// that what the checks see does not depend on goroutine timing (a
+	// State and a Watch read on either side of a transition told of a
+	// Held hold whose Watch said Lost, a failure rapid could not replay).
+	synctest.Wait()
 	w := f.w
 	var exclusive, shared []string
 	owners := w.owners()
