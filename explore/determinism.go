@@ -2,12 +2,15 @@ package explore
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // CompareTraceDumps is the determinism check of a machine: it runs the
@@ -70,4 +73,29 @@ func CompareTraceDumps(t *testing.T, dump string, checks int) []string {
 		t.Fatalf("%s differs from %s in length", filepath.Base(f), filepath.Base(files[0]))
 	}
 	return strings.Split(strings.TrimSuffix(string(want), "\n"), "\n")
+}
+
+// CheckSeed runs one check of prop, from rapid's seed seed, in a synctest
+// bubble of t, and reports whether it failed. A failure does not fail t and
+// is not shrunk (so the check's trace is the only one the seed gives), and
+// no fail file is written: it is for trace dumps, where a failing check is
+// recorded like any other. The rapid flags it sets are restored when it
+// returns.
+func CheckSeed(t *testing.T, prop func(*rapid.T), seed uint64) (failed bool) {
+	t.Helper()
+	for name, v := range map[string]string{
+		"rapid.checks":     "1",
+		"rapid.seed":       strconv.FormatUint(seed, 10),
+		"rapid.shrinktime": "1ms",
+		"rapid.nofailfile": "true",
+	} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = flag.Set(name, old) }()
+	}
+	c := &captureTB{name: t.Name()}
+	rapid.Check(c, inBubble(t, prop))
+	return c.Failed()
 }

@@ -3,14 +3,10 @@ package property_test
 import (
 	"bytes"
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
 	"testing"
-	"testing/synctest"
-
-	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/explore"
 )
@@ -53,8 +49,6 @@ func TestZKTraceDump(t *testing.T) {
 	if v, err := strconv.ParseUint(os.Getenv("ZKSIM_TRACE_SEED"), 10, 64); err == nil {
 		base = v
 	}
-	restore := setFlags(t, map[string]string{"rapid.checks": "1", "rapid.shrinktime": "1ms", "rapid.nofailfile": "true"})
-	defer restore()
 	var buf bytes.Buffer
 	var traces []string
 	zkTraceSink = func(trace string) { traces = append(traces, trace) }
@@ -62,14 +56,9 @@ func TestZKTraceDump(t *testing.T) {
 	failed := 0
 	for i := range uint64(checks) {
 		// One check per seed, its first trace: the one the seed gives
-		// (a failing check's shrinking adds more).
-		if err := flag.Set("rapid.seed", strconv.FormatUint(base+i, 10)); err != nil {
-			t.Fatal(err)
-		}
+		// (a failing check's shrinking would add more).
 		traces = traces[:0]
-		q := &quietTB{T: t}
-		rapid.Check(q, inBubble(t, zkLockProp(t)))
-		if q.failed {
+		if explore.CheckSeed(t, zkLockProp(t), base+i) {
 			failed++
 		}
 		if len(traces) == 0 {
@@ -83,61 +72,6 @@ func TestZKTraceDump(t *testing.T) {
 	t.Logf("%d checks, %d of them failing (the orphan)", checks, failed)
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// quietTB runs a property whose failures are expected (the zk.Lock machine
-// finds its orphan): a failing check is recorded in the digest like any
-// other, and does not fail the dump.
-type quietTB struct {
-	*testing.T
-	failed bool
-}
-
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Failed() bool          { return q.failed }
-
-// inBubble runs each check of prop in a synctest bubble of parent, as
-// rapid.SyncTest does (which needs a *testing.T behind rapid), raising a
-// failure again outside the bubble.
-func inBubble(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
-	return func(t *rapid.T) {
-		done := make(chan any, 1)
-		go func() {
-			var failure any
-			defer func() { done <- failure }()
-			synctest.Test(parent, func(*testing.T) {
-				defer func() { failure = recover() }()
-				prop(t)
-			})
-		}()
-		if p := <-done; p != nil {
-			panic(p)
-		}
-	}
-}
-
-// setFlags sets flags for the duration of a test.
-func setFlags(t *testing.T, values map[string]string) (restore func()) {
-	t.Helper()
-	old := map[string]string{}
-	for name, v := range values {
-		old[name] = flag.Lookup(name).Value.String()
-		if err := flag.Set(name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		for name, v := range old {
-			_ = flag.Set(name, v)
-		}
 	}
 }
 
