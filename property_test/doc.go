@@ -76,7 +76,7 @@
 // (or RAPID_CHECKS, RAPID_STEPS, RAPID_SEED, RAPID_SHRINKTIME in the
 // environment); a flag given on the command line always wins. -rapid.v
 // logs every check; -rapid.shrinktime bounds the time spent shrinking a
-// failure (default 30s, real time).
+// failure (default 15s of real time here, rapid's own is 30s).
 //
 // # Replaying a failure
 //
