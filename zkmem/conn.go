@@ -2,6 +2,7 @@ package zkmem
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -399,6 +400,9 @@ func (c *Conn) GetEphemerals(ctx context.Context, prefix string) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	// The server lists them in its own order (see ephemerals.go); the
+	// interface promises them sorted.
+	slices.Sort(resp.Children)
 	return resp.Children, nil
 }
 

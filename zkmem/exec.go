@@ -198,20 +198,13 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			resp.Err = zksim.ErrNoWatcher
 		}
 	case OpGetEphemerals:
+		// FinalRequestProcessor: a prefix that trims to "" or "/" lists
+		// all; the order is that of a clone of the session's set.
 		prefix := req.Path
-		if strings.TrimSpace(prefix) == "/" {
+		if t := javaTrim(prefix); t == "" || t == "/" {
 			prefix = ""
 		}
-		paths := []string{}
-		if sess.ephemerals != nil {
-			sess.ephemerals.Ascend(func(n *node) bool {
-				if strings.HasPrefix(n.path, prefix) {
-					paths = append(paths, n.path)
-				}
-				return true
-			})
-		}
-		resp.Children = paths
+		resp.Children = sess.ephemerals.paths(prefix)
 	case OpGetAllChildrenNumber:
 		n, err := s.getData(sess, req.Path) // NoNode, then READ
 		if err == nil {

@@ -111,9 +111,9 @@ func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zk
 		s.track(n)
 	} else { // see txn.onUndo
 		unInsert := s.tree.insertUndoable(n)
-		s.track(n)
+		unTrack := s.trackUndoable(n)
 		t.onUndo(func() {
-			s.untrack(n)
+			unTrack()
 			unInsert()
 			parent.cversion--
 			parent.pzxid = oldPzxid
@@ -152,7 +152,7 @@ func (s *Server) track(n *node) {
 	switch n.kind {
 	case kindEphemeral:
 		if sess := s.sessions[n.owner]; sess != nil {
-			sess.addEphemeral(n)
+			sess.addEphemeral(n, false)
 		}
 	case kindContainer, kindTTL:
 		s.reapable.ReplaceOrInsert(n)
@@ -160,11 +160,37 @@ func (s *Server) track(n *node) {
 	}
 }
 
+// trackUndoable is track for a multi: it returns how to undo it, leaving
+// the session's set of ephemerals exactly as it was.
+func (s *Server) trackUndoable(n *node) (undo func()) {
+	if n.kind == kindEphemeral {
+		if sess := s.sessions[n.owner]; sess != nil {
+			return sess.addEphemeral(n, true)
+		}
+		return func() {}
+	}
+	s.track(n)
+	return func() { s.untrack(n) }
+}
+
+// untrackUndoable is untrack for a multi: it returns how to undo it,
+// putting an ephemeral back in the very place it had in its session's set.
+func (s *Server) untrackUndoable(n *node) (undo func()) {
+	if n.kind == kindEphemeral {
+		if sess := s.sessions[n.owner]; sess != nil {
+			return sess.removeEphemeral(n, true)
+		}
+		return func() {}
+	}
+	s.untrack(n)
+	return func() { s.track(n) }
+}
+
 func (s *Server) untrack(n *node) {
 	switch n.kind {
 	case kindEphemeral:
 		if sess := s.sessions[n.owner]; sess != nil {
-			sess.removeEphemeral(n)
+			sess.removeEphemeral(n, false)
 		}
 	case kindContainer, kindTTL:
 		s.reapable.Delete(n)
@@ -177,15 +203,16 @@ func (s *Server) deleteNode(t *txn, n *node) {
 	oldPzxid := parent.pzxid
 	if !t.multi {
 		s.tree.remove(n)
+		s.untrack(n)
 	} else { // see txn.onUndo
 		unRemove := s.tree.removeUndoable(n)
+		unUntrack := s.untrackUndoable(n)
 		t.onUndo(func() {
 			parent.pzxid = oldPzxid
 			unRemove()
-			s.track(n)
+			unUntrack()
 		})
 	}
-	s.untrack(n)
 	parent.pzxid = t.zxid
 	t.fire(zksim.EventNodeDeleted, n.path, n.acl)
 	t.fire(zksim.EventNodeChildrenChanged, parent.path, parent.acl)

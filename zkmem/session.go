@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/google/btree"
 	"github.com/zksim/zksim"
 )
 
@@ -27,9 +26,9 @@ type Session struct {
 	connected   bool // a transport is attached
 	dead        bool // closed or expired
 	auth        []authID
-	ephemerals  *btree.BTreeG[*node] // by path: deleted in this order
-	dataPaths   map[string]struct{}  // paths in the server's data watch table
-	childPaths  map[string]struct{}  // paths in the server's child watch table
+	ephemerals  *ephemeralSet       // nil before the first ephemeral
+	dataPaths   map[string]struct{} // paths in the server's data watch table
+	childPaths  map[string]struct{} // paths in the server's child watch table
 	expiryTimer *time.Timer
 	paused      bool // attached, but the server hears nothing from it
 	firedEpoch  uint64
@@ -83,8 +82,6 @@ func sessionPassword(id int64) []byte {
 	}
 	return p
 }
-
-func pathLess(a, b *node) bool { return a.path < b.path }
 
 // negotiateTimeout clamps a requested timeout as ZooKeeperServer does.
 func (s *Server) negotiateTimeout(d time.Duration) time.Duration {
@@ -231,17 +228,25 @@ func (sess *Session) dropWatches() {
 	}
 }
 
-func (sess *Session) addEphemeral(n *node) {
+// addEphemeral records n, an ephemeral of the session. With keep it
+// returns how to undo that exactly (for a multi); otherwise nil.
+func (sess *Session) addEphemeral(n *node, keep bool) (undo func()) {
 	if sess.ephemerals == nil {
-		sess.ephemerals = btree.NewG[*node](8, pathLess)
+		sess.ephemerals = newEphemeralSet()
 	}
-	sess.ephemerals.ReplaceOrInsert(n)
+	return sess.ephemerals.add(n, &sess.srv.tree.sets, keep)
 }
 
-func (sess *Session) removeEphemeral(n *node) {
-	if sess.ephemerals != nil {
-		sess.ephemerals.Delete(n)
+// removeEphemeral forgets n, an ephemeral of the session. With keep it
+// returns how to undo that exactly (for a multi); otherwise nil.
+func (sess *Session) removeEphemeral(n *node, keep bool) (undo func()) {
+	if sess.ephemerals == nil {
+		if keep {
+			return func() {}
+		}
+		return nil
 	}
+	return sess.ephemerals.remove(n, &sess.srv.tree.sets, keep)
 }
 
 // disconnect records that the session's connection closed: its watches go,
@@ -294,7 +299,8 @@ func (s *Server) expireIfSilent(sess *Session) {
 }
 
 // endSession closes or expires a session in one closeSession transaction:
-// every ephemeral goes, in path order, with its watch events.
+// every ephemeral goes, with its watch events, in the order of a clone of
+// the server's set (see ephemerals.go).
 func (s *Server) endSession(sess *Session) {
 	if sess.dead {
 		return
@@ -307,14 +313,12 @@ func (s *Server) endSession(sess *Session) {
 	}
 	t := s.begin()
 	if sess.ephemerals != nil {
-		var doomed []*node
-		sess.ephemerals.Ascend(func(n *node) bool {
-			doomed = append(doomed, n)
-			return true
-		})
+		doomed := sess.ephemerals.paths("")
 		sess.ephemerals = nil
-		for _, n := range doomed {
-			s.deleteNode(t, n)
+		for _, p := range doomed {
+			if n := s.tree.get(p); n != nil { // deleteNodes skips NoNode
+				s.deleteNode(t, n)
+			}
 		}
 	}
 	// The session's own watches fire too (a closing client hears of its

@@ -25,7 +25,7 @@ func (s *Server) Stats() ServerStats {
 	}
 	for _, sess := range s.sessions {
 		if sess.ephemerals != nil {
-			st.Ephemerals += sess.ephemerals.Len()
+			st.Ephemerals += sess.ephemerals.len()
 		}
 	}
 	for _, t := range []*watchTable{s.dataWatches, s.childWatches} {
