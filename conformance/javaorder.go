@@ -27,12 +27,18 @@ func javaStringHash(s string) int32 {
 // doubles when the set passes 3/4 of it, or when a bucket reaches 9
 // entries in a table of fewer than 64 (HashMap.treeifyBin).
 type childOrder struct {
-	log   uint           // log2 of the table size, 0 before the first add
-	seq   int            // adds so far
-	added map[string]int // present names and when they were added
+	initLog uint           // log2 of the table size at the first add
+	log     uint           // log2 of the table size, 0 before the first add
+	seq     int            // adds so far
+	added   map[string]int // present names and when they were added
 }
 
-func newChildOrder() *childOrder { return &childOrder{added: make(map[string]int)} }
+func newChildOrder() *childOrder { return &childOrder{initLog: 3, added: make(map[string]int)} }
+
+// newEphemeralOrder models DataTree's set of a session's ephemerals: a
+// HashSet<String>() of full paths, 16 buckets at first, otherwise as a
+// node's children.
+func newEphemeralOrder() *childOrder { return &childOrder{initLog: 4, added: make(map[string]int)} }
 
 func (o *childOrder) bucket(name string) uint32 {
 	h := uint32(javaStringHash(name))
@@ -45,7 +51,7 @@ func (o *childOrder) add(names ...string) {
 			continue
 		}
 		if o.log == 0 {
-			o.log = 3
+			o.log = o.initLog
 		}
 		inBucket := 0
 		for p := range o.added {
@@ -82,6 +88,38 @@ func (o *childOrder) order() []string {
 		}
 		return o.added[a] - o.added[b]
 	})
+	return names
+}
+
+// cloneOrder returns the present names in the iteration order of a clone
+// of the set (HashSet.clone, HashMap.putMapEntries): a new table of
+// tableSizeFor((int)(n/0.75f + 1)) buckets gets the names in the set's
+// order, and doubles when one of its buckets reaches 9 names while it has
+// fewer than 64 (putVal's treeifyBin). DataTree.getEphemerals returns such
+// a clone, for getEphemerals and for the paths a closeSession deletes.
+func (o *childOrder) cloneOrder() []string {
+	names := o.order()
+	t := int(float32(len(names))/0.75 + 1)
+	log := uint(0) // tableSizeFor(t)
+	for 1<<log < t {
+		log++
+	}
+	at := func(name string) uint32 {
+		h := uint32(javaStringHash(name))
+		return (h ^ h>>16) & (1<<log - 1)
+	}
+	for i := range names {
+		inBucket := 0
+		for _, p := range names[:i] {
+			if at(p) == at(names[i]) {
+				inBucket++
+			}
+		}
+		if inBucket >= 8 && log < 6 {
+			log++
+		}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return int(at(a)) - int(at(b)) })
 	return names
 }
 

@@ -54,6 +54,7 @@ func groups() []group {
 		{"payload", payloadCases()},
 		{"session", sessionCases()},
 		{"expiry", expiryCases()},
+		{"ephemeralorder", ephemeralOrderCases()},
 		{"reconnect", reconnectCases()},
 	}
 }
