@@ -23,10 +23,13 @@ func ephemeralOrderCases() []testCase {
 	parents := []string{"a", "b", "c"}
 	// setUp makes the parents, has v create 40 ephemerals among them and
 	// returns their paths in creation order.
-	setUp := func(e *env, v zksim.Conn, o *childOrder) []string {
+	makeParents := func(e *env) {
 		for _, p := range parents {
 			e.create(e.c, e.p(p), nil, zksim.ModePersistent)
 		}
+	}
+	setUp := func(e *env, v zksim.Conn, o *childOrder) []string {
+		makeParents(e)
 		var paths []string
 		for i := range 40 {
 			p := e.create(v, e.p(parents[i%len(parents)], sprintf("e%d", i*7)), nil, zksim.ModeEphemeral)
@@ -78,6 +81,37 @@ func ephemeralOrderCases() []testCase {
 				o.remove(p)
 			}
 			for _, p := range []string{paths[7], paths[5]} {
+				e.create(v, p, nil, zksim.ModeEphemeral)
+				o.add(p)
+			}
+			watch(e, zc, o.order())
+			require.NoError(e.t, v.Close())
+			expect(e, zc, log, o.cloneOrder())
+		}},
+		{"close-small-set", func(e *env) {
+			// The set starts with 16 buckets (new HashSet<>()), a clone of
+			// 5 paths has 8: the clone takes the set's order bucket by
+			// bucket, so the set's size shows. Names are picked so that it
+			// does (a set of 8 buckets would give another order).
+			zc, log := e.wireWatcher()
+			v := e.connect()
+			makeParents(e)
+			var paths []string
+			for k := 0; ; k++ {
+				require.Less(e.t, k, 1000, "no 5 names tell the table sizes apart")
+				paths = paths[:0]
+				for i := range 5 {
+					paths = append(paths, e.p("a", sprintf("s%d", k+i*5)))
+				}
+				o16, o8 := newEphemeralOrder(), newChildOrder()
+				o16.add(paths...)
+				o8.add(paths...)
+				if got := o16.cloneOrder(); !slices.Equal(got, o8.cloneOrder()) && !slices.Equal(got, sorted(got)) {
+					break
+				}
+			}
+			o := newEphemeralOrder()
+			for _, p := range paths {
 				e.create(v, p, nil, zksim.ModeEphemeral)
 				o.add(p)
 			}
