@@ -96,17 +96,35 @@ func ephemeralOrderCases() []testCase {
 			zc, log := e.wireWatcher()
 			v := e.connect()
 			makeParents(e)
+			paths := smallSetPaths(e)
+			o := newEphemeralOrder()
+			for _, p := range paths {
+				e.create(v, p, nil, zksim.ModeEphemeral)
+				o.add(p)
+			}
+			watch(e, zc, o.order())
+			require.NoError(e.t, v.Close())
+			expect(e, zc, log, o.cloneOrder())
+		}},
+		{"close-twelve-clone-grows", func(e *env) {
+			// 12 paths fill a set of 16 buckets to its threshold without
+			// growing it; a clone of them gets tableSizeFor((int)(12/0.75f
+			// + 1)) = 32 buckets (JDK 17's HashMap.putMapEntries; JDK 19
+			// and later size it ceil(12/0.75) = 16, the set's own order).
+			// Names are picked so that the two orders differ.
+			zc, log := e.wireWatcher()
+			v := e.connect()
+			makeParents(e)
 			var paths []string
 			for k := 0; ; k++ {
-				require.Less(e.t, k, 1000, "no 5 names tell the table sizes apart")
+				require.Less(e.t, k, 1000, "no 12 names tell the clone's size apart")
 				paths = paths[:0]
-				for i := range 5 {
-					paths = append(paths, e.p("a", sprintf("s%d", k+i*5)))
+				for i := range 12 {
+					paths = append(paths, e.p(parents[i%len(parents)], sprintf("t%d", k+i*11)))
 				}
-				o16, o8 := newEphemeralOrder(), newChildOrder()
-				o16.add(paths...)
-				o8.add(paths...)
-				if got := o16.cloneOrder(); !slices.Equal(got, o8.cloneOrder()) && !slices.Equal(got, sorted(got)) {
+				trial := newEphemeralOrder()
+				trial.add(paths...)
+				if !slices.Equal(trial.order(), trial.cloneOrder()) {
 					break
 				}
 			}
@@ -158,6 +176,28 @@ func ephemeralOrderCases() []testCase {
 			expect(e, zc, log, o.cloneOrder())
 		}},
 	}
+}
+
+// smallSetPaths returns 5 paths, s<k> and four consecutive s<j> under
+// p("a"), that a set of 16 buckets and one of 8 clone to different orders,
+// neither of them path order. It takes two paths that share their bucket
+// among 8 but not among 16 for that: the names depend on the case's root.
+func smallSetPaths(e *env) []string {
+	e.t.Helper()
+	name := func(i int) string { return e.p("a", sprintf("s%d", i)) }
+	for k := range 100 {
+		for j := k + 1; j < 200; j++ {
+			paths := []string{name(k), name(j), name(j + 1), name(j + 2), name(j + 3)}
+			o16, o8 := newEphemeralOrder(), newChildOrder()
+			o16.add(paths...)
+			o8.add(paths...)
+			if got := o16.cloneOrder(); !slices.Equal(got, o8.cloneOrder()) && !slices.Equal(got, sorted(got)) {
+				return paths
+			}
+		}
+	}
+	e.t.Fatal("no 5 names tell the table sizes apart")
+	return nil
 }
 
 // parentOf returns the parent of an absolute path other than "/".
