@@ -9,7 +9,8 @@ import (
 // getEphemerals (3.6+, zksim.EphemeralsLister): the caller's own
 // ephemerals whose path starts with a plain string prefix ("" and "/": all
 // of them). Checked on a real 3.8.0 with raw requests; the server returns
-// them in no particular order, zksim sorts them.
+// them in the order of a clone of the session's hash set (see
+// ephemeralOrderCases), zksim sorts them.
 func getEphemeralsCases() []testCase {
 	return []testCase{
 		{"lists-own-sorted", func(e *env) {

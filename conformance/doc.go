@@ -38,6 +38,10 @@
 // A case that needs something the backend cannot do (expire a session, cut
 // a connection, TTL nodes, an optional capability such as
 // [zksim.PersistentWatcher]) skips with a message that names what is missing.
+// The ephemeralorder cases watch over the wire with go-zookeeper, to see
+// the order of events across watches, which a zksim.Conn's per-watch
+// channels do not keep: they need a server address (Backend.Real) or a
+// zkmem server to serve over zkwire (Backend.Mem), and skip otherwise.
 // A backend lists the cases its client library cannot run in [Backend.Skip],
 // each with the exact reason, which the skip repeats. No case skips silently.
 //

@@ -57,13 +57,19 @@
 // # Determinism
 //
 // Nothing observable depends on Go map iteration order or goroutine timing:
-// watchers, a session's ephemerals and the firing order of watch events are
-// kept in ordered structures, and children in the same hash table a
-// ZooKeeper 3.8.0 server keeps them in (a Java HashSet, modelled exactly), so
-// a listing of children comes in the server's order for the same history of
-// creates and deletes: neither sorted nor in creation order (see
-// Options.SortedChildren). The entries an "auth" ACL expands to come in the
-// server's order too. Time comes from the time package and
+// watchers and the firing order of watch events are kept in ordered
+// structures, and children and a session's ephemerals in the same hash
+// tables a ZooKeeper 3.8.0 server keeps them in (Java HashSets, modelled
+// exactly), so a listing of children comes in the server's order for the
+// same history of creates and deletes: neither sorted nor in creation order
+// (see Options.SortedChildren). A session that closes or expires loses its
+// ephemerals in the order of a clone of its set (DataTree.getEphemerals,
+// which closeSession's transaction lists), and other sessions' NodeDeleted
+// and NodeChildrenChanged events come in that order; OpGetEphemerals
+// answers in that order too, which the wire protocol carries, while
+// [Conn.GetEphemerals] sorts, as [zksim.EphemeralsLister] promises. The
+// entries an "auth" ACL expands to come in the server's order too. Time
+// comes from the time package and
 // waiting is done on channels, so inside a testing/synctest bubble every
 // timer (session expiry, container and TTL reaping) runs on virtual time.
 //
@@ -72,5 +78,8 @@
 // A request larger than
 // Options.MaxRequestBytes drops the connection as a real server does, but the
 // size is computed from the request's encoded form rather than read off a
-// socket.
+// socket. A closing session's own requests still in a real server's
+// pipeline change the order its ephemerals go in (PrepRequestProcessor adds
+// them to the clone or removes them); zkmem applies each request before the
+// next, so it has no such requests.
 package zkmem

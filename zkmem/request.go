@@ -66,7 +66,7 @@ type Response struct {
 	Path       string           // create: the name created; sync: the path
 	Stat       *zksim.Stat      // exists (nil: absent), getData, getChildren, setData, setACL, getACL
 	Data       []byte           // getData
-	Children   []string         // getChildren (sorted), getEphemerals
+	Children   []string         // getChildren, getEphemerals: in the server's order
 	ACL        []zksim.ACL      // getACL
 	Results    []zksim.OpResult // multi, multiRead
 	Count      int32            // getAllChildrenNumber
