@@ -253,3 +253,30 @@ func BenchmarkMemoryPerZnode(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkCreateDeleteEphemeral creates and deletes an ephemeral, as the
+// lock recipes do, in a session that holds held other ephemerals: the
+// session's set of ephemerals gains and loses one entry each time.
+func BenchmarkCreateDeleteEphemeral(b *testing.B) {
+	for _, held := range []int{0, 1000} {
+		b.Run("held="+strconv.Itoa(held), func(b *testing.B) {
+			_, c := benchConn(b)
+			ctx := context.Background()
+			mustCreate(b, c, "/x")
+			for i := range held {
+				if _, err := c.Create(ctx, "/x/h"+strconv.Itoa(i), nil, zksim.ModeEphemeral, benchACL); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Create(ctx, "/x/y", nil, zksim.ModeEphemeral, benchACL); err != nil {
+					b.Fatal(err)
+				}
+				if err := c.Delete(ctx, "/x/y", -1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

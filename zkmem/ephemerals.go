@@ -33,7 +33,10 @@ import (
 type ephemeralSet struct {
 	holder  node            // its children are the entries
 	entries map[*node]*node // ephemeral -> its entry among holder's children
+	spare   []*node         // removed entries, for reuse: a lock's create and delete allocate none
 }
+
+const maxSpareEntries = 8
 
 // sessionSetTableLog is the table size of new HashSet<>(): 16 buckets.
 const sessionSetTableLog = 4
@@ -50,7 +53,13 @@ func (es *ephemeralSet) len() int { return len(es.entries) }
 // add puts n in the set (HashSet.add). With keep, it returns how to undo
 // that, leaving the set exactly as it was; otherwise nil.
 func (es *ephemeralSet) add(n *node, free *childSets, keep bool) (undo func()) {
-	e := &node{path: n.path, jhash: javaHash(n.path), parent: &es.holder}
+	var e *node
+	if k := len(es.spare); k > 0 {
+		e, es.spare = es.spare[k-1], es.spare[:k-1]
+	} else {
+		e = new(node)
+	}
+	*e = node{path: n.path, jhash: javaHash(n.path), parent: &es.holder}
 	es.entries[n] = e
 	before, log := es.holder.addChild(e, free, keep)
 	if !keep {
@@ -75,6 +84,9 @@ func (es *ephemeralSet) remove(n *node, free *childSets, keep bool) (undo func()
 	delete(es.entries, n)
 	prev := es.holder.removeChild(e, free)
 	if !keep {
+		if len(es.spare) < maxSpareEntries {
+			es.spare = append(es.spare, e)
+		}
 		return nil
 	}
 	return func() {
