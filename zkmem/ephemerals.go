@@ -27,9 +27,11 @@ import (
 // the ephemeral's full path, so that the same hash, growth and bucket
 // order apply. The clone is modelled by cloneOrder.
 //
-// Not modelled: requests of the session still in the server's pipeline
-// when it closes (PrepRequestProcessor adds their paths to the clone or
-// removes them from it); zkmem applies every request before the next.
+// Not modelled: a bucket Java turns into a tree (as for children: nine
+// paths sharing a bucket of a table of 64 or more, in the set or in its
+// clone), and requests of the session still in the server's pipeline when
+// it closes (PrepRequestProcessor adds their paths to the clone or removes
+// them from it); zkmem applies every request before the next.
 type ephemeralSet struct {
 	holder  node            // its children are the entries
 	entries map[*node]*node // ephemeral -> its entry among holder's children
