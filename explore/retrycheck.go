@@ -24,6 +24,17 @@ import (
 //     which every recipe repeats through retry.Do alone, so that the
 //     pause is exactly the backoff).
 //
+// and when the first request after any connection loss comes later than
+// backoff(n) after the recipe saw the connection back (read
+// StateConnected: retry.WaitConnected returns then), n being the losses of the
+// operation so far: a recipe goes on after a loss through retry.Pause
+// (or retry.Do) alone, whose pause after its k-th loss in a row is
+// backoff(k) and k ≤ n. This is what sees the first pause of the
+// recipes' own retry loops (create, list, create again: the list in
+// between hides the repeat from the check above): after an operation's
+// first loss the next request leaves as soon as the connection is back
+// (retry.Pause: "from the second loss on it also backs off").
+//
 // It needs the calls of one Conn to come from one goroutine at a time, as
 // in the barrier machines (one operation per client at a time).
 
@@ -51,6 +62,9 @@ type timedConn struct {
 	losses      int           // connection losses in a row of last
 	lossAt      time.Duration // when the last loss was returned
 	connectedAt time.Duration // when the Conn last became connected
+	opLosses    int           // connection losses since the operation began
+	afterLoss   bool          // the last request failed with connection loss
+	backAt      time.Duration // when the recipe first read StateConnected since, or -1
 }
 
 var _ zksim.Conn = (*timedConn)(nil)
@@ -80,6 +94,7 @@ func (tc *timedConn) reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.last, tc.losses = "", 0
+	tc.opLosses, tc.afterLoss = 0, false
 }
 
 // SessionTimeout implements zksim.Conn: 0 with noTimeout.
@@ -88,6 +103,21 @@ func (tc *timedConn) SessionTimeout() time.Duration {
 		return 0
 	}
 	return tc.Conn.SessionTimeout()
+}
+
+// State implements zksim.Conn: it notes when the recipe first reads
+// StateConnected after a connection loss.
+func (tc *timedConn) State() zksim.State {
+	st := tc.Conn.State()
+	if st == zksim.StateConnected {
+		now := tc.w.sw.Now()
+		tc.mu.Lock()
+		if tc.afterLoss && tc.backAt < 0 {
+			tc.backAt = now
+		}
+		tc.mu.Unlock()
+	}
+	return st
 }
 
 // presumedExpiry is how long a cleanup on tc waits out continuous
@@ -107,6 +137,15 @@ func (tc *timedConn) begin(key string, read bool) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	if tc.afterLoss {
+		tc.afterLoss = false
+		// From when the recipe saw the connection back (retry's
+		// WaitConnected returns on reading StateConnected).
+		want := backoff(tc.opLosses)
+		if tc.backAt >= 0 && now > tc.backAt+want {
+			tc.w.violate("retried too late", "p%d sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.idx, key, now-tc.backAt, tc.opLosses, want)
+		}
+	}
 	if key != tc.last || tc.losses < 2 {
 		return
 	}
@@ -128,6 +167,8 @@ func (tc *timedConn) end(key string, err error) {
 		tc.last, tc.losses = key, 0
 		return
 	}
+	tc.opLosses++
+	tc.afterLoss, tc.backAt = true, -1
 	if key != tc.last {
 		tc.losses = 0
 	}
