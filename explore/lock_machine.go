@@ -191,6 +191,7 @@ func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	lc.h, lc.conn = h, conn
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
+		f.explain(c, conn, ctx, "Acquire", err)
 		if err == nil {
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
@@ -255,11 +256,30 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 	}
 }
 
+// explain checks the error a lock's Acquire or Release returned: nil,
+// ctx.Err(), or, once the session can no longer act, ErrSessionExpired (its
+// session expired) or ErrClosing (its Conn closed): the package doc of
+// recipes/lock. Elections check theirs in their API (election_api.go).
+func (f *lockFamily) explain(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
+	if f.api != nil || err == nil {
+		return
+	}
+	switch {
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+	case errors.Is(err, zksim.ErrSessionExpired) && !f.w.sessionAlive(conn):
+	case errors.Is(err, zksim.ErrClosing) && (conn.State() == zksim.StateClosed || f.w.ctx.Err() != nil):
+	default:
+		f.w.violate("unexplained error", "p%d's %s returned %v (session c%d %v, live %v, context done %v)",
+			c.idx, op, err, conn.Index(), conn.State(), f.w.sessionAlive(conn), ctx.Err() != nil)
+	}
+}
+
 func (f *lockFamily) release(c *client) {
 	lc := f.cs[c.idx]
-	h := lc.h
+	h, conn := lc.h, lc.conn
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
+		f.explain(c, conn, ctx, "Release", err)
 		if err == nil {
 			lc.holding.Store(false)
 			if f.w.isLive() {
