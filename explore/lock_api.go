@@ -290,6 +290,7 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	}
 	if f.w.cfg.faults {
 		a["DeleteNode"] = f.deleteNode
+		a["DeleteWaiterNode"] = f.deleteWaiterNode
 		// CloseSession: a process closes its session (its holds are Lost,
 		// its calls return ErrClosing); it then gets a new one.
 		a["CloseSession"] = func(t *rapid.T) {
@@ -592,6 +593,29 @@ func (f *lockFamily) deleteNode(t *rapid.T) {
 	}
 	p := rapid.SampledFrom(leaves).Draw(t, "node")
 	f.w.inject(t, faults.DeleteNode(p))
+}
+
+// deleteWaiterNode: a third party deletes the contender node of a process
+// whose acquisition is under way, most often one that waits (the rare
+// case of DeleteNode's uniform draw): the recipe must notice that its node
+// vanished and start over (a new node), not wait on, hold without a node,
+// or fail.
+func (f *lockFamily) deleteWaiterNode(t *rapid.T) {
+	var nodes []string
+	for _, c := range f.w.awake() {
+		if !c.busy("acquire") {
+			continue
+		}
+		for _, dir := range f.kind.dirs {
+			for _, n := range f.w.ownedUnder(dir, c.conn.SessionID()) {
+				nodes = append(nodes, dir+"/"+n)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		t.SkipNow()
+	}
+	f.w.inject(t, faults.DeleteNode(rapid.SampledFrom(nodes).Draw(t, "node")))
 }
 
 func isClosed(ch <-chan struct{}) bool {
