@@ -33,7 +33,10 @@ import (
 // recipes' own retry loops (create, list, create again: the list in
 // between hides the repeat from the check above): after an operation's
 // first loss the next request leaves as soon as the connection is back
-// (retry.Pause: "from the second loss on it also backs off").
+// (retry.Pause: "from the second loss on it also backs off"). And when the
+// session ends (expires, is closed) while the recipe waits to retry, the
+// retry gives up at once (retry.WaitConnected returns the session's
+// error): a request after that, if any, leaves at that instant.
 //
 // It needs the calls of one Conn to come from one goroutine at a time, as
 // in the barrier machines (one operation per client at a time).
@@ -65,6 +68,7 @@ type timedConn struct {
 	opLosses    int           // connection losses since the operation began
 	afterLoss   bool          // the last request failed with connection loss
 	backAt      time.Duration // when the recipe first read StateConnected since, or -1
+	endAt       time.Duration // when the session ended (expired, auth failed, closed), or -1
 }
 
 var _ zksim.Conn = (*timedConn)(nil)
@@ -72,20 +76,36 @@ var _ zksim.Conn = (*timedConn)(nil)
 // newTimedConn wraps c's Conn; it follows the Conn's state until the run
 // ends.
 func newTimedConn(w *world, c *client) *timedConn {
-	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1}
+	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
 	events := c.conn.SessionEvents(w.ctx)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		for ev := range events {
-			if ev.State == zksim.StateConnected {
+			switch ev.State {
+			case zksim.StateConnected:
 				tc.mu.Lock()
 				tc.connectedAt = w.sw.Now()
 				tc.mu.Unlock()
+			case zksim.StateExpired, zksim.StateAuthFailed:
+				tc.ended()
 			}
+		}
+		if w.ctx.Err() == nil && c.conn.State() == zksim.StateClosed {
+			tc.ended() // closed, not the end of the run
 		}
 	}()
 	return tc
+}
+
+// ended notes when the session ended (the first time).
+func (tc *timedConn) ended() {
+	now := tc.w.sw.Now()
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.endAt < 0 {
+		tc.endAt = now
+	}
 }
 
 // reset forgets the losses so far: an operation begins (the losses of a
@@ -142,6 +162,13 @@ func (tc *timedConn) begin(key string, read bool) {
 		// From when the recipe saw the connection back (retry's
 		// WaitConnected returns on reading StateConnected).
 		want := backoff(tc.opLosses)
+		if tc.backAt < 0 && tc.endAt >= 0 && now > tc.endAt {
+			// The session ended while the recipe waited for the
+			// connection: retry gives up at once with the session's
+			// error (WaitConnected's doc), so whatever the operation
+			// sends next (its cleanup's first try) leaves at that instant.
+			tc.w.violate("retried after the end", "p%d sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.idx, key, now-tc.endAt)
+		}
 		if tc.backAt >= 0 && now > tc.backAt+want {
 			tc.w.violate("retried too late", "p%d sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.idx, key, now-tc.backAt, tc.opLosses, want)
 		}
