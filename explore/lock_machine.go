@@ -259,9 +259,10 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 // explain checks the error a lock's Acquire or Release returned: nil,
 // ctx.Err(), or, once the session can no longer act, ErrSessionExpired (its
 // session expired) or ErrClosing (its Conn closed): the package doc of
-// recipes/lock. Elections check theirs in their API (election_api.go).
+// recipes/lock. Elections check theirs in their API (election_api.go);
+// the flawed locks (no newAPI) are held to what their flaw breaks.
 func (f *lockFamily) explain(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
-	if f.api != nil || err == nil {
+	if f.api != nil || f.kind.newAPI == nil || err == nil {
 		return
 	}
 	switch {
