@@ -238,11 +238,11 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // newAPIMutex, newAPIRWMutex and newAPILease make the holds of the real
 // lock recipes for the API actions, with data as the node's data.
 func newAPIMutex(_ *rapid.T, c *client, data []byte) apiHold {
-	return apiMutex{Mutex: lock.New(c.conn, lockDir, lock.WithData(data))}
+	return apiMutex{Mutex: lock.New(recipeConn(c), lockDir, lock.WithData(data))}
 }
 
 func newAPIRWMutex(t *rapid.T, c *client, data []byte) apiHold {
-	rw := lock.NewRWMutex(c.conn, lockDir, lock.WithData(data), lock.WithACL(zksim.OpenACL()))
+	rw := lock.NewRWMutex(recipeConn(c), lockDir, lock.WithData(data), lock.WithACL(zksim.OpenACL()))
 	if rapid.Bool().Draw(t, "write") {
 		return apiMutex{Mutex: rw.Writer(), rw: rw, write: true}
 	}
@@ -250,7 +250,7 @@ func newAPIRWMutex(t *rapid.T, c *client, data []byte) apiHold {
 }
 
 func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
-	sem, err := lock.NewSemaphore(c.conn, lockDir, semaphoreMax, lock.WithData(data))
+	sem, err := lock.NewSemaphore(recipeConn(c), lockDir, semaphoreMax, lock.WithData(data))
 	if err != nil {
 		panic(err) // the arguments are constants
 	}
@@ -330,6 +330,7 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 		lc.api.contended.Store(h.blocked(f.w, conn.SessionID(), lc.api.before))
 		lc.api.trying.Store(true)
 	}
+	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
 		var err error
 		switch via {
@@ -430,6 +431,7 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 	}
 	conn := lc.conn
 	lc.api.released = true
+	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		var err error
 		if via == "Locker" {

@@ -128,8 +128,9 @@ type lockFamily struct {
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
 	w.res = &resource{fenced: fenced}
 	f := &lockFamily{w: w, kind: kind, checkState: checkState}
-	for range w.clients {
+	for _, c := range w.clients {
 		f.cs = append(f.cs, &lockClient{queuedSince: -1})
+		f.time(c)
 	}
 	if kind.api != nil {
 		f.api = kind.api(f)
@@ -137,7 +138,20 @@ func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily
 	return f
 }
 
+// time makes c's recipes, for a real lock recipe, run on a timedConn,
+// which checks their retry timing (retrycheck.go). The recipes' hold
+// trackers call the Conn from their own goroutine as well: the checks that
+// hold then are those that stay true when two goroutines share the Conn
+// (the pauses are bounded by the operation's losses, not by one loop's).
+func (f *lockFamily) time(c *client) {
+	if f.kind.newAPI != nil {
+		c.timed = newTimedConn(f.w, c)
+		c.timed.shared = true
+	}
+}
+
 func (f *lockFamily) renew(c *client) {
+	f.time(c)
 	if !f.checkState && f.cs[c.idx].holding.Load() {
 		// A holder that does not look at its hold state does not notice
 		// that its session ended: it goes on believing it holds (and
@@ -189,6 +203,7 @@ func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	lc := f.cs[c.idx]
 	h, conn := f.kind.newHold(t, c), c.conn
 	lc.h, lc.conn = h, conn
+	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
 		f.explain(c, conn, ctx, "Acquire", err)
@@ -278,6 +293,7 @@ func (f *lockFamily) explain(c *client, conn *sim.Conn, ctx context.Context, op 
 func (f *lockFamily) release(c *client) {
 	lc := f.cs[c.idx]
 	h, conn := lc.h, lc.conn
+	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
 		f.explain(c, conn, ctx, "Release", err)
@@ -479,6 +495,7 @@ func (f *lockFamily) live() bool {
 		case !lc.liveDone.Load():
 			h, conn := f.kind.newHold(nil, c), c.conn
 			lc.h, lc.conn = h, conn
+			resetTimed(c)
 			c.start("acquire", func(ctx context.Context) error {
 				err := h.Acquire(ctx)
 				if err == nil {
@@ -566,7 +583,7 @@ var (
 		name: "lock",
 		dirs: []string{lockDir},
 		newHold: func(_ *rapid.T, c *client) holdable {
-			return mutexHold{lock.New(c.conn, lockDir)}
+			return mutexHold{lock.New(recipeConn(c), lockDir)}
 		},
 		newAPI: newAPIMutex,
 	}
@@ -580,7 +597,7 @@ var (
 			if t != nil {
 				write = rapid.Bool().Draw(t, "write")
 			}
-			rw := lock.NewRWMutex(c.conn, lockDir)
+			rw := lock.NewRWMutex(recipeConn(c), lockDir)
 			if write {
 				return rwHold{rw.Writer(), true}
 			}
@@ -593,7 +610,7 @@ var (
 		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
 		maxShared: 2,
 		newHold: func(_ *rapid.T, c *client) holdable {
-			sem, err := lock.NewSemaphore(c.conn, lockDir, 2)
+			sem, err := lock.NewSemaphore(recipeConn(c), lockDir, 2)
 			if err != nil {
 				panic(err) // the arguments are constants
 			}

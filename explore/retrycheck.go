@@ -59,6 +59,13 @@ type timedConn struct {
 	// before its first session: the recipes then presume expiry after
 	// 1.5 × 10 s of downtime.
 	noTimeout bool
+	// shared: the recipes also call the Conn from goroutines that do not
+	// retry through recipes/internal/retry (a hold tracker re-verifies its
+	// node on the next connection event, an operation may sit in a
+	// backoff while another call loses its reply): only the bound on the
+	// first request after a loss applies, not the checks of one request's
+	// repeats or of the retry giving up at once.
+	shared bool
 
 	mu          sync.Mutex
 	last        string        // the last request: op and path
@@ -105,6 +112,22 @@ func (tc *timedConn) ended() {
 	defer tc.mu.Unlock()
 	if tc.endAt < 0 {
 		tc.endAt = now
+	}
+}
+
+// recipeConn is the Conn c's recipes run on: c's timedConn if it has one
+// for its current session, else its Conn.
+func recipeConn(c *client) zksim.Conn {
+	if c.timed != nil && c.timed.Conn == c.conn {
+		return c.timed
+	}
+	return c.conn
+}
+
+// resetTimed begins an operation of c on its timedConn, if any.
+func resetTimed(c *client) {
+	if c.timed != nil && c.timed.Conn == c.conn {
+		c.timed.reset()
 	}
 }
 
@@ -162,7 +185,7 @@ func (tc *timedConn) begin(key string, read bool) {
 		// From when the recipe saw the connection back (retry's
 		// WaitConnected returns on reading StateConnected).
 		want := backoff(tc.opLosses)
-		if tc.backAt < 0 && tc.endAt >= 0 && now > tc.endAt {
+		if !tc.shared && tc.backAt < 0 && tc.endAt >= 0 && now > tc.endAt {
 			// The session ended while the recipe waited for the
 			// connection: retry gives up at once with the session's
 			// error (WaitConnected's doc), so whatever the operation
@@ -173,7 +196,7 @@ func (tc *timedConn) begin(key string, read bool) {
 			tc.w.violate("retried too late", "p%d sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.idx, key, now-tc.backAt, tc.opLosses, want)
 		}
 	}
-	if key != tc.last || tc.losses < 2 {
+	if tc.shared || key != tc.last || tc.losses < 2 {
 		return
 	}
 	want := backoff(tc.losses)
