@@ -293,17 +293,23 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 		a["DeleteWaiterNode"] = f.deleteWaiterNode
 		// CloseSession: a process closes its session (its holds are Lost,
 		// its calls return ErrClosing); it then gets a new one.
-		a["CloseSession"] = func(t *rapid.T) {
-			c := drawClient(t, f.w.awake(), "close")
-			conn := c.conn
-			f.cs[c.idx].api.closed.Store(true)
-			c.start("close", func(context.Context) error { return conn.Close() })
-		}
+		a["CloseSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.w.awake(), "close")) }
+		// CloseHolderSession: the same for a holder (most processes are
+		// not holding when CloseSession draws): its hold must become Lost.
+		a["CloseHolderSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.holders(), "close")) }
 	}
 	if f.kind.name == semaphoreKind.name {
 		a["NewSemaphore"] = f.newSemaphore
 	}
 	return a
+}
+
+// closeSession closes c's session: its holds are Lost, its calls return
+// ErrClosing; it then gets a new one.
+func (f *lockFamily) closeSession(c *client) {
+	conn := c.conn
+	f.cs[c.idx].api.closed.Store(true)
+	c.start("close", func(context.Context) error { return conn.Close() })
 }
 
 // acquireAPI starts an acquisition by c with Lock (Acquire), a try, or a

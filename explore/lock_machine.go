@@ -121,6 +121,10 @@ type lockFamily struct {
 	cs         []*lockClient
 	lastToken  int64         // the largest exclusive token granted; guarded by w.mu
 	stale      []staleHold   // holds of ended sessions not yet known lost
+	// ending are the holds (Held or Doubtful) of a real lock recipe whose
+	// process got a new session: once their Conn says the session ended
+	// (closed, expired) they must be Lost.
+	ending []staleHold
 	api        familyAPI     // nil unless kind.api
 	protected  protectedBook // the protected creates of the API actions (protected_api.go)
 }
@@ -164,6 +168,9 @@ func (f *lockFamily) renew(c *client) {
 		// Held: it must learn that the hold is gone (Lost) before another
 		// holds. The machine keeps it under the exclusion check.
 		f.stale = append(f.stale, staleHold{c: c, h: old.h, conn: old.conn})
+	}
+	if f.kind.newAPI != nil && old.holding.Load() && old.h != nil && !old.h.State().Final() {
+		f.ending = append(f.ending, staleHold{c: c, h: old.h, conn: old.conn})
 	}
 	lc := &lockClient{queuedSince: -1}
 	lc.liveDone.Store(old.liveDone.Load())
@@ -392,6 +399,15 @@ func (f *lockFamily) check() {
 			exclusive = append(exclusive, name)
 		} else {
 			shared = append(shared, name)
+		}
+	}
+	// A hold whose client has been told that its session ended is Lost:
+	// "Lost: the session expired, ... or the Conn was closed" (the package
+	// doc of recipes/lock), as soon as the tracker hears of it.
+	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
+	for _, s := range f.ending {
+		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
+			w.violate("hold not lost", "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
 		}
 	}
 	if f.kind.readMarker != "" {
