@@ -121,12 +121,13 @@ type lockFamily struct {
 	cs         []*lockClient
 	lastToken  int64         // the largest exclusive token granted; guarded by w.mu
 	stale      []staleHold   // holds of ended sessions not yet known lost
+	api        familyAPI     // nil unless kind.api
+	protected  protectedBook // the protected creates of the API actions (protected_api.go)
+
 	// ending are the holds (Held or Doubtful) of a real lock recipe whose
 	// process got a new session: once their Conn says the session ended
 	// (closed, expired) they must be Lost.
 	ending []staleHold
-	api        familyAPI     // nil unless kind.api
-	protected  protectedBook // the protected creates of the API actions (protected_api.go)
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
@@ -213,7 +214,6 @@ func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
-		f.explain(c, conn, ctx, "Acquire", err)
 		if err == nil {
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
@@ -278,32 +278,12 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 	}
 }
 
-// explain checks the error a lock's Acquire or Release returned: nil,
-// ctx.Err(), or, once the session can no longer act, ErrSessionExpired (its
-// session expired) or ErrClosing (its Conn closed): the package doc of
-// recipes/lock. Elections check theirs in their API (election_api.go);
-// the flawed locks (no newAPI) are held to what their flaw breaks.
-func (f *lockFamily) explain(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
-	if f.api != nil || f.kind.newAPI == nil || err == nil {
-		return
-	}
-	switch {
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-	case errors.Is(err, zksim.ErrSessionExpired) && !f.w.sessionAlive(conn):
-	case errors.Is(err, zksim.ErrClosing) && (conn.State() == zksim.StateClosed || f.w.ctx.Err() != nil):
-	default:
-		f.w.violate("unexplained error", "p%d's %s returned %v (session c%d %v, live %v, context done %v)",
-			c.idx, op, err, conn.Index(), conn.State(), f.w.sessionAlive(conn), ctx.Err() != nil)
-	}
-}
-
 func (f *lockFamily) release(c *client) {
 	lc := f.cs[c.idx]
-	h, conn := lc.h, lc.conn
+	h := lc.h
 	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
-		f.explain(c, conn, ctx, "Release", err)
 		if err == nil {
 			lc.holding.Store(false)
 			if f.w.isLive() {
