@@ -175,35 +175,13 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		// row, so that its backoff reaches its bound (timedConn checks the
 		// pauses).
 		"LossBurst": func(t *rapid.T) {
-			var waiting []*client
-			for _, c := range f.w.awake() {
-				if c.busy("wait") {
-					waiting = append(waiting, c)
-				}
-			}
-			c := drawClient(t, waiting, "burst")
-			n := rapid.IntRange(2, 11).Draw(t, "losses")
-			then := rapid.SampledFrom([]string{"", "expire", "close"}).Draw(t, "then")
-			for i := range n {
-				f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
-				if i == n-1 {
-					// The session expires, or the process closes it, while
-					// the waiter waits to retry: its Wait must fail at once,
-					// without a further try.
-					switch then {
-					case "expire":
-						f.w.inject(t, faults.Expire(c.conn.Index()))
-					case "close":
-						conn := c.conn
-						f.mu.Lock()
-						f.closed[conn] = true
-						f.mu.Unlock()
-						c.start("close", func(context.Context) error { return conn.Close() })
-					}
-				}
-				f.w.runFor(t, 550*time.Millisecond)
-			}
+			f.lossBurst(t, rapid.SampledFrom([]string{"", "expire", "close"}).Draw(t, "then"))
 		},
+		// CloseWhileRetrying: a LossBurst that ends with the process
+		// closing its session while the waiter waits to retry (the rare
+		// third of LossBurst's draws that sees a retry go on past a
+		// closed Conn).
+		"CloseWhileRetrying": func(t *rapid.T) { f.lossBurst(t, "close") },
 		// ThirdPartyDelete: an operator deletes the barrier node, or its
 		// parent once that is empty (so the next Set creates it again).
 		"ThirdPartyDelete": func(t *rapid.T) {
@@ -300,4 +278,37 @@ func (f *barrierFamily) stuck() string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// lossBurst loses a waiter's exists requests n times in a row (n drawn),
+// then, as then says, expires or closes its session while it waits to
+// retry.
+func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
+	var waiting []*client
+	for _, c := range f.w.awake() {
+		if c.busy("wait") {
+			waiting = append(waiting, c)
+		}
+	}
+	c := drawClient(t, waiting, "burst")
+	n := rapid.IntRange(2, 11).Draw(t, "losses")
+	for i := range n {
+		f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+		if i == n-1 {
+			// The session expires, or the process closes it, while
+			// the waiter waits to retry: its Wait must fail at once,
+			// without a further try.
+			switch then {
+			case "expire":
+				f.w.inject(t, faults.Expire(c.conn.Index()))
+			case "close":
+				conn := c.conn
+				f.mu.Lock()
+				f.closed[conn] = true
+				f.mu.Unlock()
+				c.start("close", func(context.Context) error { return conn.Close() })
+			}
+		}
+		f.w.runFor(t, 550*time.Millisecond)
+	}
 }

@@ -120,6 +120,9 @@ type client struct {
 	// acquisitions counts the holds the test-code recipes made for this
 	// client (their GUIDs use it); touched by the machine goroutine only.
 	acquisitions int
+	// timed, if set, is the Conn the machine's recipes use for conn: it
+	// checks their retry timing (retrycheck.go).
+	timed *timedConn
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // operations in flight, by name

@@ -238,11 +238,11 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // newAPIMutex, newAPIRWMutex and newAPILease make the holds of the real
 // lock recipes for the API actions, with data as the node's data.
 func newAPIMutex(_ *rapid.T, c *client, data []byte) apiHold {
-	return apiMutex{Mutex: lock.New(c.conn, lockDir, lock.WithData(data))}
+	return apiMutex{Mutex: lock.New(recipeConn(c), lockDir, lock.WithData(data))}
 }
 
 func newAPIRWMutex(t *rapid.T, c *client, data []byte) apiHold {
-	rw := lock.NewRWMutex(c.conn, lockDir, lock.WithData(data), lock.WithACL(zksim.OpenACL()))
+	rw := lock.NewRWMutex(recipeConn(c), lockDir, lock.WithData(data), lock.WithACL(zksim.OpenACL()))
 	if rapid.Bool().Draw(t, "write") {
 		return apiMutex{Mutex: rw.Writer(), rw: rw, write: true}
 	}
@@ -250,7 +250,7 @@ func newAPIRWMutex(t *rapid.T, c *client, data []byte) apiHold {
 }
 
 func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
-	sem, err := lock.NewSemaphore(c.conn, lockDir, semaphoreMax, lock.WithData(data))
+	sem, err := lock.NewSemaphore(recipeConn(c), lockDir, semaphoreMax, lock.WithData(data))
 	if err != nil {
 		panic(err) // the arguments are constants
 	}
@@ -290,19 +290,26 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	}
 	if f.w.cfg.faults {
 		a["DeleteNode"] = f.deleteNode
+		a["DeleteWaiterNode"] = f.deleteWaiterNode
 		// CloseSession: a process closes its session (its holds are Lost,
 		// its calls return ErrClosing); it then gets a new one.
-		a["CloseSession"] = func(t *rapid.T) {
-			c := drawClient(t, f.w.awake(), "close")
-			conn := c.conn
-			f.cs[c.idx].api.closed.Store(true)
-			c.start("close", func(context.Context) error { return conn.Close() })
-		}
+		a["CloseSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.w.awake(), "close")) }
+		// CloseHolderSession: the same for a holder (most processes are
+		// not holding when CloseSession draws): its hold must become Lost.
+		a["CloseHolderSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.holders(), "close")) }
 	}
 	if f.kind.name == semaphoreKind.name {
 		a["NewSemaphore"] = f.newSemaphore
 	}
 	return a
+}
+
+// closeSession closes c's session: its holds are Lost, its calls return
+// ErrClosing; it then gets a new one.
+func (f *lockFamily) closeSession(c *client) {
+	conn := c.conn
+	f.cs[c.idx].api.closed.Store(true)
+	c.start("close", func(context.Context) error { return conn.Close() })
 }
 
 // acquireAPI starts an acquisition by c with Lock (Acquire), a try, or a
@@ -329,6 +336,7 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 		lc.api.contended.Store(h.blocked(f.w, conn.SessionID(), lc.api.before))
 		lc.api.trying.Store(true)
 	}
+	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
 		var err error
 		switch via {
@@ -429,6 +437,7 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 	}
 	conn := lc.conn
 	lc.api.released = true
+	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		var err error
 		if via == "Locker" {
@@ -592,6 +601,29 @@ func (f *lockFamily) deleteNode(t *rapid.T) {
 	}
 	p := rapid.SampledFrom(leaves).Draw(t, "node")
 	f.w.inject(t, faults.DeleteNode(p))
+}
+
+// deleteWaiterNode: a third party deletes the contender node of a process
+// whose acquisition is under way, most often one that waits (the rare
+// case of DeleteNode's uniform draw): the recipe must notice that its node
+// vanished and start over (a new node), not wait on, hold without a node,
+// or fail.
+func (f *lockFamily) deleteWaiterNode(t *rapid.T) {
+	var nodes []string
+	for _, c := range f.w.awake() {
+		if !c.busy("acquire") {
+			continue
+		}
+		for _, dir := range f.kind.dirs {
+			for _, n := range f.w.ownedUnder(dir, c.conn.SessionID()) {
+				nodes = append(nodes, dir+"/"+n)
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		t.SkipNow()
+	}
+	f.w.inject(t, faults.DeleteNode(rapid.SampledFrom(nodes).Draw(t, "node")))
 }
 
 func isClosed(ch <-chan struct{}) bool {

@@ -123,13 +123,19 @@ type lockFamily struct {
 	stale      []staleHold   // holds of ended sessions not yet known lost
 	api        familyAPI     // nil unless kind.api
 	protected  protectedBook // the protected creates of the API actions (protected_api.go)
+
+	// ending are the holds (Held or Doubtful) of a real lock recipe whose
+	// process got a new session: once their Conn says the session ended
+	// (closed, expired) they must be Lost.
+	ending []staleHold
 }
 
 func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily {
 	w.res = &resource{fenced: fenced}
 	f := &lockFamily{w: w, kind: kind, checkState: checkState}
-	for range w.clients {
+	for _, c := range w.clients {
 		f.cs = append(f.cs, &lockClient{queuedSince: -1})
+		f.time(c)
 	}
 	if kind.api != nil {
 		f.api = kind.api(f)
@@ -137,7 +143,20 @@ func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily
 	return f
 }
 
+// time makes c's recipes, for a real lock recipe, run on a timedConn,
+// which checks their retry timing (retrycheck.go). The recipes' hold
+// trackers call the Conn from their own goroutine as well: the checks that
+// hold then are those that stay true when two goroutines share the Conn
+// (the pauses are bounded by the operation's losses, not by one loop's).
+func (f *lockFamily) time(c *client) {
+	if f.kind.newAPI != nil {
+		c.timed = newTimedConn(f.w, c)
+		c.timed.shared = true
+	}
+}
+
 func (f *lockFamily) renew(c *client) {
+	f.time(c)
 	if !f.checkState && f.cs[c.idx].holding.Load() {
 		// A holder that does not look at its hold state does not notice
 		// that its session ended: it goes on believing it holds (and
@@ -150,6 +169,9 @@ func (f *lockFamily) renew(c *client) {
 		// Held: it must learn that the hold is gone (Lost) before another
 		// holds. The machine keeps it under the exclusion check.
 		f.stale = append(f.stale, staleHold{c: c, h: old.h, conn: old.conn})
+	}
+	if f.kind.newAPI != nil && old.holding.Load() && old.h != nil && !old.h.State().Final() {
+		f.ending = append(f.ending, staleHold{c: c, h: old.h, conn: old.conn})
 	}
 	lc := &lockClient{queuedSince: -1}
 	lc.liveDone.Store(old.liveDone.Load())
@@ -189,6 +211,7 @@ func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	lc := f.cs[c.idx]
 	h, conn := f.kind.newHold(t, c), c.conn
 	lc.h, lc.conn = h, conn
+	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
 		if err == nil {
@@ -258,6 +281,7 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 func (f *lockFamily) release(c *client) {
 	lc := f.cs[c.idx]
 	h := lc.h
+	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
 		if err == nil {
@@ -355,6 +379,15 @@ func (f *lockFamily) check() {
 			exclusive = append(exclusive, name)
 		} else {
 			shared = append(shared, name)
+		}
+	}
+	// A hold whose client has been told that its session ended is Lost:
+	// "Lost: the session expired, ... or the Conn was closed" (the package
+	// doc of recipes/lock), as soon as the tracker hears of it.
+	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
+	for _, s := range f.ending {
+		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
+			w.violate("hold not lost", "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
 		}
 	}
 	if f.kind.readMarker != "" {
@@ -458,6 +491,7 @@ func (f *lockFamily) live() bool {
 		case !lc.liveDone.Load():
 			h, conn := f.kind.newHold(nil, c), c.conn
 			lc.h, lc.conn = h, conn
+			resetTimed(c)
 			c.start("acquire", func(ctx context.Context) error {
 				err := h.Acquire(ctx)
 				if err == nil {
@@ -545,7 +579,7 @@ var (
 		name: "lock",
 		dirs: []string{lockDir},
 		newHold: func(_ *rapid.T, c *client) holdable {
-			return mutexHold{lock.New(c.conn, lockDir)}
+			return mutexHold{lock.New(recipeConn(c), lockDir)}
 		},
 		newAPI: newAPIMutex,
 	}
@@ -559,7 +593,7 @@ var (
 			if t != nil {
 				write = rapid.Bool().Draw(t, "write")
 			}
-			rw := lock.NewRWMutex(c.conn, lockDir)
+			rw := lock.NewRWMutex(recipeConn(c), lockDir)
 			if write {
 				return rwHold{rw.Writer(), true}
 			}
@@ -572,7 +606,7 @@ var (
 		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
 		maxShared: 2,
 		newHold: func(_ *rapid.T, c *client) holdable {
-			sem, err := lock.NewSemaphore(c.conn, lockDir, 2)
+			sem, err := lock.NewSemaphore(recipeConn(c), lockDir, 2)
 			if err != nil {
 				panic(err) // the arguments are constants
 			}

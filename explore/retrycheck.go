@@ -24,6 +24,20 @@ import (
 //     which every recipe repeats through retry.Do alone, so that the
 //     pause is exactly the backoff).
 //
+// and when the first request after any connection loss comes later than
+// backoff(n) after the recipe saw the connection back (read
+// StateConnected: retry.WaitConnected returns then), n being the losses of the
+// operation so far: a recipe goes on after a loss through retry.Pause
+// (or retry.Do) alone, whose pause after its k-th loss in a row is
+// backoff(k) and k ≤ n. This is what sees the first pause of the
+// recipes' own retry loops (create, list, create again: the list in
+// between hides the repeat from the check above): after an operation's
+// first loss the next request leaves as soon as the connection is back
+// (retry.Pause: "from the second loss on it also backs off"). And when the
+// session ends (expires, is closed) while the recipe waits to retry, the
+// retry gives up at once (retry.WaitConnected returns the session's
+// error): a request after that, if any, leaves at that instant.
+//
 // It needs the calls of one Conn to come from one goroutine at a time, as
 // in the barrier machines (one operation per client at a time).
 
@@ -45,12 +59,23 @@ type timedConn struct {
 	// before its first session: the recipes then presume expiry after
 	// 1.5 × 10 s of downtime.
 	noTimeout bool
+	// shared: the recipes also call the Conn from goroutines that do not
+	// retry through recipes/internal/retry (a hold tracker re-verifies its
+	// node on the next connection event, an operation may sit in a
+	// backoff while another call loses its reply): only the bound on the
+	// first request after a loss applies, not the checks of one request's
+	// repeats or of the retry giving up at once.
+	shared bool
 
 	mu          sync.Mutex
 	last        string        // the last request: op and path
 	losses      int           // connection losses in a row of last
 	lossAt      time.Duration // when the last loss was returned
 	connectedAt time.Duration // when the Conn last became connected
+	opLosses    int           // connection losses since the operation began
+	afterLoss   bool          // the last request failed with connection loss
+	backAt      time.Duration // when the recipe first read StateConnected since, or -1
+	endAt       time.Duration // when the session ended (expired, auth failed, closed), or -1
 }
 
 var _ zksim.Conn = (*timedConn)(nil)
@@ -58,20 +83,52 @@ var _ zksim.Conn = (*timedConn)(nil)
 // newTimedConn wraps c's Conn; it follows the Conn's state until the run
 // ends.
 func newTimedConn(w *world, c *client) *timedConn {
-	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1}
+	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
 	events := c.conn.SessionEvents(w.ctx)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		for ev := range events {
-			if ev.State == zksim.StateConnected {
+			switch ev.State {
+			case zksim.StateConnected:
 				tc.mu.Lock()
 				tc.connectedAt = w.sw.Now()
 				tc.mu.Unlock()
+			case zksim.StateExpired, zksim.StateAuthFailed:
+				tc.ended()
 			}
+		}
+		if w.ctx.Err() == nil && c.conn.State() == zksim.StateClosed {
+			tc.ended() // closed, not the end of the run
 		}
 	}()
 	return tc
+}
+
+// ended notes when the session ended (the first time).
+func (tc *timedConn) ended() {
+	now := tc.w.sw.Now()
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.endAt < 0 {
+		tc.endAt = now
+	}
+}
+
+// recipeConn is the Conn c's recipes run on: c's timedConn if it has one
+// for its current session, else its Conn.
+func recipeConn(c *client) zksim.Conn {
+	if c.timed != nil && c.timed.Conn == c.conn {
+		return c.timed
+	}
+	return c.conn
+}
+
+// resetTimed begins an operation of c on its timedConn, if any.
+func resetTimed(c *client) {
+	if c.timed != nil && c.timed.Conn == c.conn {
+		c.timed.reset()
+	}
 }
 
 // reset forgets the losses so far: an operation begins (the losses of a
@@ -80,6 +137,7 @@ func (tc *timedConn) reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.last, tc.losses = "", 0
+	tc.opLosses, tc.afterLoss = 0, false
 }
 
 // SessionTimeout implements zksim.Conn: 0 with noTimeout.
@@ -88,6 +146,21 @@ func (tc *timedConn) SessionTimeout() time.Duration {
 		return 0
 	}
 	return tc.Conn.SessionTimeout()
+}
+
+// State implements zksim.Conn: it notes when the recipe first reads
+// StateConnected after a connection loss.
+func (tc *timedConn) State() zksim.State {
+	st := tc.Conn.State()
+	if st == zksim.StateConnected {
+		now := tc.w.sw.Now()
+		tc.mu.Lock()
+		if tc.afterLoss && tc.backAt < 0 {
+			tc.backAt = now
+		}
+		tc.mu.Unlock()
+	}
+	return st
 }
 
 // presumedExpiry is how long a cleanup on tc waits out continuous
@@ -107,7 +180,23 @@ func (tc *timedConn) begin(key string, read bool) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if key != tc.last || tc.losses < 2 {
+	if tc.afterLoss {
+		tc.afterLoss = false
+		// From when the recipe saw the connection back (retry's
+		// WaitConnected returns on reading StateConnected).
+		want := backoff(tc.opLosses)
+		if !tc.shared && tc.backAt < 0 && tc.endAt >= 0 && now > tc.endAt {
+			// The session ended while the recipe waited for the
+			// connection: retry gives up at once with the session's
+			// error (WaitConnected's doc), so whatever the operation
+			// sends next (its cleanup's first try) leaves at that instant.
+			tc.w.violate("retried after the end", "p%d sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.idx, key, now-tc.endAt)
+		}
+		if tc.backAt >= 0 && now > tc.backAt+want {
+			tc.w.violate("retried too late", "p%d sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.idx, key, now-tc.backAt, tc.opLosses, want)
+		}
+	}
+	if tc.shared || key != tc.last || tc.losses < 2 {
 		return
 	}
 	want := backoff(tc.losses)
@@ -128,6 +217,8 @@ func (tc *timedConn) end(key string, err error) {
 		tc.last, tc.losses = key, 0
 		return
 	}
+	tc.opLosses++
+	tc.afterLoss, tc.backAt = true, -1
 	if key != tc.last {
 		tc.losses = 0
 	}

@@ -24,6 +24,7 @@ var cases = bt.Cases{
 	"RWMutexSharing":            testRWMutexSharing,
 	"RWMutexNoWriterStarvation": testRWMutexNoWriterStarvation,
 	"Semaphore":                 testSemaphore,
+	"SemaphoreLeasesDeleted":    testSemaphoreLeasesDeleted,
 	"Guard":                     testGuard,
 	"LeaseGuard":                testLeaseGuard,
 	"Locker":                    testLocker,

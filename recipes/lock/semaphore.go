@@ -123,7 +123,7 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 		)
 		err := retry.Do(ctx, s.conn, func() error {
 			var err error
-			children, _, watch, err = s.conn.ChildrenW(ctx, dir)
+			children, _, watch, err = leasesGone(s.conn.ChildrenW(ctx, dir))
 			return err
 		})
 		if err != nil {
@@ -197,3 +197,15 @@ func (l *Lease) Watch() (recipes.HoldState, <-chan struct{}) { return l.h.Watch(
 
 // Done returns a channel closed when the lease ends: Lost or Released.
 func (l *Lease) Done() <-chan struct{} { return l.h.Done() }
+
+// leasesGone maps ErrNoNode from listing the leases directory to
+// errLeaseVanished: the directory is deleted only once empty, so our
+// lease node went first (a third party deleted them), and Acquire starts
+// over, creating both again. (Defined last, so as not to move the lines
+// above.)
+func leasesGone(children []string, st *zksim.Stat, watch <-chan zksim.Event, err error) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	if errors.Is(err, zksim.ErrNoNode) {
+		err = errLeaseVanished
+	}
+	return children, st, watch, err
+}
