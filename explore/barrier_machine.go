@@ -76,6 +76,10 @@ var badACL = []zksim.ACL{{Perms: zksim.PermAll, Scheme: "ip", ID: "not-an-addres
 // badACLPath is the node of the barrier that p0 sets with badACL.
 const badACLPath = "/acl/barrier"
 
+// refusedDir is a directory whose ACL lets anyone read it and nobody
+// create in it (SetRefused).
+const refusedDir = "/ro"
+
 // applied records what the exists requests of the waiters found.
 func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
 	if r.Op != zkmem.OpExists || r.Path != barrierPath {
@@ -143,6 +147,29 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 					f.w.explainError(c, conn, ctx, "Set with a bad ACL", err)
 					if err == nil {
 						f.w.violate("bad ACL taken", "p%d's Set with a bad ACL returned nil", c.idx)
+					}
+				}
+				return err
+			})
+		},
+		// SetRefused: a barrier under a missing directory whose parent's ACL
+		// refuses create (an operator's read-only /ro) cannot be set: Set
+		// returns the server's ErrNoAuth (ZooKeeper: creating a child needs
+		// CREATE on the parent), once, instead of trying again and again.
+		"SetRefused": func(t *rapid.T) {
+			c := controller(t)
+			if ok, _, err := f.w.observer.Exists(f.w.ctx, refusedDir); err != nil || !ok {
+				if _, err := f.w.observer.Create(f.w.ctx, refusedDir, nil, zksim.ModePersistent, zksim.ReadACL()); err != nil {
+					t.Fatalf("create %s: %v", refusedDir, err)
+				}
+			}
+			b, conn := barrier.New(c.conn, refusedDir+"/x/b"), c.conn
+			c.start("set", func(ctx context.Context) error {
+				err := b.Set(ctx)
+				if !errors.Is(err, zksim.ErrNoAuth) {
+					f.w.explainError(c, conn, ctx, "Set under a read-only directory", err)
+					if err == nil {
+						f.w.violate("refused node set", "p%d's Set under the read-only %s returned nil", c.idx, refusedDir)
 					}
 				}
 				return err

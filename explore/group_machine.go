@@ -318,6 +318,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving }), "leave"))
 		}
 		a["LateJoin"] = f.lateJoin
+		a["LateDelete"] = f.lateDelete
 	}
 	return a
 }
@@ -330,6 +331,29 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 // (and wait for the newcomer), not fail nor return.
 func (f *groupFamily) lateJoin(t *rapid.T) {
 	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
+	f.whenListedAlone(t, j, func(alone int) {
+		f.w.inject(t, faults.Delay(alone, time.Second))
+		f.enter(j)
+	})
+}
+
+// lateDelete: as in lateJoin, the members of an open round leave; once
+// the last of them has listed the members and found no other, a third
+// party deletes the ready node before that member's multi deletes it with
+// its own node. The multi then fails on the ready node, and that member's
+// Leave must still delete its node and return nil (Leave's guarantee: its
+// round's ready node is deleted), not fail.
+func (f *groupFamily) lateDelete(t *rapid.T) {
+	f.whenListedAlone(t, nil, func(alone int) {
+		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
+		f.w.inject(t, faults.DeleteNode(f.gate()))
+	})
+}
+
+// whenListedAlone opens a round if none is open (without j), has its
+// members leave, and calls then with the index of the first of their
+// sessions that lists the members and finds no member node but its own.
+func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}
@@ -369,8 +393,7 @@ func (f *groupFamily) lateJoin(t *rapid.T) {
 		alone := f.listedAlone
 		f.mu.Unlock()
 		if alone >= 0 {
-			f.w.inject(t, faults.Delay(alone, time.Second))
-			f.enter(j)
+			then(alone)
 			f.w.runFor(t, 200*time.Millisecond)
 			return
 		}
