@@ -47,6 +47,10 @@ type groupFamily struct {
 	// no member node but its own (-1: none yet).
 	lister      map[int]bool
 	listedAlone int
+	// cut holds the rounds (the czxids of their ready nodes) whose ready
+	// node a third party deleted (LateDelete): that ends the round, so its
+	// members may leave before the others began to.
+	cut map[int64]bool
 }
 
 type member struct {
@@ -74,7 +78,7 @@ func newGroupFamily(w *world, leave bool, size int) *groupFamily {
 	if size == 0 {
 		size = len(w.clients)
 	}
-	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group"}
+	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group", cut: map[int64]bool{}}
 	for _, c := range w.clients {
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
@@ -215,6 +219,9 @@ func (f *groupFamily) leaveGroup(c *client) {
 		round := m.round
 		var early []string
 		for i, o := range f.ms {
+			if f.cut[round] {
+				break
+			}
 			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
 				early = append(early, fmt.Sprintf("p%d", i))
 			}
@@ -339,14 +346,30 @@ func (f *groupFamily) lateJoin(t *rapid.T) {
 
 // lateDelete: as in lateJoin, the members of an open round leave; once
 // the last of them has listed the members and found no other, a third
-// party deletes the ready node before that member's multi deletes it with
-// its own node. The multi then fails on the ready node, and that member's
-// Leave must still delete its node and return nil (Leave's guarantee: its
-// round's ready node is deleted), not fail.
+// party deletes the ready node, or that member's own node, before its
+// multi deletes both. The multi then fails, and that member's Leave must
+// still end its round and return nil (Leave's guarantee: it returns nil
+// only once its round's ready node is deleted), not fail.
 func (f *groupFamily) lateDelete(t *rapid.T) {
+	node := rapid.SampledFrom([]string{"ready", "member"}).Draw(t, "node")
 	f.whenListedAlone(t, nil, func(alone int) {
+		p := f.gate()
+		if ok, st, err := f.w.observer.Exists(f.w.ctx, p); node == "ready" && err == nil && ok {
+			f.mu.Lock()
+			f.cut[st.Czxid] = true
+			f.mu.Unlock()
+		}
+		if node == "member" {
+			for _, c := range f.w.clients {
+				if c.conn.Index() == alone {
+					if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
+						p = f.dir + "/" + mine[0]
+					}
+				}
+			}
+		}
 		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
-		f.w.inject(t, faults.DeleteNode(f.gate()))
+		f.w.inject(t, faults.DeleteNode(p))
 	})
 }
 
