@@ -140,17 +140,7 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		// refuses cannot be set: Set returns the server's error.
 		"SetBadACL": func(t *rapid.T) {
 			c := controller(t)
-			b, conn := barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), c.conn
-			c.start("set", func(ctx context.Context) error {
-				err := b.Set(ctx)
-				if !errors.Is(err, zksim.ErrInvalidACL) {
-					f.w.explainError(c, conn, ctx, "Set with a bad ACL", err)
-					if err == nil {
-						f.w.violate("bad ACL taken", "p%d's Set with a bad ACL returned nil", c.idx)
-					}
-				}
-				return err
-			})
+			f.setRefused(c, barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), zksim.ErrInvalidACL, "with a bad ACL")
 		},
 		// SetRefused: a barrier under a missing directory whose parent's ACL
 		// refuses create (an operator's read-only /ro) cannot be set: Set
@@ -163,17 +153,7 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 					t.Fatalf("create %s: %v", refusedDir, err)
 				}
 			}
-			b, conn := barrier.New(c.conn, refusedDir+"/x/b"), c.conn
-			c.start("set", func(ctx context.Context) error {
-				err := b.Set(ctx)
-				if !errors.Is(err, zksim.ErrNoAuth) {
-					f.w.explainError(c, conn, ctx, "Set under a read-only directory", err)
-					if err == nil {
-						f.w.violate("refused node set", "p%d's Set under the read-only %s returned nil", c.idx, refusedDir)
-					}
-				}
-				return err
-			})
+			f.setRefused(c, barrier.New(c.conn, refusedDir+"/x/b"), zksim.ErrNoAuth, "under a read-only directory")
 		},
 		"Wait": func(t *rapid.T) {
 			var idle []*client
@@ -257,6 +237,22 @@ func (f *barrierFamily) set(c *client) {
 		f.w.explainError(c, conn, ctx, "Set", err)
 		if err == nil && f.czxid() == 0 && f.deletes() == before {
 			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
+		}
+		return err
+	})
+}
+
+// setRefused has c set b, which the server refuses with want: Set returns
+// want (or another documented outcome), never nil.
+func (f *barrierFamily) setRefused(c *client, b *barrier.Barrier, want error, what string) {
+	conn := c.conn
+	c.start("set", func(ctx context.Context) error {
+		err := b.Set(ctx)
+		if !errors.Is(err, want) {
+			f.w.explainError(c, conn, ctx, "Set "+what, err)
+			if err == nil {
+				f.w.violate("refused barrier set", "p%d's Set %s returned nil", c.idx, what)
+			}
 		}
 		return err
 	})
