@@ -24,6 +24,11 @@ import (
 //     which every recipe repeats through retry.Do alone, so that the
 //     pause is exactly the backoff).
 //
+// After a first loss (k = 1) the next request, whatever it is, is checked
+// too when it is a read: it must go out as the connection is back, since
+// retry.Pause waits for nothing else then (a multi whose reply was lost
+// is followed by a read that looks whether it took effect).
+//
 // It needs the calls of one Conn to come from one goroutine at a time, as
 // in the barrier machines (one operation per client at a time).
 
@@ -51,6 +56,15 @@ type timedConn struct {
 	losses      int           // connection losses in a row of last
 	lossAt      time.Duration // when the last loss was returned
 	connectedAt time.Duration // when the Conn last became connected
+	// up tells whether the last session event the event goroutine heard
+	// said connected, and upAt when (-1: never): the first-loss check
+	// trusts nothing else. lostOnce tells whether the last request lost
+	// is the first of its kind (op and path) lost since reset: the recipe
+	// then counts no earlier loss either.
+	up       bool
+	upAt     time.Duration
+	lostOnce bool
+	lostKey  map[string]int // losses by request since reset
 }
 
 var _ zksim.Conn = (*timedConn)(nil)
@@ -58,17 +72,18 @@ var _ zksim.Conn = (*timedConn)(nil)
 // newTimedConn wraps c's Conn; it follows the Conn's state until the run
 // ends.
 func newTimedConn(w *world, c *client) *timedConn {
-	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1}
+	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1, upAt: -1}
 	events := c.conn.SessionEvents(w.ctx)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
 		for ev := range events {
-			if ev.State == zksim.StateConnected {
-				tc.mu.Lock()
-				tc.connectedAt = w.sw.Now()
-				tc.mu.Unlock()
+			tc.mu.Lock()
+			tc.up = ev.State == zksim.StateConnected
+			if tc.up {
+				tc.connectedAt, tc.upAt = w.sw.Now(), w.sw.Now()
 			}
+			tc.mu.Unlock()
 		}
 	}()
 	return tc
@@ -80,6 +95,7 @@ func (tc *timedConn) reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.last, tc.losses = "", 0
+	tc.lostOnce, tc.lostKey = false, nil
 }
 
 // SessionTimeout implements zksim.Conn: 0 with noTimeout.
@@ -107,6 +123,14 @@ func (tc *timedConn) begin(key string, read bool) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	if tc.lostOnce && read && tc.up && tc.upAt >= tc.lossAt && now > tc.upAt {
+		// After a first loss a recipe waits for the connection only
+		// (retry.Pause with 0 losses): its next request, whatever it is,
+		// goes out as the connection is back. The event goroutine may not
+		// have heard of the return yet (its last event is not connected,
+		// or older than the loss): unchecked then.
+		tc.w.violate("retried too late", "p%d sent %s %v after its first connection loss in a row (of %s) and the connection's return; the backoff is 0", tc.idx, key, now-tc.upAt, tc.last)
+	}
 	if key != tc.last || tc.losses < 2 {
 		return
 	}
@@ -124,10 +148,16 @@ func (tc *timedConn) end(key string, err error) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	tc.lostOnce = false
 	if !errors.Is(err, zksim.ErrConnectionLoss) {
 		tc.last, tc.losses = key, 0
 		return
 	}
+	if tc.lostKey == nil {
+		tc.lostKey = map[string]int{}
+	}
+	tc.lostKey[key]++
+	tc.lostOnce = tc.lostKey[key] == 1
 	if key != tc.last {
 		tc.losses = 0
 	}
