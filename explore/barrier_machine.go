@@ -27,7 +27,9 @@ import (
 // gone, or it is another node: another czxid), and only if the last exists
 // it sent found the barrier unset; once Set returns nil the barrier is set
 // (unless the third party deleted it meanwhile), once Remove returns nil
-// it is not; the Set with the bad ACL fails with ErrInvalidACL. Liveness:
+// it is not; the Set with the bad ACL fails with ErrInvalidACL, and a Set
+// under a directory whose ACL refuses create fails with ErrNoAuth (at
+// once, not by trying again without end). Liveness:
 // once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
@@ -42,8 +44,10 @@ import (
 // fails leaves no node behind; the constructors refuse bad arguments. A
 // newcomer may join an open double-barrier round just after its last
 // member listed the members and found no other (LateJoin): that member's
-// delete of the ready node then fails, and its Leave must look again.
-// Liveness: once faults stop every member enters and (double barrier)
+// delete of the ready node then fails, and its Leave must look again; or
+// a third party deletes the ready node or that member's node there, the
+// multi's request perhaps lost too (LateDelete): its Leave must still end
+// the round (no ready node of it left) and return nil. Liveness: once faults stop every member enters and (double barrier)
 // leaves.
 //
 // In all three, a call returns nil, its context's error, or an error
