@@ -27,7 +27,9 @@ import (
 // gone, or it is another node: another czxid), and only if the last exists
 // it sent found the barrier unset; once Set returns nil the barrier is set
 // (unless the third party deleted it meanwhile), once Remove returns nil
-// it is not; the Set with the bad ACL fails with ErrInvalidACL. Liveness:
+// it is not; the Set with the bad ACL fails with ErrInvalidACL, and a Set
+// under a directory whose ACL refuses create fails with ErrNoAuth (at
+// once, not by trying again without end). Liveness:
 // once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
@@ -42,8 +44,10 @@ import (
 // fails leaves no node behind; the constructors refuse bad arguments. A
 // newcomer may join an open double-barrier round just after its last
 // member listed the members and found no other (LateJoin): that member's
-// delete of the ready node then fails, and its Leave must look again.
-// Liveness: once faults stop every member enters and (double barrier)
+// delete of the ready node then fails, and its Leave must look again; or
+// a third party deletes the ready node or that member's node there, the
+// multi's request perhaps lost too (LateDelete): its Leave must still end
+// the round (no ready node of it left) and return nil. Liveness: once faults stop every member enters and (double barrier)
 // leaves.
 //
 // In all three, a call returns nil, its context's error, or an error
@@ -75,6 +79,10 @@ var badACL = []zksim.ACL{{Perms: zksim.PermAll, Scheme: "ip", ID: "not-an-addres
 
 // badACLPath is the node of the barrier that p0 sets with badACL.
 const badACLPath = "/acl/barrier"
+
+// refusedDir is a directory whose ACL lets anyone read it and nobody
+// create in it (SetRefused).
+const refusedDir = "/ro"
 
 // applied records what the exists requests of the waiters found.
 func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
@@ -136,17 +144,20 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		// refuses cannot be set: Set returns the server's error.
 		"SetBadACL": func(t *rapid.T) {
 			c := controller(t)
-			b, conn := barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), c.conn
-			c.start("set", func(ctx context.Context) error {
-				err := b.Set(ctx)
-				if !errors.Is(err, zksim.ErrInvalidACL) {
-					f.w.explainError(c, conn, ctx, "Set with a bad ACL", err)
-					if err == nil {
-						f.w.violate("bad ACL taken", "p%d's Set with a bad ACL returned nil", c.idx)
-					}
+			f.setRefused(c, barrier.New(c.conn, badACLPath, barrier.WithACL(badACL)), zksim.ErrInvalidACL, "with a bad ACL")
+		},
+		// SetRefused: a barrier under a missing directory whose parent's ACL
+		// refuses create (an operator's read-only /ro) cannot be set: Set
+		// returns the server's ErrNoAuth (ZooKeeper: creating a child needs
+		// CREATE on the parent), once, instead of trying again and again.
+		"SetRefused": func(t *rapid.T) {
+			c := controller(t)
+			if ok, _, err := f.w.observer.Exists(f.w.ctx, refusedDir); err != nil || !ok {
+				if _, err := f.w.observer.Create(f.w.ctx, refusedDir, nil, zksim.ModePersistent, zksim.ReadACL()); err != nil {
+					t.Fatalf("create %s: %v", refusedDir, err)
 				}
-				return err
-			})
+			}
+			f.setRefused(c, barrier.New(c.conn, refusedDir+"/x/b"), zksim.ErrNoAuth, "under a read-only directory")
 		},
 		"Wait": func(t *rapid.T) {
 			var idle []*client
@@ -208,6 +219,22 @@ func (f *barrierFamily) set(c *client) {
 		f.w.explainError(c, conn, ctx, "Set", err)
 		if err == nil && f.czxid() == 0 && f.deletes() == before {
 			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
+		}
+		return err
+	})
+}
+
+// setRefused has c set b, which the server refuses with want: Set returns
+// want (or another documented outcome), never nil.
+func (f *barrierFamily) setRefused(c *client, b *barrier.Barrier, want error, what string) {
+	conn := c.conn
+	c.start("set", func(ctx context.Context) error {
+		err := b.Set(ctx)
+		if !errors.Is(err, want) {
+			f.w.explainError(c, conn, ctx, "Set "+what, err)
+			if err == nil {
+				f.w.violate("refused barrier set", "p%d's Set %s returned nil", c.idx, what)
+			}
 		}
 		return err
 	})

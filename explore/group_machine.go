@@ -47,6 +47,10 @@ type groupFamily struct {
 	// no member node but its own (-1: none yet).
 	lister      map[int]bool
 	listedAlone int
+	// cut holds the rounds (the czxids of their ready nodes) whose ready
+	// node a third party deleted (LateDelete): that ends the round, so its
+	// members may leave before the others began to.
+	cut map[int64]bool
 }
 
 type member struct {
@@ -74,7 +78,7 @@ func newGroupFamily(w *world, leave bool, size int) *groupFamily {
 	if size == 0 {
 		size = len(w.clients)
 	}
-	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group"}
+	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group", cut: map[int64]bool{}}
 	for _, c := range w.clients {
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
@@ -215,6 +219,9 @@ func (f *groupFamily) leaveGroup(c *client) {
 		round := m.round
 		var early []string
 		for i, o := range f.ms {
+			if f.cut[round] {
+				break
+			}
 			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
 				early = append(early, fmt.Sprintf("p%d", i))
 			}
@@ -318,6 +325,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			f.leaveGroup(drawClient(t, f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving }), "leave"))
 		}
 		a["LateJoin"] = f.lateJoin
+		a["LateDelete"] = f.lateDelete
 	}
 	return a
 }
@@ -330,6 +338,55 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 // (and wait for the newcomer), not fail nor return.
 func (f *groupFamily) lateJoin(t *rapid.T) {
 	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
+	f.whenListedAlone(t, j, func(alone int) {
+		f.w.inject(t, faults.Delay(alone, time.Second))
+		f.enter(j)
+	})
+}
+
+// lateDelete: as in lateJoin, the members of an open round leave; once
+// the last of them has listed the members and found no other, a third
+// party deletes the ready node, or that member's own node, before its
+// multi deletes both. The multi then fails, and that member's Leave must
+// still end its round and return nil (Leave's guarantee: it returns nil
+// only once its round's ready node is deleted), not fail.
+//
+// With lose, that multi's request is also lost on its way: the member
+// must then look (at once: a first loss) whether it took effect, and not
+// take its own node gone for its round over.
+func (f *groupFamily) lateDelete(t *rapid.T) {
+	node := rapid.SampledFrom([]string{"ready", "member", "none"}).Draw(t, "node")
+	lose := rapid.Bool().Draw(t, "lose")
+	f.whenListedAlone(t, nil, func(alone int) {
+		if lose {
+			f.w.inject(t, faults.DropNextRequest(alone, zkmem.OpMulti))
+		}
+		p := f.gate()
+		if ok, st, err := f.w.observer.Exists(f.w.ctx, p); node == "ready" && err == nil && ok {
+			f.mu.Lock()
+			f.cut[st.Czxid] = true
+			f.mu.Unlock()
+		}
+		if node == "member" {
+			for _, c := range f.w.clients {
+				if c.conn.Index() == alone {
+					if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
+						p = f.dir + "/" + mine[0]
+					}
+				}
+			}
+		}
+		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
+		if node != "none" {
+			f.w.inject(t, faults.DeleteNode(p))
+		}
+	})
+}
+
+// whenListedAlone opens a round if none is open (without j), has its
+// members leave, and calls then with the index of the first of their
+// sessions that lists the members and finds no member node but its own.
+func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}
@@ -369,8 +426,7 @@ func (f *groupFamily) lateJoin(t *rapid.T) {
 		alone := f.listedAlone
 		f.mu.Unlock()
 		if alone >= 0 {
-			f.w.inject(t, faults.Delay(alone, time.Second))
-			f.enter(j)
+			then(alone)
 			f.w.runFor(t, 200*time.Millisecond)
 			return
 		}
@@ -562,11 +618,17 @@ func (f *groupFamily) checkCleanup() {
 		if st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
 			continue
 		}
-		if m.quiet < 0 && !f.w.inFlight(c) {
+		// A request in flight (sent in a connected instant) ends with a
+		// reply the cleanup waits for: the quiet starts after the last.
+		if f.w.inFlight(c) {
+			m.quiet = -1
+		} else if m.quiet < 0 {
 			m.quiet = now
 		}
-		if m.quiet >= 0 && now-m.quiet > m.conn.presumedExpiry()+cleanupSlack {
-			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-m.quiet)
+		// The cleanup's clock starts over when the client hears of a
+		// connection, which a delayed delivery may tell after the fact.
+		if start := max(m.quiet, m.conn.heardUp()); m.quiet >= 0 && now-start > m.conn.presumedExpiry()+cleanupSlack {
+			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-start)
 		}
 	}
 }

@@ -163,6 +163,14 @@ func (tc *timedConn) State() zksim.State {
 	return st
 }
 
+// heardUp is when the client last heard that its Conn was connected (-1:
+// never).
+func (tc *timedConn) heardUp() time.Duration {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.connectedAt
+}
+
 // presumedExpiry is how long a cleanup on tc waits out continuous
 // downtime before it presumes the session expired: 1.5 session timeouts,
 // of 10 s when the Conn reports none.

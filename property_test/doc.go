@@ -94,9 +94,9 @@
 // The fail file path is relative to property_test/ (where go test runs the
 // package); only -explore writes one. It replays the shrunk schedule at
 // once, and rapid also replays every fail file under testdata/rapid/<test>/
-// before its checks: commit one to turn the failure into a regression test
-// (testdata/rapid/TestBarrierDouble/ keeps the double barrier's of issue
-// 14), or delete it. The seed replays the whole search (the same checks,
+// before its checks: commit one to turn the failure into a regression test,
+// and delete it once the machine's actions change (a fail file is a list
+// of draws: under other actions it replays another schedule). The seed replays the whole search (the same checks,
 // the same failure, then shrinking again), so -rapid.checks must be at
 // least the number of checks the failure needed. The flawed-recipe tests
 // write no fail file; their log has the seed.

@@ -157,8 +157,8 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 
 // leaveLast deletes our node and the ready node (at version gateVersion)
 // in one multi, so a member of the next round sees either both or
-// neither. It reports false when the ready node's version changed: a late
-// member joined, and the caller must look again.
+// neither. It reports false when the caller must look again: the ready
+// node's version changed (a late member joined), or our node is gone.
 func (g *group) leaveLast(ctx context.Context, mePath string, gateVersion int32) (bool, error) {
 	gate := g.dir + "/" + g.gate
 	for losses := 0; ; {
@@ -173,7 +173,7 @@ func (g *group) leaveLast(ctx context.Context, mePath string, gateVersion int32)
 				return false, err
 			}
 			losses++
-			gone, err := g.memberGone(ctx, mePath)
+			gone, err := g.roundGone(ctx, mePath)
 			if err != nil || gone {
 				return true, err
 			}
@@ -182,7 +182,7 @@ func (g *group) leaveLast(ctx context.Context, mePath string, gateVersion int32)
 		case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrNoNode):
 			return true, seqnode.Delete(ctx, g.conn, mePath) // no ready node
 		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
-			return true, nil // our node is already gone
+			return false, nil // our node is gone (a third party): the ready node is not
 		default:
 			return false, err
 		}
@@ -198,4 +198,16 @@ func (g *group) memberGone(ctx context.Context, p string) (bool, error) {
 		return err
 	})
 	return !ok, err
+}
+
+// roundGone reports whether our node at p and the ready node are both
+// gone: after a multi deleting both whose reply was lost, our node gone
+// alone does not tell that it took effect (a third party may have deleted
+// our node and nothing else).
+func (g *group) roundGone(ctx context.Context, p string) (bool, error) {
+	gone, err := g.memberGone(ctx, p)
+	if err != nil || !gone {
+		return gone, err
+	}
+	return g.memberGone(ctx, g.dir+"/"+g.gate)
 }

@@ -2,6 +2,7 @@ package barrier_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -201,5 +202,77 @@ func TestDoubleNextRoundWhileLeaving(t *testing.T) {
 		d := newDouble(t, connect(nil, nil), dir, 2)
 		must(t, "d.Enter", d.Enter(ctx))
 		must(t, "c.Enter", <-ec)
+	})
+}
+
+// TestDoubleLastNodeDeleted: a third party deletes the last leaver's node
+// after it listed only itself and before its multi deletes that node with
+// the ready node, while the other member is away. The multi fails on our
+// node; the last leaver's Leave must still delete the ready node before it
+// returns nil (Leave returns nil only once its round's ready node is
+// deleted), else the next round's members would find it there and pass.
+// With lost, the multi is lost on its way (not applied): finding our node
+// gone afterwards does not tell that the multi took effect.
+func TestDoubleLastNodeDeleted(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		t.Run(fmt.Sprintf("lost=%v", lost), func(t *testing.T) { testDoubleLastNodeDeleted(t, lost) })
+	}
+}
+
+func testDoubleLastNodeDeleted(t *testing.T, lost bool) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		last := newHold()
+		conns := []*heldConn{connect(nil, last), connect(nil, last)}
+		a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+		left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
+		<-last.reached // the last leaver listed only itself
+		synctest.Wait()
+		op := connect(nil, nil)
+		children, _, err := op.Children(ctx, dir)
+		must(t, "children", err)
+		lastOne, node := 0, ""
+		for _, ch := range children {
+			if ch == "ready" {
+				continue
+			}
+			_, st, err := op.Exists(ctx, dir+"/"+ch)
+			must(t, "exists", err)
+			node = ch
+			if st.EphemeralOwner != conns[0].SessionID() {
+				lastOne = 1
+			}
+		}
+		other := conns[1-lastOne].Conn.(*zkmem.Conn)
+		other.Server().Control(other.SessionID()).Disconnect()
+		must(t, "third-party delete", op.Delete(ctx, dir+"/"+node, -1))
+		if lost {
+			mem := conns[lastOne].Conn.(*zkmem.Conn)
+			var once sync.Once
+			mem.Server().Control(mem.SessionID()).SetFaultHook(func(r zkmem.Request, f zkmem.Fault) zkmem.Fault {
+				drop := false
+				if r.Op == zkmem.OpMulti {
+					once.Do(func() { drop = true })
+				}
+				if drop {
+					return zkmem.DropRequest
+				}
+				return f
+			})
+		}
+		close(last.release)
+		must(t, "Leave of the last member", <-left[lastOne])
+		ok, _, err := op.Exists(ctx, dir+"/ready")
+		must(t, "exists", err)
+		if ok {
+			t.Fatal("the last member's Leave returned nil, but the ready node of its round is still there")
+		}
+		must(t, "reconnect", other.Server().Control(other.SessionID()).Reconnect())
+		must(t, "Leave of the member that was away", <-left[1-lastOne])
 	})
 }
