@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -78,9 +77,10 @@ type electionAPI struct {
 	values    int                            // proclaimed values so far
 	observers map[*client]*observer
 	conns     map[string]*sim.Conn          // the sessions of the API calls, by op
-	guards    map[electionDirect]*spinGuard // the Conns of the API calls
+	guards    map[electionDirect]*spinBound // the spin guards of the API calls' Conns
 	goneSince map[*client]time.Duration     // a Held holder's node missing since
 	ends      map[*client]*holdEnd          // each hold's state at the last check
+	calls     []*leaderCall                 // the Leader calls under way
 
 	delMu        sync.Mutex
 	deletedIDs   map[int64]bool  // the czxids of the nodes a third party deleted
@@ -113,15 +113,38 @@ type apiResult struct {
 	state   recipes.HoldState // the hold's state as the call returned
 }
 
+// poller counts the reads of a call that waits on watches or reads once
+// (an Observe, a Leader): while nothing changes in the directory, it has
+// no reason to read again (but after connection losses, a few times).
+type poller struct {
+	guard *spinBound // its Conn's guard, which counts its calls
+	sig   string     // the directory as of the last change seen
+	base  int64      // guard's calls when the directory last changed
+}
+
+// reads returns the reads since the directory last changed, sig being
+// the directory now (dirSig).
+func (p *poller) reads(sig string) int64 {
+	if sig != p.sig {
+		p.sig, p.base = sig, p.guard.calls.Load()
+	}
+	return p.guard.calls.Load() - p.base
+}
+
+// leaderCall is a Leader call under way.
+type leaderCall struct {
+	c     *client
+	polls poller
+	done  atomic.Bool
+}
+
 // observer is an Observe running on a client.
 type observer struct {
 	c         *client
 	conn      *sim.Conn
 	cancelled bool          // machine goroutine only
 	lagSince  time.Duration // since when it lags behind the leader, -1 if not
-	guard     *spinGuard    // its Conn, which counts its reads
-	sig       string        // the directory as of the last change seen
-	base      int64         // guard's reads when the directory last changed
+	polls     poller        // its reads while nothing changes
 
 	mu      sync.Mutex
 	reports []election.Leader
@@ -257,61 +280,11 @@ func deleteNode(conn *sim.Conn, p string) {
 	}
 }
 
-// spinGuard is a client's Conn for an API call that must not call the
-// server again and again once its ctx is done: a loop that ignores the
-// error would spin without ever blocking, and hang the machine. After
-// observeSpinLimit reads with a done ctx it records a violation and ends the
-// calling goroutine (runtime.Goexit, which runs its defers).
-type spinGuard struct {
-	*sim.Conn
-	w     *world
-	c     *client
-	what  string
-	spins atomic.Int32
-	calls atomic.Int64 // reads so far
-}
-
-// observeSpinLimit is how many reads with a done ctx make an observer spin
-// (a tighter bound than spin.go's spinLimit, which holds for a whole machine).
+// observeSpinLimit is how many calls with a done ctx make an API call
+// spin (spin.go's guard, with a bound tighter than spinLimit, which holds
+// for a whole machine): a loop that ignores the error would call the
+// server again and again without ever blocking, and hang the machine.
 const observeSpinLimit = 100
-
-func (g *spinGuard) guard(ctx context.Context) {
-	g.calls.Add(1)
-	if ctx.Err() != nil && g.spins.Add(1) > observeSpinLimit {
-		g.w.violate("spins", "p%d's %s calls the server again and again with its ctx done", g.c.idx, g.what)
-		runtime.Goexit()
-	}
-}
-
-func (g *spinGuard) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Children(ctx, p)
-}
-
-func (g *spinGuard) ChildrenW(ctx context.Context, p string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.ChildrenW(ctx, p)
-}
-
-func (g *spinGuard) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Get(ctx, p)
-}
-
-func (g *spinGuard) GetW(ctx context.Context, p string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.GetW(ctx, p)
-}
-
-func (g *spinGuard) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Exists(ctx, p)
-}
-
-func (g *spinGuard) ExistsW(ctx context.Context, p string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.ExistsW(ctx, p)
-}
 
 // electionDirect is what both election kinds offer a machine directly.
 type electionDirect interface {
@@ -332,7 +305,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinBound{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -436,14 +409,14 @@ func (a *electionAPI) apiConn(op string) *sim.Conn {
 // direct returns an election value of the kind on conn, for c's API call
 // what.
 func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
-	conn := &spinGuard{Conn: sc, w: a.w, c: c, what: what}
+	conn, bound := newBoundConn(c, sc, observeSpinLimit, fmt.Sprintf("p%d's %s", c.idx, what))
 	var e electionDirect
 	if a.single {
 		e = election.NewSingleNode(conn, a.path)
 	} else {
 		e = election.New(conn, electionDir)
 	}
-	a.guards[e] = conn
+	a.guards[e] = bound
 	return e
 }
 
@@ -483,8 +456,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		"Leader": func(t *rapid.T) {
 			c := drawClient(t, free("leader"), "leader")
 			e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+			lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
+			a.calls = append(a.calls, lc)
 			startNow(c, "leader", func(ctx context.Context) error {
 				l, err := e.Leader(ctx)
+				lc.done.Store(true)
 				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
 				return err
 			})
@@ -495,7 +471,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			o := &observer{c: c, conn: conn, lagSince: -1}
 			a.observers[c] = o
 			e := a.direct(c, conn, "Observe")
-			o.guard = a.guards[e]
+			o.polls.guard = a.guards[e]
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
 					o.mu.Lock()
@@ -616,6 +592,29 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			w.inject(t, faults.DeleteNode(p))
 		},
 	}
+	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
+	// scheme, and the session has no credentials) returns ErrInvalidACL:
+	// it gives up at the first refused create. (No create can succeed:
+	// the server refuses the ACL itself, KeeperException.InvalidACL.)
+	m["InvalidACL"] = func(t *rapid.T) {
+		c := drawClient(t, free("invalid acl"), "invalid acl")
+		conn := &refusalConn{Conn: a.apiConn("invalid acl")}
+		acl := election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}})
+		var e electionDirect
+		if a.single {
+			e = election.NewSingleNode(conn, a.path, acl)
+		} else {
+			e = election.New(conn, electionDir, acl)
+		}
+		startNow(c, "invalid acl", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			conn.cancel = cancel
+			err := e.Campaign(ctx, []byte("v"))
+			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
+			return err
+		})
+	}
 	if a.single {
 		return m
 	}
@@ -695,22 +694,6 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			return err
 		})
 	}
-	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
-	// scheme, and the session has no credentials) returns ErrInvalidACL:
-	// it gives up at the first refused create.
-	m["InvalidACL"] = func(t *rapid.T) {
-		c := drawClient(t, free("invalid acl"), "invalid acl")
-		conn := &refusalConn{Conn: a.apiConn("invalid acl")}
-		e := election.New(conn, electionDir, election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}}))
-		startNow(c, "invalid acl", func(ctx context.Context) error {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			conn.cancel = cancel
-			err := e.Campaign(ctx, []byte("v"))
-			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
-			return err
-		})
-	}
 	// Junk: a third party creates a node in the directory that is not a
 	// candidate node; the recipe must ignore it.
 	m["Junk"] = func(t *rapid.T) {
@@ -787,6 +770,31 @@ func (a *electionAPI) check() {
 	a.checkHolders(leader)
 	a.checkLost()
 	a.checkObservers(leader, cur)
+	a.checkLeaderCalls(leader, cur)
+}
+
+// checkLeaderCalls: a Leader call "blocks only for the round trips, and
+// across connection losses" (its doc); it reads again only when the
+// lowest candidate left between its listing and its read, which changes
+// the directory. So while nothing changes, it makes no more than
+// pollLimit reads.
+func (a *electionAPI) checkLeaderCalls(leader string, cur *seenNode) {
+	sig := ""
+	calls := a.calls[:0]
+	for _, lc := range a.calls {
+		if lc.done.Load() {
+			continue
+		}
+		calls = append(calls, lc)
+		if sig == "" {
+			sig = a.dirSig(leader, cur)
+		}
+		if n := lc.polls.reads(sig); n > pollLimit {
+			a.w.violate("leader", "p%d's Leader read %d times with nothing changed (%s)", lc.c.idx, n, sig)
+		}
+	}
+	clear(a.calls[len(calls):])
+	a.calls = calls
 }
 
 // deleted reports whether a third party deleted h's node.
@@ -876,7 +884,14 @@ func (a *electionAPI) judgeResults() {
 		case "Campaign", "Resume of our own node":
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
-			case r.err == nil, errors.Is(r.err, context.Canceled):
+			case r.err == nil:
+				// "blocks until we lead": a nil return is a leadership,
+				// the hold's state Held, or already past it (Doubtful,
+				// Lost), never NotHeld or Released.
+				if r.state == recipes.NotHeld || r.state == recipes.Released {
+					bad = fmt.Sprintf("nil, but the state is %v: it does not lead", r.state)
+				}
+			case errors.Is(r.err, context.Canceled):
 			case errors.Is(r.err, zksim.ErrSessionExpired):
 				if !ended {
 					bad = "the session is live"
@@ -1030,9 +1045,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		if sig == "" {
 			sig = a.dirSig(leader, cur)
 		}
-		if sig != o.sig {
-			o.sig, o.base = sig, o.guard.calls.Load()
-		} else if n := o.guard.calls.Load() - o.base; n > pollLimit {
+		if n := o.polls.reads(sig); n > pollLimit {
 			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
 		}
 		// A quiet observer has reported the leader as it is now.

@@ -20,7 +20,12 @@ import (
 // against zksim.Conn), under the same faults, and check what it promises:
 //
 //   - a bad path is refused with zksim.ErrBadArguments, creating nothing;
-//   - the node is created in the path's parent (the root for "/p-"), named
+//   - it creates the missing ancestors of the path, and when the server
+//     refuses one (an ancestor whose ACL does not allow CREATE), it
+//     returns the server's error, zksim.ErrNoAuth, having created nothing;
+//   - after the call's first connection loss it waits for the connection
+//     and no more (firstPauseConn);
+//   - the node is created in the path's parent, named
 //     _c_<GUID>-<name><sequence> with a 36-character GUID (Curator's
 //     protected names), and owned by the caller's session;
 //   - SequenceOf reads its sequence number back, and CompareSequence
@@ -31,11 +36,24 @@ import (
 //     second node: every protected node of a live session is one a call
 //     returned, or belongs to a call under way (checkProtected).
 
-// protectedPaths are the paths the action draws: in a directory, at the
-// root, with an empty name, and two that are not valid.
-var protectedPaths = []string{protectedDir + "/p-", "/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
+// protectedPaths are the paths the action draws: in a directory, two
+// levels below it (both missing at first), under a directory that refuses
+// creates (protectedRefused), with an empty name, and two that are not
+// valid. All are under protectedDir, so that the coverage report has one
+// area for them (a protected name at the root would make one per GUID).
+var protectedPaths = []string{protectedDir + "/p-", protectedNested + "/p-", protectedRefused + "/a/b/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
 
-const protectedDir = "/protected"
+const (
+	protectedDir    = "/protected"
+	protectedNested = protectedDir + "/a/b"
+	// protectedRefused is made by the machine with an ACL that lets
+	// anyone read it, and nobody create in it: a create of a child fails
+	// with NoAuth (ZooKeeper checks the parent's CREATE permission).
+	protectedRefused = protectedDir + "/ro"
+)
+
+// protectedReadOnly is protectedRefused's ACL.
+var protectedReadOnly = []zksim.ACL{{Perms: zksim.PermRead, Scheme: "world", ID: "anyone"}}
 
 // protectedGUID is the start of a protected name: "_c_", a version-4
 // UUID, "-".
@@ -83,8 +101,12 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	c := drawClient(t, cs, "create protected")
 	checkSequenceOf(f.w)
 	p := rapid.SampledFrom(protectedPaths).Draw(t, "path")
-	conn := c.conn
 	w := f.w
+	refused := strings.HasPrefix(p, protectedRefused+"/")
+	if refused {
+		f.makeRefused()
+	}
+	conn := newFirstPauseConn(w, c, "protected create")
 	c.start("protected", func(ctx context.Context) error {
 		created, err := recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
 		defer f.protected.returned.Store(true)
@@ -92,6 +114,9 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 		switch {
 		case bad && (err == nil || !errors.Is(err, zksim.ErrBadArguments)):
 			w.violate("protected create", "p%d created %q for the bad path %q (error %v), want ErrBadArguments", c.idx, created, p, err)
+			return err
+		case refused && !errors.Is(err, zksim.ErrNoAuth) && !failedOK(err):
+			w.violate("protected create", "p%d's create of %q, under %s whose ACL refuses creates, returned %q, %v; want ErrNoAuth", c.idx, p, protectedRefused, created, err)
 			return err
 		case err != nil:
 			return err
@@ -136,6 +161,20 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	})
 }
 
+// makeRefused makes protectedRefused, if it is not there, with an ACL
+// that refuses creates.
+func (f *lockFamily) makeRefused() {
+	w := f.w
+	for _, d := range []struct {
+		p   string
+		acl []zksim.ACL
+	}{{protectedDir, zksim.OpenACL()}, {protectedRefused, protectedReadOnly}} {
+		if _, err := w.observer.Create(w.ctx, d.p, nil, zksim.ModePersistent, d.acl); err == nil {
+			w.trace("a third party creates %s", d.p)
+		}
+	}
+}
+
 func cmpSign(x int) int {
 	switch {
 	case x < 0:
@@ -167,7 +206,7 @@ func (f *lockFamily) checkProtected(owners map[int64]*client) {
 	}
 	f.protected.mu.Lock()
 	defer f.protected.mu.Unlock()
-	for _, dir := range []string{protectedDir, "/"} {
+	for _, dir := range []string{protectedDir, protectedNested} {
 		for _, name := range w.children(dir) {
 			if !strings.HasPrefix(name, "_c_") {
 				continue
