@@ -37,11 +37,12 @@ import (
 //     returned, or belongs to a call under way (checkProtected).
 
 // protectedPaths are the paths the action draws: in a directory, two
-// levels below it (both missing at first), under a directory that refuses
-// creates (protectedRefused), with an empty name, and two that are not
-// valid. All are under protectedDir, so that the coverage report has one
+// levels below it (both missing at first), with an empty name, and two
+// that are not valid. (Paths under a directory that refuses creates have
+// an action of their own, createProtectedRefused, so that a failure
+// there is found early and short.) All are under protectedDir, so that the coverage report has one
 // area for them (a protected name at the root would make one per GUID).
-var protectedPaths = []string{protectedDir + "/p-", protectedNested + "/p-", protectedRefused + "/a/b/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
+var protectedPaths = []string{protectedDir + "/p-", protectedNested + "/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
 
 const (
 	protectedDir    = "/protected"
@@ -92,6 +93,19 @@ type protectedNode struct {
 
 // createProtected: a client calls CreateProtectedEphemeralSequential.
 func (f *lockFamily) createProtected(t *rapid.T) {
+	f.createProtectedAt(t, rapid.SampledFrom(protectedPaths).Draw(t, "path"))
+}
+
+// createProtectedRefused: a client calls CreateProtectedEphemeralSequential
+// for a path two missing levels below protectedRefused, which refuses
+// creates: EnsurePath recurses up to it and must return its NoAuth.
+func (f *lockFamily) createProtectedRefused(t *rapid.T) {
+	f.createProtectedAt(t, protectedRefused+"/a/b/p-")
+}
+
+// createProtectedAt: a client calls CreateProtectedEphemeralSequential for
+// the path p.
+func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 	var cs []*client
 	for _, c := range f.w.awake() {
 		if !c.busy("protected") {
@@ -100,7 +114,6 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	}
 	c := drawClient(t, cs, "create protected")
 	checkSequenceOf(f.w)
-	p := rapid.SampledFrom(protectedPaths).Draw(t, "path")
 	w := f.w
 	refused := strings.HasPrefix(p, protectedRefused+"/")
 	if refused {
