@@ -218,18 +218,21 @@ func (h electionHold) Release(ctx context.Context) error {
 
 func (h electionHold) Exclusive() bool { return true }
 
-// singleNodeHold is a SingleNode as a holdable.
+// singleNodeHold is a SingleNode as a holdable. Its Campaigns check the
+// pause after their first connection loss (firstPauseConn).
 type singleNodeHold struct {
 	*election.SingleNode
-	c *client
+	c     *client
+	pause *firstPauseConn
 }
 
 func newSingleNodeHold(_ *rapid.T, c *client) holdable {
-	return singleNodeHold{SingleNode: election.NewSingleNode(c.conn, electionDir+"/leader"), c: c}
+	pause := newFirstPauseConn(c.w, c, "Campaign")
+	return singleNodeHold{SingleNode: election.NewSingleNode(pause, electionDir+"/leader"), c: c, pause: pause}
 }
 
 func (h singleNodeHold) Acquire(ctx context.Context) error {
-	err := h.Campaign(ctx, []byte("v"))
+	err := h.pause.call(func() error { return h.Campaign(ctx, []byte("v")) })
 	reportCall(h.c, "Campaign", err, h)
 	return err
 }

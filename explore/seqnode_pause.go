@@ -28,10 +28,14 @@ type firstPauseConn struct {
 	idx  int    // the client's index
 	what string // the call, for the violation
 
-	mu     sync.Mutex
-	armed  bool          // the first loss came, the next request not yet
-	done   bool          // the first loss has been followed by a request
-	seenAt time.Duration // when the recipe saw the Conn connected since, -1 if not
+	mu sync.Mutex
+	// gated: only the requests of calls made through call are checked
+	// (the Conn serves other goroutines at other times); on: one is under
+	// way.
+	gated, on bool
+	armed     bool          // the first loss came, the next request not yet
+	done      bool          // the first loss has been followed by a request
+	seenAt    time.Duration // when the recipe saw the Conn connected since, -1 if not
 }
 
 var _ zksim.Conn = (*firstPauseConn)(nil)
@@ -40,13 +44,29 @@ func newFirstPauseConn(w *world, c *client, what string) *firstPauseConn {
 	return &firstPauseConn{Conn: c.conn, w: w, idx: c.idx, what: what, seenAt: -1}
 }
 
+// call runs one recipe call on a Conn that is shared with other
+// goroutines at other times (a SingleNode's Campaign; its hold reads
+// through the same Conn once it leads): only the call's requests are
+// checked, and its first loss is its own.
+func (f *firstPauseConn) call(run func() error) error {
+	f.mu.Lock()
+	f.gated, f.on, f.armed, f.done = true, true, false, false
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.on, f.armed = false, false
+		f.mu.Unlock()
+	}()
+	return run()
+}
+
 // State implements zksim.Conn, noting when the recipe learns that the
 // connection is back.
 func (f *firstPauseConn) State() zksim.State {
 	st := f.Conn.State()
 	if st == zksim.StateConnected {
 		f.mu.Lock()
-		if f.armed && f.seenAt < 0 {
+		if f.armed && f.seenAt < 0 && (f.on || !f.gated) {
 			f.seenAt = f.w.sw.Now()
 		}
 		f.mu.Unlock()
@@ -58,7 +78,7 @@ func (f *firstPauseConn) State() zksim.State {
 func (f *firstPauseConn) begin(op string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.armed {
+	if !f.armed || (f.gated && !f.on) {
 		return
 	}
 	f.armed, f.done = false, true
@@ -74,7 +94,7 @@ func (f *firstPauseConn) end(err error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.done && !f.armed {
+	if !f.done && !f.armed && (f.on || !f.gated) {
 		f.armed, f.seenAt = true, -1
 	}
 }
