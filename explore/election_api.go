@@ -35,7 +35,12 @@ import (
 //     candidate in sequence order; for a SingleNode, the node), with that
 //     node's czxid as Token, its owner as Session and a value it had; it
 //     returns ErrNoLeader only if, at some step during the call, there was
-//     no candidate;
+//     no candidate; it "blocks only for the round trips": while nothing
+//     changes in the directory it reads no more than pollLimit times;
+//   - a Campaign (or a Resume) that returns nil leads: its hold is not
+//     NotHeld or Released as it returns; a SingleNode's Campaign waits
+//     for the connection after its first connection loss, and no more
+//     (firstPauseConn);
 //   - Observe reports only such leaders, never the same (token, value)
 //     twice in a row; an observer that is connected, quiet and awake has
 //     reported the current leader and its value within sharedWait; its
