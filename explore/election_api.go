@@ -46,8 +46,8 @@ import (
 //     reported the current leader and its value within sharedWait; its
 //     channel closes only when its ctx is done or its session ended, and
 //     closes when its ctx is done;
-//   - Proclaim by the leader sets its node's value, by anyone else returns
-//     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
+//   - Proclaim by the leader sets its node's value, by anyone else, or by
+//     a leader whose node a third party deleted, returns ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
 //     Campaign while leading or campaigning returns ErrCampaigning; Resume
 //     of a node that is not ours (another's, a missing one, one in another
 //     directory) returns ErrNotCandidate; a Campaign with an ACL the
@@ -644,6 +644,34 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			return err
 		})
 	}
+	// ProclaimGone: a third party deletes the leader's node, then the
+	// leader proclaims. Proclaim "returns ErrNotLeader if we do not lead
+	// or our node is gone".
+	m["ProclaimGone"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			lc := a.f.cs[c.idx]
+			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("acquire") && !c.busy("release") && !c.busy("proclaim") {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "proclaim gone")
+		eh := a.f.cs[c.idx].h.(electionHold)
+		key := eh.Key()
+		if _, st, err := w.observer.Exists(w.ctx, key); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[key] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(key))
+		}
+		a.values++
+		value := fmt.Sprintf("v%d", a.values)
+		startNow(c, "proclaim", func(ctx context.Context) error {
+			err := eh.Proclaim(ctx, []byte(value))
+			a.report(apiResult{c: c, what: "Proclaim of a deleted node", err: err, key: key, value: value})
+			return err
+		})
+	}
 	// Guard: the leader's guard is a check on its node; with nothing held,
 	// ErrNotLeader.
 	m["Guard"] = func(t *rapid.T) {
@@ -865,6 +893,10 @@ func (a *electionAPI) judgeResults() {
 				}
 			case !failedOK(r.err):
 				bad = "an unexpected error"
+			}
+		case "Proclaim of a deleted node":
+			if !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err) {
+				bad = "not ErrNotLeader"
 			}
 		case "Proclaim by a non-leader":
 			if !errors.Is(r.err, election.ErrNotLeader) {
