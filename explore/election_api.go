@@ -644,6 +644,46 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			return err
 		})
 	}
+	// LeaderRace: a Leader call is caught between its listing and its
+	// read of the lowest candidate. Once the read is on its way, a third
+	// party deletes that candidate (Leader must look again: it returns
+	// ErrNoLeader "when there is no candidate" only), or the call is
+	// cancelled (it returns ctx's error, not ErrNoLeader).
+	m["LeaderRace"] = func(t *rapid.T) {
+		c := drawClient(t, free("leader"), "leader race")
+		if a.leaderNow() == "" {
+			t.SkipNow()
+		}
+		cancel := rapid.Bool().Draw(t, "cancel")
+		e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+		lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
+		a.calls = append(a.calls, lc)
+		startNow(c, "leader", func(ctx context.Context) error {
+			l, err := e.Leader(ctx)
+			lc.done.Store(true)
+			a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
+			return err
+		})
+		// Step until the listing's reply is in and the read sent.
+		for i := 0; i < 20 && lc.polls.guard.calls.Load() < 2 && !lc.done.Load() && w.sw.Enabled() > 0 && !w.violated(); i++ {
+			w.step(t)
+			synctest.Wait()
+		}
+		if lc.done.Load() || lc.polls.guard.calls.Load() < 2 {
+			return
+		}
+		if cancel {
+			c.stop("leader")
+			return
+		}
+		l := a.leaderNow()
+		if _, st, err := w.observer.Exists(w.ctx, l); l != "" && err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[l] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(l))
+		}
+	}
 	// ProclaimGone: a third party deletes the leader's node, then the
 	// leader proclaims. Proclaim "returns ErrNotLeader if we do not lead
 	// or our node is gone".
