@@ -649,12 +649,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	// party deletes that candidate (Leader must look again: it returns
 	// ErrNoLeader "when there is no candidate" only), or the call is
 	// cancelled (it returns ctx's error, not ErrNoLeader).
-	m["LeaderRace"] = func(t *rapid.T) {
+	leaderRace := func(t *rapid.T, cancel bool) {
 		c := drawClient(t, free("leader"), "leader race")
 		if a.leaderNow() == "" {
 			t.SkipNow()
 		}
-		cancel := rapid.Bool().Draw(t, "cancel")
 		e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
 		lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
 		a.calls = append(a.calls, lc)
@@ -684,6 +683,8 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			w.inject(t, faults.DeleteNode(l))
 		}
 	}
+	m["LeaderRaceDelete"] = func(t *rapid.T) { leaderRace(t, false) }
+	m["LeaderRaceCancel"] = func(t *rapid.T) { leaderRace(t, true) }
 	// ProclaimGone: a third party deletes the leader's node, then the
 	// leader proclaims. Proclaim "returns ErrNotLeader if we do not lead
 	// or our node is gone".
