@@ -692,7 +692,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		var cs []*client
 		for _, c := range w.awake() {
 			lc := a.f.cs[c.idx]
-			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("acquire") && !c.busy("release") && !c.busy("proclaim") {
+			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && !c.busy("proclaim") {
 				cs = append(cs, c)
 			}
 		}
