@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -36,14 +35,19 @@ import (
 //     candidate in sequence order; for a SingleNode, the node), with that
 //     node's czxid as Token, its owner as Session and a value it had; it
 //     returns ErrNoLeader only if, at some step during the call, there was
-//     no candidate;
+//     no candidate; it "blocks only for the round trips": while nothing
+//     changes in the directory it reads no more than pollLimit times;
+//   - a Campaign (or a Resume) that returns nil leads: its hold is not
+//     NotHeld or Released as it returns; a SingleNode's Campaign waits
+//     for the connection after its first connection loss, and no more
+//     (firstPauseConn);
 //   - Observe reports only such leaders, never the same (token, value)
 //     twice in a row; an observer that is connected, quiet and awake has
 //     reported the current leader and its value within sharedWait; its
 //     channel closes only when its ctx is done or its session ended, and
 //     closes when its ctx is done;
-//   - Proclaim by the leader sets its node's value, by anyone else returns
-//     ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
+//   - Proclaim by the leader sets its node's value, by anyone else, or by
+//     a leader whose node a third party deleted, returns ErrNotLeader; Resign and Guard with nothing held return ErrNotLeader;
 //     Campaign while leading or campaigning returns ErrCampaigning; Resume
 //     of a node that is not ours (another's, a missing one, one in another
 //     directory) returns ErrNotCandidate; a Campaign with an ACL the
@@ -78,9 +82,10 @@ type electionAPI struct {
 	values    int                            // proclaimed values so far
 	observers map[*client]*observer
 	conns     map[string]*sim.Conn          // the sessions of the API calls, by op
-	guards    map[electionDirect]*spinGuard // the Conns of the API calls
+	guards    map[electionDirect]*spinBound // the spin guards of the API calls' Conns
 	goneSince map[*client]time.Duration     // a Held holder's node missing since
 	ends      map[*client]*holdEnd          // each hold's state at the last check
+	calls     []*leaderCall                 // the Leader calls under way
 
 	delMu        sync.Mutex
 	deletedIDs   map[int64]bool  // the czxids of the nodes a third party deleted
@@ -113,15 +118,38 @@ type apiResult struct {
 	state   recipes.HoldState // the hold's state as the call returned
 }
 
+// poller counts the reads of a call that waits on watches or reads once
+// (an Observe, a Leader): while nothing changes in the directory, it has
+// no reason to read again (but after connection losses, a few times).
+type poller struct {
+	guard *spinBound // its Conn's guard, which counts its calls
+	sig   string     // the directory as of the last change seen
+	base  int64      // guard's calls when the directory last changed
+}
+
+// reads returns the reads since the directory last changed, sig being
+// the directory now (dirSig).
+func (p *poller) reads(sig string) int64 {
+	if sig != p.sig {
+		p.sig, p.base = sig, p.guard.calls.Load()
+	}
+	return p.guard.calls.Load() - p.base
+}
+
+// leaderCall is a Leader call under way.
+type leaderCall struct {
+	c     *client
+	polls poller
+	done  atomic.Bool
+}
+
 // observer is an Observe running on a client.
 type observer struct {
 	c         *client
 	conn      *sim.Conn
 	cancelled bool          // machine goroutine only
 	lagSince  time.Duration // since when it lags behind the leader, -1 if not
-	guard     *spinGuard    // its Conn, which counts its reads
-	sig       string        // the directory as of the last change seen
-	base      int64         // guard's reads when the directory last changed
+	polls     poller        // its reads while nothing changes
 
 	mu      sync.Mutex
 	reports []election.Leader
@@ -195,18 +223,21 @@ func (h electionHold) Release(ctx context.Context) error {
 
 func (h electionHold) Exclusive() bool { return true }
 
-// singleNodeHold is a SingleNode as a holdable.
+// singleNodeHold is a SingleNode as a holdable. Its Campaigns check the
+// pause after their first connection loss (firstPauseConn).
 type singleNodeHold struct {
 	*election.SingleNode
-	c *client
+	c     *client
+	pause *firstPauseConn
 }
 
 func newSingleNodeHold(_ *rapid.T, c *client) holdable {
-	return singleNodeHold{SingleNode: election.NewSingleNode(c.conn, electionDir+"/leader"), c: c}
+	pause := newFirstPauseConn(c.w, c, "Campaign")
+	return singleNodeHold{SingleNode: election.NewSingleNode(pause, electionDir+"/leader"), c: c, pause: pause}
 }
 
 func (h singleNodeHold) Acquire(ctx context.Context) error {
-	err := h.Campaign(ctx, []byte("v"))
+	err := h.pause.call(func() error { return h.Campaign(ctx, []byte("v")) })
 	reportCall(h.c, "Campaign", err, h)
 	return err
 }
@@ -257,61 +288,11 @@ func deleteNode(conn *sim.Conn, p string) {
 	}
 }
 
-// spinGuard is a client's Conn for an API call that must not call the
-// server again and again once its ctx is done: a loop that ignores the
-// error would spin without ever blocking, and hang the machine. After
-// observeSpinLimit reads with a done ctx it records a violation and ends the
-// calling goroutine (runtime.Goexit, which runs its defers).
-type spinGuard struct {
-	*sim.Conn
-	w     *world
-	c     *client
-	what  string
-	spins atomic.Int32
-	calls atomic.Int64 // reads so far
-}
-
-// observeSpinLimit is how many reads with a done ctx make an observer spin
-// (a tighter bound than spin.go's spinLimit, which holds for a whole machine).
+// observeSpinLimit is how many calls with a done ctx make an API call
+// spin (spin.go's guard, with a bound tighter than spinLimit, which holds
+// for a whole machine): a loop that ignores the error would call the
+// server again and again without ever blocking, and hang the machine.
 const observeSpinLimit = 100
-
-func (g *spinGuard) guard(ctx context.Context) {
-	g.calls.Add(1)
-	if ctx.Err() != nil && g.spins.Add(1) > observeSpinLimit {
-		g.w.violate("spins", "p%d's %s calls the server again and again with its ctx done", g.c.idx, g.what)
-		runtime.Goexit()
-	}
-}
-
-func (g *spinGuard) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Children(ctx, p)
-}
-
-func (g *spinGuard) ChildrenW(ctx context.Context, p string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.ChildrenW(ctx, p)
-}
-
-func (g *spinGuard) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Get(ctx, p)
-}
-
-func (g *spinGuard) GetW(ctx context.Context, p string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.GetW(ctx, p)
-}
-
-func (g *spinGuard) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
-	g.guard(ctx)
-	return g.Conn.Exists(ctx, p)
-}
-
-func (g *spinGuard) ExistsW(ctx context.Context, p string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
-	g.guard(ctx)
-	return g.Conn.ExistsW(ctx, p)
-}
 
 // electionDirect is what both election kinds offer a machine directly.
 type electionDirect interface {
@@ -332,7 +313,7 @@ func newSingleNodeAPI(f *lockFamily) familyAPI {
 func newAPI(f *lockFamily, single bool) *electionAPI {
 	a := &electionAPI{f: f, w: f.w, single: single, path: electionDir + "/leader",
 		leaders: map[string]map[int64]*seenNode{}, nodes: map[string]map[int64]*seenNode{}, owners: map[string]int64{},
-		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinGuard{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
+		observers: map[*client]*observer{}, conns: map[string]*sim.Conn{}, guards: map[electionDirect]*spinBound{}, goneSince: map[*client]time.Duration{}, deletedIDs: map[int64]bool{}, deletedPaths: map[string]bool{}, robbed: map[int64]bool{}}
 	f.w.onApply = append(f.w.onApply, a.applied)
 	return a
 }
@@ -436,14 +417,14 @@ func (a *electionAPI) apiConn(op string) *sim.Conn {
 // direct returns an election value of the kind on conn, for c's API call
 // what.
 func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
-	conn := &spinGuard{Conn: sc, w: a.w, c: c, what: what}
+	conn, bound := newBoundConn(c, sc, observeSpinLimit, fmt.Sprintf("p%d's %s", c.idx, what))
 	var e electionDirect
 	if a.single {
 		e = election.NewSingleNode(conn, a.path)
 	} else {
 		e = election.New(conn, electionDir)
 	}
-	a.guards[e] = conn
+	a.guards[e] = bound
 	return e
 }
 
@@ -483,8 +464,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		"Leader": func(t *rapid.T) {
 			c := drawClient(t, free("leader"), "leader")
 			e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+			lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
+			a.calls = append(a.calls, lc)
 			startNow(c, "leader", func(ctx context.Context) error {
 				l, err := e.Leader(ctx)
+				lc.done.Store(true)
 				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
 				return err
 			})
@@ -495,7 +479,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			o := &observer{c: c, conn: conn, lagSince: -1}
 			a.observers[c] = o
 			e := a.direct(c, conn, "Observe")
-			o.guard = a.guards[e]
+			o.polls.guard = a.guards[e]
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
 					o.mu.Lock()
@@ -616,6 +600,29 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			w.inject(t, faults.DeleteNode(p))
 		},
 	}
+	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
+	// scheme, and the session has no credentials) returns ErrInvalidACL:
+	// it gives up at the first refused create. (No create can succeed:
+	// the server refuses the ACL itself, KeeperException.InvalidACL.)
+	m["InvalidACL"] = func(t *rapid.T) {
+		c := drawClient(t, free("invalid acl"), "invalid acl")
+		conn := &refusalConn{Conn: a.apiConn("invalid acl")}
+		acl := election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}})
+		var e electionDirect
+		if a.single {
+			e = election.NewSingleNode(conn, a.path, acl)
+		} else {
+			e = election.New(conn, electionDir, acl)
+		}
+		startNow(c, "invalid acl", func(ctx context.Context) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			conn.cancel = cancel
+			err := e.Campaign(ctx, []byte("v"))
+			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
+			return err
+		})
+	}
 	if a.single {
 		return m
 	}
@@ -634,6 +641,75 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		startNow(c, "proclaim", func(ctx context.Context) error {
 			err := e.Proclaim(ctx, []byte("idle"))
 			a.report(apiResult{c: c, what: "Proclaim by a non-leader", err: err})
+			return err
+		})
+	}
+	// LeaderRace: a Leader call is caught between its listing and its
+	// read of the lowest candidate. Once the read is on its way, a third
+	// party deletes that candidate (Leader must look again: it returns
+	// ErrNoLeader "when there is no candidate" only), or the call is
+	// cancelled (it returns ctx's error, not ErrNoLeader).
+	leaderRace := func(t *rapid.T, cancel bool) {
+		c := drawClient(t, free("leader"), "leader race")
+		if a.leaderNow() == "" {
+			t.SkipNow()
+		}
+		e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+		lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
+		a.calls = append(a.calls, lc)
+		startNow(c, "leader", func(ctx context.Context) error {
+			l, err := e.Leader(ctx)
+			lc.done.Store(true)
+			a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
+			return err
+		})
+		// Step until the listing's reply is in and the read sent.
+		for i := 0; i < 20 && lc.polls.guard.calls.Load() < 2 && !lc.done.Load() && w.sw.Enabled() > 0 && !w.violated(); i++ {
+			w.step(t)
+			synctest.Wait()
+		}
+		if lc.done.Load() || lc.polls.guard.calls.Load() < 2 {
+			return
+		}
+		if cancel {
+			c.stop("leader")
+			return
+		}
+		l := a.leaderNow()
+		if _, st, err := w.observer.Exists(w.ctx, l); l != "" && err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[l] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(l))
+		}
+	}
+	m["LeaderRaceDelete"] = func(t *rapid.T) { leaderRace(t, false) }
+	m["LeaderRaceCancel"] = func(t *rapid.T) { leaderRace(t, true) }
+	// ProclaimGone: a third party deletes the leader's node, then the
+	// leader proclaims. Proclaim "returns ErrNotLeader if we do not lead
+	// or our node is gone".
+	m["ProclaimGone"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			lc := a.f.cs[c.idx]
+			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && !c.busy("proclaim") {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "proclaim gone")
+		eh := a.f.cs[c.idx].h.(electionHold)
+		key := eh.Key()
+		if _, st, err := w.observer.Exists(w.ctx, key); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[key] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(key))
+		}
+		a.values++
+		value := fmt.Sprintf("v%d", a.values)
+		startNow(c, "proclaim", func(ctx context.Context) error {
+			err := eh.Proclaim(ctx, []byte(value))
+			a.report(apiResult{c: c, what: "Proclaim of a deleted node", err: err, key: key, value: value})
 			return err
 		})
 	}
@@ -692,22 +768,6 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				_ = e.Resign(ctx)
 			}
 			a.report(apiResult{c: c, what: "Resume of another's node", err: err})
-			return err
-		})
-	}
-	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
-	// scheme, and the session has no credentials) returns ErrInvalidACL:
-	// it gives up at the first refused create.
-	m["InvalidACL"] = func(t *rapid.T) {
-		c := drawClient(t, free("invalid acl"), "invalid acl")
-		conn := &refusalConn{Conn: a.apiConn("invalid acl")}
-		e := election.New(conn, electionDir, election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}}))
-		startNow(c, "invalid acl", func(ctx context.Context) error {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			conn.cancel = cancel
-			err := e.Campaign(ctx, []byte("v"))
-			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
 			return err
 		})
 	}
@@ -787,6 +847,31 @@ func (a *electionAPI) check() {
 	a.checkHolders(leader)
 	a.checkLost()
 	a.checkObservers(leader, cur)
+	a.checkLeaderCalls(leader, cur)
+}
+
+// checkLeaderCalls: a Leader call "blocks only for the round trips, and
+// across connection losses" (its doc); it reads again only when the
+// lowest candidate left between its listing and its read, which changes
+// the directory. So while nothing changes, it makes no more than
+// pollLimit reads.
+func (a *electionAPI) checkLeaderCalls(leader string, cur *seenNode) {
+	sig := ""
+	calls := a.calls[:0]
+	for _, lc := range a.calls {
+		if lc.done.Load() {
+			continue
+		}
+		calls = append(calls, lc)
+		if sig == "" {
+			sig = a.dirSig(leader, cur)
+		}
+		if n := lc.polls.reads(sig); n > pollLimit {
+			a.w.violate("leader", "p%d's Leader read %d times with nothing changed (%s)", lc.c.idx, n, sig)
+		}
+	}
+	clear(a.calls[len(calls):])
+	a.calls = calls
 }
 
 // deleted reports whether a third party deleted h's node.
@@ -850,6 +935,10 @@ func (a *electionAPI) judgeResults() {
 			case !failedOK(r.err):
 				bad = "an unexpected error"
 			}
+		case "Proclaim of a deleted node":
+			if !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err) {
+				bad = "not ErrNotLeader"
+			}
 		case "Proclaim by a non-leader":
 			if !errors.Is(r.err, election.ErrNotLeader) {
 				bad = "not ErrNotLeader"
@@ -876,7 +965,14 @@ func (a *electionAPI) judgeResults() {
 		case "Campaign", "Resume of our own node":
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
-			case r.err == nil, errors.Is(r.err, context.Canceled):
+			case r.err == nil:
+				// "blocks until we lead": a nil return is a leadership,
+				// the hold's state Held, or already past it (Doubtful,
+				// Lost), never NotHeld or Released.
+				if r.state == recipes.NotHeld || r.state == recipes.Released {
+					bad = fmt.Sprintf("nil, but the state is %v: it does not lead", r.state)
+				}
+			case errors.Is(r.err, context.Canceled):
 			case errors.Is(r.err, zksim.ErrSessionExpired):
 				if !ended {
 					bad = "the session is live"
@@ -1030,9 +1126,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		if sig == "" {
 			sig = a.dirSig(leader, cur)
 		}
-		if sig != o.sig {
-			o.sig, o.base = sig, o.guard.calls.Load()
-		} else if n := o.guard.calls.Load() - o.base; n > pollLimit {
+		if n := o.polls.reads(sig); n > pollLimit {
 			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
 		}
 		// A quiet observer has reported the leader as it is now.

@@ -267,6 +267,7 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 		"UnlockNothing":   f.unlockNothing,
 		"Guard":           f.guard,
 		"CreateProtected": f.createProtected,
+		"CreateRefused":   f.createProtectedRefused,
 		// CancelCall cancels a release or a protected create under way.
 		"CancelCall": func(t *rapid.T) {
 			type call struct {

@@ -20,7 +20,12 @@ import (
 // against zksim.Conn), under the same faults, and check what it promises:
 //
 //   - a bad path is refused with zksim.ErrBadArguments, creating nothing;
-//   - the node is created in the path's parent (the root for "/p-"), named
+//   - it creates the missing ancestors of the path, and when the server
+//     refuses one (an ancestor whose ACL does not allow CREATE), it
+//     returns the server's error, zksim.ErrNoAuth, having created nothing;
+//   - after the call's first connection loss it waits for the connection
+//     and no more (firstPauseConn);
+//   - the node is created in the path's parent, named
 //     _c_<GUID>-<name><sequence> with a 36-character GUID (Curator's
 //     protected names), and owned by the caller's session;
 //   - SequenceOf reads its sequence number back, and CompareSequence
@@ -31,11 +36,25 @@ import (
 //     second node: every protected node of a live session is one a call
 //     returned, or belongs to a call under way (checkProtected).
 
-// protectedPaths are the paths the action draws: in a directory, at the
-// root, with an empty name, and two that are not valid.
-var protectedPaths = []string{protectedDir + "/p-", "/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
+// protectedPaths are the paths the action draws: in a directory, two
+// levels below it (both missing at first), with an empty name, and two
+// that are not valid. (Paths under a directory that refuses creates have
+// an action of their own, createProtectedRefused, so that a failure
+// there is found early and short.) All are under protectedDir, so that the coverage report has one
+// area for them (a protected name at the root would make one per GUID).
+var protectedPaths = []string{protectedDir + "/p-", protectedNested + "/p-", protectedDir + "/", "p-", protectedDir + "//p-"}
 
-const protectedDir = "/protected"
+const (
+	protectedDir    = "/protected"
+	protectedNested = protectedDir + "/a/b"
+	// protectedRefused is made by the machine with an ACL that lets
+	// anyone read it, and nobody create in it: a create of a child fails
+	// with NoAuth (ZooKeeper checks the parent's CREATE permission).
+	protectedRefused = protectedDir + "/ro"
+)
+
+// protectedReadOnly is protectedRefused's ACL.
+var protectedReadOnly = []zksim.ACL{{Perms: zksim.PermRead, Scheme: "world", ID: "anyone"}}
 
 // protectedGUID is the start of a protected name: "_c_", a version-4
 // UUID, "-".
@@ -74,6 +93,19 @@ type protectedNode struct {
 
 // createProtected: a client calls CreateProtectedEphemeralSequential.
 func (f *lockFamily) createProtected(t *rapid.T) {
+	f.createProtectedAt(t, rapid.SampledFrom(protectedPaths).Draw(t, "path"))
+}
+
+// createProtectedRefused: a client calls CreateProtectedEphemeralSequential
+// for a path two missing levels below protectedRefused, which refuses
+// creates: EnsurePath recurses up to it and must return its NoAuth.
+func (f *lockFamily) createProtectedRefused(t *rapid.T) {
+	f.createProtectedAt(t, protectedRefused+"/a/b/p-")
+}
+
+// createProtectedAt: a client calls CreateProtectedEphemeralSequential for
+// the path p.
+func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 	var cs []*client
 	for _, c := range f.w.awake() {
 		if !c.busy("protected") {
@@ -82,9 +114,12 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	}
 	c := drawClient(t, cs, "create protected")
 	checkSequenceOf(f.w)
-	p := rapid.SampledFrom(protectedPaths).Draw(t, "path")
-	conn := c.conn
 	w := f.w
+	refused := strings.HasPrefix(p, protectedRefused+"/")
+	if refused {
+		f.makeRefused()
+	}
+	conn := newFirstPauseConn(w, c, "protected create")
 	c.start("protected", func(ctx context.Context) error {
 		created, err := recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
 		defer f.protected.returned.Store(true)
@@ -92,6 +127,9 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 		switch {
 		case bad && (err == nil || !errors.Is(err, zksim.ErrBadArguments)):
 			w.violate("protected create", "p%d created %q for the bad path %q (error %v), want ErrBadArguments", c.idx, created, p, err)
+			return err
+		case refused && !errors.Is(err, zksim.ErrNoAuth) && !failedOK(err):
+			w.violate("protected create", "p%d's create of %q, under %s whose ACL refuses creates, returned %q, %v; want ErrNoAuth", c.idx, p, protectedRefused, created, err)
 			return err
 		case err != nil:
 			return err
@@ -136,6 +174,20 @@ func (f *lockFamily) createProtected(t *rapid.T) {
 	})
 }
 
+// makeRefused makes protectedRefused, if it is not there, with an ACL
+// that refuses creates.
+func (f *lockFamily) makeRefused() {
+	w := f.w
+	for _, d := range []struct {
+		p   string
+		acl []zksim.ACL
+	}{{protectedDir, zksim.OpenACL()}, {protectedRefused, protectedReadOnly}} {
+		if _, err := w.observer.Create(w.ctx, d.p, nil, zksim.ModePersistent, d.acl); err == nil {
+			w.trace("a third party creates %s", d.p)
+		}
+	}
+}
+
 func cmpSign(x int) int {
 	switch {
 	case x < 0:
@@ -167,7 +219,7 @@ func (f *lockFamily) checkProtected(owners map[int64]*client) {
 	}
 	f.protected.mu.Lock()
 	defer f.protected.mu.Unlock()
-	for _, dir := range []string{protectedDir, "/"} {
+	for _, dir := range []string{protectedDir, protectedNested} {
 		for _, name := range w.children(dir) {
 			if !strings.HasPrefix(name, "_c_") {
 				continue

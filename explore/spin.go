@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"cmp"
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,19 +27,55 @@ const spinLimit = 10000
 // simulated Conn, with the spin guard on the calls the recipes make.
 type guardedConn struct {
 	*sim.Conn
-	w   *world
-	idx int // the client's index
+	w     *world
+	idx   int        // the client's index
+	bound *spinBound // nil: the machine's, spinLimit for all its Conns
 }
 
-// guard lets a call with ctx through, unless it is one of more than
-// spinLimit calls made with a done context or after the run ended.
+// spinBound is what a spin guard allows: calls that cannot be sent (their
+// context done, or the run ended), at most limit of them, counted in
+// idle; calls counts every call. The machine's bound is spinLimit, shared
+// by its recipes' Conns; a Conn that serves one call the machine makes
+// itself (the election API's) can have a tighter one of its own
+// (newBoundConn).
+type spinBound struct {
+	limit int64  // 0: spinLimit
+	who   string // who spins, for the violation
+	// exit: past the limit, end the calling goroutine (runtime.Goexit,
+	// which runs its defers) rather than block it for good: for a call on
+	// a goroutine the machine started, which then reports its end.
+	exit  bool
+	idle  atomic.Int64
+	calls atomic.Int64
+}
+
+// newBoundConn returns client c's Conn sc guarded by a bound of its own:
+// at most limit calls with a done context by who.
+func newBoundConn(c *client, sc *sim.Conn, limit int64, who string) (guardedConn, *spinBound) {
+	b := &spinBound{limit: limit, who: who, exit: true}
+	return guardedConn{Conn: sc, w: c.w, idx: c.idx, bound: b}, b
+}
+
+// guard lets a call with ctx through, unless it is one of more than the
+// bound's limit (spinLimit) made with a done context or after the run
+// ended.
 func (g guardedConn) guard(ctx context.Context) {
-	if (g.w.ended.Load() || ctx.Err() != nil) && g.w.idleCalls.Add(1) > spinLimit {
-		if !g.w.ended.Load() {
-			g.w.violate("livelock", "a client made more than %d calls that could not be sent (its context done)", spinLimit)
-		}
-		select {} // see spinLimit
+	b := g.bound
+	if b == nil {
+		b = &g.w.spins
 	}
+	b.calls.Add(1)
+	limit := cmp.Or(b.limit, spinLimit)
+	if (!g.w.ended.Load() && ctx.Err() == nil) || b.idle.Add(1) <= limit {
+		return
+	}
+	if !g.w.ended.Load() {
+		g.w.violate("livelock", "%s made more than %d calls that could not be sent (its context done)", cmp.Or(b.who, "a client"), limit)
+	}
+	if b.exit {
+		runtime.Goexit()
+	}
+	select {} // see spinLimit
 }
 
 // recipeConn returns the Conn the recipes of client c use.
@@ -47,8 +85,8 @@ func (c *client) recipeConn() zksim.Conn { return guardedConn{Conn: c.conn, w: c
 func (w *world) endRun() { w.ended.Store(true) }
 
 type spinCounters struct {
-	ended     atomic.Bool
-	idleCalls atomic.Int64
+	ended atomic.Bool
+	spins spinBound // the machine's, for its recipes' Conns
 
 	sentMu sync.Mutex
 	sentBy map[sentKey]int // a client's delete of a path -> the machine's call that sent it last
