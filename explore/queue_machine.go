@@ -1027,76 +1027,6 @@ func (f *queueFamily) stuck() string {
 	return fmt.Sprintf("items still queued: %v", f.present())
 }
 
-// sloppyConsumer is the queue consumer the literature warns about: it
-// reads the first item and deletes it, and returns the item even when the
-// delete failed because another consumer had taken it first. Two
-// consumers then deliver the same item.
-type sloppyConsumer struct{ c *client }
-
-func (s sloppyConsumer) TryTake(ctx context.Context) ([]byte, error) {
-	data, ok, err := s.next(ctx, false)
-	if err == nil && !ok {
-		err = queue.ErrEmpty
-	}
-	return data, err
-}
-
-func (s sloppyConsumer) Take(ctx context.Context) ([]byte, error) {
-	data, _, err := s.next(ctx, true)
-	return data, err
-}
-
-func (s sloppyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error) {
-	conn := s.c.conn
-	for {
-		names, _, w, err := conn.ChildrenW(ctx, queueDir)
-		if errors.Is(err, zksim.ErrNoNode) {
-			_, err = conn.Create(ctx, queueDir, nil, zksim.ModePersistent, zksim.OpenACL())
-			if err == nil || errors.Is(err, zksim.ErrNodeExists) {
-				continue
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, zksim.ErrConnectionLoss) || !wait {
-				return nil, false, err
-			}
-			if err := waitConnected(ctx, conn); err != nil {
-				return nil, false, err
-			}
-			continue
-		}
-		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
-		slices.SortFunc(names, compareSeq)
-		retry := false
-		for _, n := range names {
-			data, _, err := conn.Get(ctx, queueDir+"/"+n)
-			if errors.Is(err, zksim.ErrNoNode) {
-				continue // taken: the next one
-			}
-			if err != nil {
-				retry = true
-				break
-			}
-			_ = conn.Delete(ctx, queueDir+"/"+n, -1) // the mistake: the result is ignored
-			return data, true, nil
-		}
-		if retry {
-			if err := waitConnected(ctx, conn); err != nil {
-				return nil, false, err
-			}
-			continue
-		}
-		if !wait {
-			return nil, false, nil
-		}
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
-	}
-}
-
 // sloppyKind is the FIFO queue with sloppy consumers (the producer is the
 // real queue).
 var sloppyKind = queueKind{
@@ -1107,7 +1037,7 @@ var sloppyKind = queueKind{
 		if c.idx == 0 {
 			return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL))
 		}
-		return sloppyConsumer{c}
+		return fifoTaker{c, sloppyTake}
 	},
 }
 
