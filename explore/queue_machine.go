@@ -146,6 +146,12 @@ type queueFamily struct {
 	done map[int][]*queue.Item
 	// claimDeletes counts the claims a third party deleted.
 	claimDeletes int
+	// held: locking queue, the item each holder holds; holdThen, how
+	// HeldRace has it end its hold ("release", else Ack); lostClaims, the
+	// items whose claim HeldRace deleted while they were held.
+	held       map[int]*queue.Item
+	holdThen   map[int]string
+	lostClaims map[*queue.Item]bool
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
@@ -153,7 +159,8 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
-		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{}}
+		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -255,6 +262,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			}
 			c.stop("take")
 		},
+	}
+	if f.kind.strict && f.kind.locking {
+		// HeldRace: races on a held item, arranged on purpose (see
+		// queue_race.go).
+		a["HeldRace"] = f.heldRace
 	}
 	if !f.kind.strict {
 		// The flawed test-code consumers keep the machine they were
@@ -1118,15 +1130,9 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	}
 	switch end {
 	case "release", "ack after release":
-		if err := it.Release(ctx); err != nil {
-			f.checkError(c, "Release", err)
-			if !errors.Is(err, queue.ErrClaimLost) {
-				_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
-			}
+		if err := f.release(ctx, c, it); err != nil {
 			return nil, false, err
 		}
-		c.note("released item %s", it.Data())
-		f.noteDone(c, it)
 		if end == "ack after release" {
 			notOurs("Ack after Release", it.Ack(ctx))
 		}
@@ -1136,6 +1142,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		ch := make(chan struct{})
 		f.mu.Lock()
 		f.holds[c.idx] = ch
+		f.held[c.idx] = it
 		f.mu.Unlock()
 		c.note("holds item %s", it.Data())
 		select {
@@ -1146,8 +1153,12 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 			f.mu.Unlock()
 		}
 	}
-	if err := ackOrRelease(ctx, it); err != nil {
+	acked, err := f.finishHold(ctx, c, it)
+	if err != nil {
 		return it.Data(), false, err
+	}
+	if !acked {
+		return nil, false, nil // released (HeldRace)
 	}
 	f.noteDone(c, it)
 	// The Ack deletes the item and our claim in one multi: it cannot

@@ -1,0 +1,168 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes/queue"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The locking queue's races on a held item (the action HeldRace). A
+// consumer holding an item (the end "hold") is let go on, to acknowledge
+// or release it, just after one of these, arranged on purpose because a
+// run of random actions meets them rarely:
+//
+//   - "claim": a third party deletes its claim;
+//   - "item": a third party deletes the item;
+//   - "lost claim": its next multi (the Ack) is dropped before the server
+//     sees it, and its claim is gone: after the connection loss Ack must
+//     find the claim gone and the item still there;
+//   - "lost item": the item is gone and the reply of the Ack's multi
+//     (which fails on the item) is lost.
+//
+// The package documents the outcomes (Item.Ack, Item.Release): "It returns
+// an error matching ErrClaimLost if our claim is gone (session expired, or
+// the claim was deleted)", and Release "returns ErrClaimLost if our claim
+// was already gone"; an Ack never succeeds on an item a third party
+// deleted (lockingCall checks it), and no claim is left behind
+// (checkClaims). The race runs only while every other consumer is idle, so
+// that no one can claim the item again before the holder's call ends.
+var heldRaces = []string{"claim", "item", "lost claim", "lost item"}
+
+// heldRace runs the action HeldRace: it makes a consumer hold an item if
+// none does (an idle consumer takes one, offered first if the queue has
+// no unclaimed item), then arranges a race drawn from heldRaces and lets
+// the holder Ack or Release (drawn) and finish.
+func (f *queueFamily) heldRace(t *rapid.T) {
+	w := f.w
+	w.sw.Enabled() // every client blocked: holds and busy are settled
+	f.mu.Lock()
+	held := slices.Sorted(maps.Keys(f.holds))
+	f.mu.Unlock()
+	if len(held) == 0 {
+		cs := f.consumers()
+		if len(cs) == 0 || len(cs) < len(w.clients)-1 {
+			t.SkipNow() // a consumer is busy, or none is awake
+		}
+		c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "holder")]
+		if len(f.present()) <= len(w.children(queueDir+"/claims")) {
+			p := w.clients[0]
+			if p.paused() || p.busy("") {
+				t.SkipNow()
+			}
+			f.offer(p, 0)
+		}
+		f.take(c, true, "hold")
+		w.runFor(t, 200*time.Millisecond)
+		f.mu.Lock()
+		held = slices.Sorted(maps.Keys(f.holds))
+		f.mu.Unlock()
+		if len(held) == 0 {
+			return // not this time (a fault struck, say)
+		}
+	}
+	i := rapid.SampledFrom(held).Draw(t, "holder")
+	c := w.clients[i]
+	for _, o := range w.clients[1:] {
+		if o != c && o.busy("") {
+			t.SkipNow() // another consumer could claim the item again
+		}
+	}
+	f.mu.Lock()
+	it := f.held[i]
+	f.mu.Unlock()
+	data := string(it.Data())
+	name := ""
+	for _, n := range w.children(queueDir + "/items") {
+		if d, _, err := w.observer.Get(w.ctx, queueDir+"/items/"+n); err == nil && string(d) == data {
+			name = n
+		}
+	}
+	claim := queueDir + "/claims/" + name
+	if ok, _, _ := w.observer.Exists(w.ctx, claim); name == "" || !ok || !w.sessionLive(c) {
+		t.SkipNow() // the item or its claim is gone already
+	}
+	race := rapid.SampledFrom(heldRaces).Draw(t, "race")
+	then := rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
+	k, _ := itemNumber([]byte(data))
+	f.mu.Lock()
+	if strings.HasSuffix(race, "claim") {
+		f.claimDeletes++
+		f.lostClaims[it] = true
+	} else {
+		f.deleted[k] = true
+	}
+	f.holdThen[i] = then
+	f.mu.Unlock()
+	switch race {
+	case "claim", "lost claim":
+		w.inject(t, faults.DeleteNode(claim))
+	case "item", "lost item":
+		w.inject(t, faults.DeleteNode(queueDir+"/items/"+name))
+	}
+	switch race {
+	case "lost claim":
+		w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpMulti))
+	case "lost item":
+		w.inject(t, faults.LoseNextReply(c.conn.Index(), zkmem.OpMulti))
+	}
+	f.mu.Lock()
+	if ch, ok := f.holds[i]; ok {
+		close(ch)
+		delete(f.holds, i)
+	}
+	f.mu.Unlock()
+	w.runFor(t, 200*time.Millisecond)
+}
+
+// finishHold ends a held item's call as the action HeldRace drew (an Ack,
+// with a Release if it fails while the claim may be ours, or a Release),
+// and records a violation if the Ack or Release succeeded although a third
+// party had deleted the item's claim (the package promises ErrClaimLost
+// then). It reports whether the item was acknowledged.
+func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item) (bool, error) {
+	k, _ := itemNumber(it.Data())
+	f.mu.Lock()
+	then := f.holdThen[c.idx]
+	delete(f.holdThen, c.idx)
+	delete(f.held, c.idx)
+	f.mu.Unlock()
+	op, err := "Ack", error(nil)
+	if then == "release" {
+		op, err = "Release", f.release(ctx, c, it)
+	} else {
+		err = ackOrRelease(ctx, it)
+	}
+	f.mu.Lock()
+	lost := f.lostClaims[it]
+	delete(f.lostClaims, it)
+	f.mu.Unlock()
+	if err == nil && lost {
+		f.w.violate("call on a lost claim", "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
+	}
+	return then != "release", err
+}
+
+// release releases it for c's call, releasing again (under a context that
+// cannot be cancelled) if the Release failed while the claim may still be
+// ours; the item is done once released.
+func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) error {
+	if err := it.Release(ctx); err != nil {
+		f.checkError(c, "Release", err)
+		if !errors.Is(err, queue.ErrClaimLost) {
+			_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
+		}
+		return err
+	}
+	c.note("released item %s", it.Data())
+	f.noteDone(c, it)
+	return nil
+}
