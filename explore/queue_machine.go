@@ -152,6 +152,8 @@ type queueFamily struct {
 	held       map[int]*queue.Item
 	holdThen   map[int]string
 	lostClaims map[*queue.Item]bool
+	// lostReplies: the items whose Ack's reply HeldRace had lost.
+	lostReplies map[*queue.Item]bool
 	// refusing: the action Refuse has the server refuse to make the
 	// directory a Take needs; mayRefuse, the clients whose call under way
 	// may meet that refusal (zksim.ErrNoAuth is then a documented outcome).
@@ -165,7 +167,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/zkmem"
@@ -26,7 +26,10 @@ import (
 //     sees it, and its claim is gone: after the connection loss Ack must
 //     find the claim gone and the item still there;
 //   - "lost item": the item is gone and the reply of the Ack's multi
-//     (which fails on the item) is lost.
+//     (which fails on the item) is lost;
+//   - "lost reply": the reply of the Ack's multi, which the server
+//     applies, is lost: Ack must find the item gone and succeed ("after a
+//     lost reply it checks whether the item is gone").
 //
 // The package documents the outcomes (Item.Ack, Item.Release): "It returns
 // an error matching ErrClaimLost if our claim is gone (session expired, or
@@ -35,7 +38,7 @@ import (
 // deleted (lockingCall checks it), and no claim is left behind
 // (checkClaims). The race runs only while every other consumer is idle, so
 // that no one can claim the item again before the holder's call ends.
-var heldRaces = []string{"claim", "item", "lost claim", "lost item"}
+var heldRaces = []string{"claim", "item", "lost claim", "lost item", "lost reply"}
 
 // heldRace runs the action HeldRace: it makes a consumer hold an item if
 // none does (an idle consumer takes one, offered first if the queue has
@@ -91,14 +94,20 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 		t.SkipNow() // the item or its claim is gone already
 	}
 	race := rapid.SampledFrom(heldRaces).Draw(t, "race")
-	then := rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
+	then := "ack"
+	if race != "lost reply" {
+		then = rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
+	}
 	k, _ := itemNumber([]byte(data))
 	f.mu.Lock()
-	if strings.HasSuffix(race, "claim") {
+	switch race {
+	case "claim", "lost claim":
 		f.claimDeletes++
 		f.lostClaims[it] = true
-	} else {
+	case "item", "lost item":
 		f.deleted[k] = true
+	case "lost reply":
+		f.lostReplies[it] = true
 	}
 	f.holdThen[i] = then
 	f.mu.Unlock()
@@ -111,7 +120,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	switch race {
 	case "lost claim":
 		w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpMulti))
-	case "lost item":
+	case "lost item", "lost reply":
 		w.inject(t, faults.LoseNextReply(c.conn.Index(), zkmem.OpMulti))
 	}
 	f.mu.Lock()
@@ -142,11 +151,18 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 		err = ackOrRelease(ctx, it)
 	}
 	f.mu.Lock()
-	lost := f.lostClaims[it]
+	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
 	delete(f.lostClaims, it)
+	delete(f.lostReplies, it)
 	f.mu.Unlock()
 	if err == nil && lost {
 		f.w.violate("call on a lost claim", "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
+	}
+	// With its claim in place and no one else at work, an Ack whose
+	// reply was lost was applied: it must say so, unless the call or
+	// the session ended meanwhile.
+	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+		f.w.violate("applied Ack reported lost", "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err
 }
