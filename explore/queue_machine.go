@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -91,7 +92,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
 		},
-		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
+		consumer: func(c *client) consumer { return queue.New(queueConn(c), queueDir, queue.WithACL(queueACL)) },
 	}
 	priorityKind = queueKind{
 		name:     "priority queue",
@@ -101,7 +102,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
 		},
-		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
+		consumer: func(c *client) consumer { return queue.NewPriority(queueConn(c), queueDir, queue.WithACL(queueACL)) },
 	}
 )
 
@@ -154,6 +155,10 @@ type queueFamily struct {
 	lostClaims map[*queue.Item]bool
 	// lostReplies: the items whose Ack's reply HeldRace had lost.
 	lostReplies map[*queue.Item]bool
+	// claimGone: the items whose claim the Delete action deleted.
+	claimGone map[int]bool
+	// cancelAts: where CancelAt cancels each client's call.
+	cancelAts map[int]*cancelPoint
 	// refusing: the action Refuse has the server refuse to make the
 	// directory a Take needs; mayRefuse, the clients whose call under way
 	// may meet that refusal (zksim.ErrNoAuth is then a documented outcome).
@@ -167,7 +172,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, claimGone: map[int]bool{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -274,6 +279,10 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// HeldRace: races on a held item, arranged on purpose (see
 		// queue_race.go).
 		a["HeldRace"] = f.heldRace
+	}
+	if f.kind.strict {
+		// CancelAt: a call cancelled at a request (see queue_cancel.go).
+		a["CancelAt"] = f.cancelAt
 	}
 	if f.kind.strict && !f.kind.priority {
 		// Refuse: a directory the server refuses to make (see
@@ -641,6 +650,9 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 	if strings.HasPrefix(p, queueDir+"/claims") {
 		f.mu.Lock()
 		f.claimDeletes++
+		if k, ok := f.names[f.kind.itemsDir+"/"+path.Base(p)]; ok {
+			f.claimGone[k] = true
+		}
 		f.mu.Unlock()
 	}
 	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
@@ -1179,10 +1191,13 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	}
 	f.noteDone(c, it)
 	// The Ack deletes the item and our claim in one multi: it cannot
-	// succeed on an item a third party deleted first.
+	// succeed on an item a third party deleted first. (Unless the third
+	// party deleted the claim too: after a lost reply, Ack takes a claim
+	// and an item both gone for its own multi applied, as the package
+	// documents; nobody else was given the item.)
 	if k, ok := itemNumber(it.Data()); ok {
 		f.mu.Lock()
-		gone := f.deleted[k]
+		gone := f.deleted[k] && !f.claimGone[k]
 		f.mu.Unlock()
 		if gone {
 			f.w.violate("Ack of a deleted item", "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
@@ -1220,6 +1235,6 @@ var lockingKind = queueKind{
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
 	},
 	consumer: func(c *client) consumer {
-		return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir, queue.WithACL(queueACL))}
+		return lockingConsumer{queue.NewLocking(queueConn(c), queueDir, queue.WithACL(queueACL))}
 	},
 }
