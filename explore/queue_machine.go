@@ -541,10 +541,15 @@ func (f *queueFamily) checkEmpty(c *client, op string, id int) {
 	f.w.violate("empty while queued", "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
 }
 
-// solo reports whether no consumer but c has a call under way.
+// solo reports whether no consumer but c has a call under way that could
+// claim an item: a locking-queue consumer that holds an item (the end
+// "hold") claims nothing more.
 func (f *queueFamily) solo(c *client) bool {
 	for _, o := range f.w.clients[1:] {
-		if o != c && o.busy("take") {
+		f.mu.Lock()
+		_, holding := f.holds[o.idx]
+		f.mu.Unlock()
+		if o != c && o.busy("take") && !holding {
 			return false
 		}
 	}

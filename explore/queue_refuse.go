@@ -97,7 +97,24 @@ func (f *queueFamily) refuse(t *rapid.T) {
 		w.runFor(t, 50*time.Millisecond)
 	}
 	f.take(c, wait, "")
-	w.runFor(t, 200*time.Millisecond)
+	// The call must end while the server refuses: it fails, it does not
+	// wait. The calm stretches meet no fault meanwhile (a run of lost
+	// replies would keep the call in its backoff); one struck already
+	// (a delay, a slow server) may hold it up for a while.
+	calm := w.sched.calm
+	w.sched.calm = nil
+	defer func() { w.sched.calm = calm }()
+	for range heldRaceRuns {
+		w.runFor(t, 200*time.Millisecond)
+		if !c.busy("take") || w.violated() {
+			break
+		}
+	}
+	// Still running with nothing in flight, connected: it waits (on a
+	// watch) for a change that the refusal will never let come.
+	if c.busy("take") && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c) && !c.partitioned && !c.paused() && !w.violated() {
+		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, map[bool]string{true: "Take", false: "TryTake"}[wait], heldRaceRuns*200*time.Millisecond, parent)
+	}
 	f.mu.Lock()
 	f.refusing = false
 	f.mu.Unlock()
