@@ -772,16 +772,27 @@ func (f *queueFamily) stale(t *rapid.T) {
 	f.mu.Unlock()
 	it := items[rapid.IntRange(0, len(items)-1).Draw(t, "item")]
 	op := rapid.SampledFrom([]string{"Ack", "Release"}).Draw(t, "op")
+	// "ErrClaimLost at once": without a request, so even under a done
+	// context.
+	done := rapid.Bool().Draw(t, "done context")
 	c.start("take", func(ctx context.Context) error {
+		if done {
+			dctx, cancel := context.WithCancel(ctx)
+			cancel()
+			ctx = dctx
+		}
 		var err error
 		if op == "Ack" {
 			err = it.Ack(ctx)
 		} else {
 			err = it.Release(ctx)
 		}
-		if err == nil {
+		switch {
+		case err == nil:
 			f.w.violate("call on an item not held", "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
-		} else if !errors.Is(err, queue.ErrClaimLost) {
+		case !errors.Is(err, queue.ErrClaimLost) && done:
+			f.w.violate("call on an item not held", "p%d's %s on item %s, acknowledged or released before, returned %v, not ErrClaimLost at once", c.idx, op, it.Data(), err)
+		case !errors.Is(err, queue.ErrClaimLost):
 			f.checkError(c, "stale "+op, err)
 		}
 		return err
