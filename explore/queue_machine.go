@@ -1163,6 +1163,9 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	if err != nil {
 		return nil, false, err
 	}
+	if _, ok := itemNumber(it.Data()); !ok {
+		f.w.violate("item data", "p%d's Take returned an item with the data %q, which no Offer wrote", c.idx, it.Data())
+	}
 	f.checkClaimed(c, it, deletes)
 	// notOurs checks a call on an item that is no longer ours.
 	notOurs := func(op string, err error) {
