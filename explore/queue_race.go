@@ -46,31 +46,9 @@ var heldRaces = []string{"claim", "item", "lost claim", "lost item", "lost reply
 // the holder Ack or Release (drawn) and finish.
 func (f *queueFamily) heldRace(t *rapid.T) {
 	w := f.w
-	w.sw.Enabled() // every client blocked: holds and busy are settled
-	f.mu.Lock()
-	held := slices.Sorted(maps.Keys(f.holds))
-	f.mu.Unlock()
+	held := f.ensureHold(t)
 	if len(held) == 0 {
-		cs := f.consumers()
-		if len(cs) == 0 || len(cs) < len(w.clients)-1 {
-			t.SkipNow() // a consumer is busy, or none is awake
-		}
-		c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "holder")]
-		if len(f.present()) <= len(w.children(queueDir+"/claims")) {
-			p := w.clients[0]
-			if p.paused() || p.busy("") {
-				t.SkipNow()
-			}
-			f.offer(p, 0)
-		}
-		f.take(c, true, "hold")
-		w.runFor(t, 200*time.Millisecond)
-		f.mu.Lock()
-		held = slices.Sorted(maps.Keys(f.holds))
-		f.mu.Unlock()
-		if len(held) == 0 {
-			return // not this time (a fault struck, say)
-		}
+		return // not this time (a fault struck, say)
 	}
 	i := rapid.SampledFrom(held).Draw(t, "holder")
 	c := w.clients[i]
@@ -198,4 +176,63 @@ func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) er
 	c.note("released item %s", it.Data())
 	f.noteDone(c, it)
 	return nil
+}
+
+// pastHeld runs the action PastHeld: while a consumer holds an item (made
+// to, as HeldRace does), an idle consumer calls TryTake with an unclaimed
+// item queued behind the held one (offered first if there is none). It
+// must claim that one, not report the queue empty: a claimed item is
+// skipped (checkEmptyLocking, a holder claiming nothing more).
+func (f *queueFamily) pastHeld(t *rapid.T) {
+	w := f.w
+	if len(f.ensureHold(t)) == 0 {
+		return
+	}
+	cs := f.consumers()
+	if len(cs) == 0 {
+		t.SkipNow()
+	}
+	c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "consumer")]
+	if len(f.present()) <= len(w.children(queueDir+"/claims")) {
+		p := w.clients[0]
+		if p.paused() || p.busy("") {
+			t.SkipNow()
+		}
+		f.offer(p, 0)
+		w.runFor(t, 50*time.Millisecond)
+	}
+	f.take(c, false, "")
+	w.runFor(t, 200*time.Millisecond)
+}
+
+// ensureHold returns the consumers that hold an item (the end "hold"),
+// sorted; if none does, it has an idle consumer take one and hold it
+// (offered first if the queue has no unclaimed item), and returns none if
+// that has not happened after 200 ms.
+func (f *queueFamily) ensureHold(t *rapid.T) []int {
+	w := f.w
+	w.sw.Enabled() // every client blocked: holds and busy are settled
+	f.mu.Lock()
+	held := slices.Sorted(maps.Keys(f.holds))
+	f.mu.Unlock()
+	if len(held) > 0 {
+		return held
+	}
+	cs := f.consumers()
+	if len(cs) == 0 || len(cs) < len(w.clients)-1 {
+		t.SkipNow() // a consumer is busy, or none is awake
+	}
+	c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "holder")]
+	if len(f.present()) <= len(w.children(queueDir+"/claims")) {
+		p := w.clients[0]
+		if p.paused() || p.busy("") {
+			t.SkipNow()
+		}
+		f.offer(p, 0)
+	}
+	f.take(c, true, "hold")
+	w.runFor(t, 200*time.Millisecond)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.holds))
 }
