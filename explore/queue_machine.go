@@ -1128,11 +1128,11 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // lockingEnds are the ways a locking-queue consumer's call ends once it
 // has an item: "" is Ack (and Release if the Ack failed, as
 // lockingConsumer does); the others exercise Release and the calls on an
-// item no longer held; "hold" keeps the item until the Finish action (or
+// item no longer held ("release cancelled": Release under a done context); "hold" keeps the item until the Finish action (or
 // the drain) and then acknowledges it, so that faults and third-party
 // deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold", "release cancelled"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
@@ -1178,6 +1178,17 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		}
 	}
 	switch end {
+	case "release cancelled":
+		// Release under a done context, the claim still ours: it fails
+		// with the context's error (the package doc), not ErrClaimLost,
+		// which would tell the caller there is nothing left to release.
+		dctx, cancel := context.WithCancel(ctx)
+		cancel()
+		owned := f.ownsClaim(c)
+		if err := f.release(dctx, c, it); errors.Is(err, queue.ErrClaimLost) && owned && f.w.sessionLive(c) {
+			f.w.violate("claim lost said", "p%d's Release under a done context returned %v while its session owned the claim", c.idx, err)
+		}
+		return nil, false, nil
 	case "release", "ack after release":
 		if err := f.release(ctx, c, it); err != nil {
 			return nil, false, err
@@ -1227,6 +1238,16 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		notOurs("Release after Ack", it.Release(ctx))
 	}
 	return it.Data(), true, nil
+}
+
+// ownsClaim reports whether c's session owns a claim.
+func (f *queueFamily) ownsClaim(c *client) bool {
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if f.w.owner(queueDir+"/claims/"+name) == c.conn.SessionID() {
+			return true
+		}
+	}
+	return false
 }
 
 // noteDone records that c acknowledged or released it.
