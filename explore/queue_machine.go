@@ -279,7 +279,6 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// HeldRace: races on a held item, arranged on purpose (see
 		// queue_race.go).
 		a["HeldRace"] = f.heldRace
-		a["PastHeld"] = f.pastHeld
 	}
 	if f.kind.strict {
 		// CancelAt: a call cancelled at a request (see queue_cancel.go).

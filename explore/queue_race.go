@@ -50,6 +50,10 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	if len(held) == 0 {
 		return // not this time (a fault struck, say)
 	}
+	if rapid.IntRange(0, len(heldRaces)).Draw(t, "past held") == 0 {
+		f.pastHeld(t)
+		return
+	}
 	i := rapid.SampledFrom(held).Draw(t, "holder")
 	c := w.clients[i]
 	if c.partitioned || c.paused() {
@@ -116,16 +120,16 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	// applied; had another consumer claimed and acknowledged the item
 	// meanwhile, both would report it delivered.)
 	for range heldRaceRuns {
-		w.runFor(t, 200*time.Millisecond)
+		w.runFor(t, 100*time.Millisecond)
 		if !c.busy("take") || w.violated() {
 			break
 		}
 	}
 }
 
-// heldRaceRuns bounds the stretches of 200 ms HeldRace waits for the
+// heldRaceRuns bounds the stretches of 100 ms HeldRace waits for the
 // holder's call to end: past the session timeout and a delay fault.
-const heldRaceRuns = 10
+const heldRaceRuns = 20
 
 // finishHold ends a held item's call as the action HeldRace drew (an Ack,
 // with a Release if it fails while the claim may be ours, or a Release),
@@ -178,16 +182,13 @@ func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) er
 	return nil
 }
 
-// pastHeld runs the action PastHeld: while a consumer holds an item (made
-// to, as HeldRace does), an idle consumer calls TryTake with an unclaimed
+// pastHeld is HeldRace's other race (one in len(heldRaces)+1): while a
+// consumer holds an item, an idle consumer calls TryTake with an unclaimed
 // item queued behind the held one (offered first if there is none). It
 // must claim that one, not report the queue empty: a claimed item is
 // skipped (checkEmptyLocking, a holder claiming nothing more).
 func (f *queueFamily) pastHeld(t *rapid.T) {
 	w := f.w
-	if len(f.ensureHold(t)) == 0 {
-		return
-	}
 	cs := f.consumers()
 	if len(cs) == 0 {
 		t.SkipNow()
@@ -202,13 +203,13 @@ func (f *queueFamily) pastHeld(t *rapid.T) {
 		w.runFor(t, 50*time.Millisecond)
 	}
 	f.take(c, false, "")
-	w.runFor(t, 200*time.Millisecond)
+	w.runFor(t, 100*time.Millisecond)
 }
 
 // ensureHold returns the consumers that hold an item (the end "hold"),
 // sorted; if none does, it has an idle consumer take one and hold it
 // (offered first if the queue has no unclaimed item), and returns none if
-// that has not happened after 200 ms.
+// that has not happened after 100 ms.
 func (f *queueFamily) ensureHold(t *rapid.T) []int {
 	w := f.w
 	w.sw.Enabled() // every client blocked: holds and busy are settled
@@ -231,7 +232,7 @@ func (f *queueFamily) ensureHold(t *rapid.T) []int {
 		f.offer(p, 0)
 	}
 	f.take(c, true, "hold")
-	w.runFor(t, 200*time.Millisecond)
+	w.runFor(t, 100*time.Millisecond)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Sorted(maps.Keys(f.holds))

@@ -12,7 +12,7 @@ import (
 // The action Refuse: a directory the queue makes on first use is missing
 // and the server refuses to make it, a refusal that does not go away by
 // trying again. A third party takes the create permission off the parent
-// of a directory a consumer's Take needs, and restores it 200 ms later;
+// of a directory a consumer's Take needs, and restores it once the call ends (or after 2 s);
 // meanwhile a consumer calls Take (or, on a locking queue, TryTake with an
 // item queued, whose claim needs the claims directory):
 //
@@ -105,7 +105,7 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	w.sched.calm = nil
 	defer func() { w.sched.calm = calm }()
 	for range heldRaceRuns {
-		w.runFor(t, 200*time.Millisecond)
+		w.runFor(t, 100*time.Millisecond)
 		if !c.busy("take") || w.violated() {
 			break
 		}
@@ -113,7 +113,7 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	// Still running with nothing in flight, connected: it waits (on a
 	// watch) for a change that the refusal will never let come.
 	if c.busy("take") && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c) && !c.partitioned && !c.paused() && !w.violated() {
-		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, map[bool]string{true: "Take", false: "TryTake"}[wait], heldRaceRuns*200*time.Millisecond, parent)
+		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, map[bool]string{true: "Take", false: "TryTake"}[wait], heldRaceRuns*100*time.Millisecond, parent)
 	}
 	f.mu.Lock()
 	f.refusing = false
