@@ -36,7 +36,11 @@ import (
 //     left behind); an Ack never succeeds on an item a third party deleted,
 //     nor a second Ack or Release on an item acknowledged or released (the
 //     Stale action); a consumer may hold an item (the Finish action ends
-//     the hold) while faults and third-party deletes strike.
+//     the hold) while faults and third-party deletes strike;
+//   - arranged on purpose (rare otherwise): races on a held item
+//     (HeldRace, queue_race.go), a directory the server refuses to make
+//     (Refuse, queue_refuse.go), a call cancelled at a given request or
+//     as its reply arrives (CancelAt, queue_cancel.go).
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
