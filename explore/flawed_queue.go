@@ -10,28 +10,33 @@ import (
 	"github.com/zksim/zksim/recipes/queue"
 )
 
-// lossyConsumer is a FIFO-queue consumer that loses a remove: it deletes
-// the first item and, when the delete fails with a connection loss, starts
-// over from the listing, as if nothing had happened. But the delete may
-// have been applied (its reply was lost): the item is gone, and nobody
-// delivers it.
-type lossyConsumer struct{ c *client }
+// fifoTaker is the consumer loop the flawed FIFO consumers share, each
+// with its own way to take one item (take): list the queue directory (and
+// make it if it is missing), try the items in sequence order, and wait for
+// a child event when nothing was taken and the call waits. take returns the
+// item's data and true if it took the item, false to go on to the next
+// one; a connection loss (from take or the listing) has the loop wait for
+// the connection and list again, and any other error ends the call.
+type fifoTaker struct {
+	c    *client
+	take func(ctx context.Context, conn zksim.Conn, path string) ([]byte, bool, error)
+}
 
-func (l lossyConsumer) TryTake(ctx context.Context) ([]byte, error) {
-	data, ok, err := l.next(ctx, false)
+func (f fifoTaker) TryTake(ctx context.Context) ([]byte, error) {
+	data, ok, err := f.next(ctx, false)
 	if err == nil && !ok {
 		err = queue.ErrEmpty
 	}
 	return data, err
 }
 
-func (l lossyConsumer) Take(ctx context.Context) ([]byte, error) {
-	data, _, err := l.next(ctx, true)
+func (f fifoTaker) Take(ctx context.Context) ([]byte, error) {
+	data, _, err := f.next(ctx, true)
 	return data, err
 }
 
-func (l lossyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error) {
-	conn := l.c.conn
+func (f fifoTaker) next(ctx context.Context, wait bool) ([]byte, bool, error) {
+	conn := f.c.conn
 	for {
 		names, _, w, err := conn.ChildrenW(ctx, queueDir)
 		if errors.Is(err, zksim.ErrNoNode) {
@@ -40,39 +45,27 @@ func (l lossyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error
 				continue
 			}
 		}
+		if err == nil {
+			names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
+			slices.SortFunc(names, compareSeq)
+			for _, n := range names {
+				var (
+					data []byte
+					took bool
+				)
+				data, took, err = f.take(ctx, conn, queueDir+"/"+n)
+				if took || err != nil {
+					if err == nil {
+						return data, true, nil
+					}
+					break
+				}
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, zksim.ErrConnectionLoss) {
 				return nil, false, err
 			}
-			if err := waitConnected(ctx, conn); err != nil {
-				return nil, false, err
-			}
-			continue
-		}
-		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
-		slices.SortFunc(names, compareSeq)
-		again := false
-		for _, n := range names {
-			data, _, err := conn.Get(ctx, queueDir+"/"+n)
-			if errors.Is(err, zksim.ErrNoNode) {
-				continue // taken: the next one
-			}
-			if err == nil {
-				err = conn.Delete(ctx, queueDir+"/"+n, -1)
-				if err == nil {
-					return data, true, nil
-				}
-				if errors.Is(err, zksim.ErrNoNode) {
-					continue // another consumer took it
-				}
-			}
-			if !errors.Is(err, zksim.ErrConnectionLoss) {
-				return nil, false, err
-			}
-			again = true // the mistake: the delete may have been applied
-			break
-		}
-		if again {
 			if err := waitConnected(ctx, conn); err != nil {
 				return nil, false, err
 			}
@@ -89,6 +82,41 @@ func (l lossyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error
 	}
 }
 
+// sloppyTake is the take of the queue consumer the literature warns about:
+// it reads the item and deletes it, and returns the item even when the
+// delete failed because another consumer had taken it first. Two consumers
+// then deliver the same item.
+func sloppyTake(ctx context.Context, conn zksim.Conn, p string) ([]byte, bool, error) {
+	data, _, err := conn.Get(ctx, p)
+	if errors.Is(err, zksim.ErrNoNode) {
+		return nil, false, nil // taken: the next one
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	_ = conn.Delete(ctx, p, -1) // the mistake: the result is ignored
+	return data, true, nil
+}
+
+// lossyTake is the take of a FIFO-queue consumer that loses a remove: it
+// deletes the item and, when the delete fails with a connection loss,
+// starts over from the listing (fifoTaker does), as if nothing had
+// happened. But the delete may have been applied (its reply was lost): the
+// item is gone, and nobody delivers it.
+func lossyTake(ctx context.Context, conn zksim.Conn, p string) ([]byte, bool, error) {
+	data, _, err := conn.Get(ctx, p)
+	if err == nil {
+		err = conn.Delete(ctx, p, -1)
+	}
+	switch {
+	case err == nil:
+		return data, true, nil
+	case errors.Is(err, zksim.ErrNoNode):
+		return nil, false, nil // taken by another consumer: the next one
+	}
+	return nil, false, err // the mistake, for a connection loss on the delete
+}
+
 // lossyKind is the FIFO queue with lossy consumers (the producer is the
 // real queue).
 var lossyKind = queueKind{
@@ -99,7 +127,7 @@ var lossyKind = queueKind{
 		if c.idx == 0 {
 			return queue.New(c.conn, queueDir)
 		}
-		return lossyConsumer{c}
+		return fifoTaker{c, lossyTake}
 	},
 }
 

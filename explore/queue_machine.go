@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -35,7 +36,11 @@ import (
 //     left behind); an Ack never succeeds on an item a third party deleted,
 //     nor a second Ack or Release on an item acknowledged or released (the
 //     Stale action); a consumer may hold an item (the Finish action ends
-//     the hold) while faults and third-party deletes strike.
+//     the hold) while faults and third-party deletes strike;
+//   - arranged on purpose (rare otherwise): races on a held item
+//     (HeldRace, queue_race.go), a directory the server refuses to make
+//     (Refuse, queue_refuse.go), a call cancelled at a given request or
+//     as its reply arrives (CancelAt, queue_cancel.go).
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
@@ -91,7 +96,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, _ int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.Queue).Offer(ctx, data)
 		},
-		consumer: func(c *client) consumer { return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
+		consumer: func(c *client) consumer { return queue.New(queueConn(c), queueDir, queue.WithACL(queueACL)) },
 	}
 	priorityKind = queueKind{
 		name:     "priority queue",
@@ -101,7 +106,7 @@ var (
 		offer: func(c *client, ctx context.Context, data []byte, prio int32) error {
 			return c.w.fam.(*queueFamily).producer(c).(*queue.PriorityQueue).Offer(ctx, data, prio)
 		},
-		consumer: func(c *client) consumer { return queue.NewPriority(c.recipeConn(), queueDir, queue.WithACL(queueACL)) },
+		consumer: func(c *client) consumer { return queue.NewPriority(queueConn(c), queueDir, queue.WithACL(queueACL)) },
 	}
 )
 
@@ -146,6 +151,23 @@ type queueFamily struct {
 	done map[int][]*queue.Item
 	// claimDeletes counts the claims a third party deleted.
 	claimDeletes int
+	// held: locking queue, the item each holder holds; holdThen, how
+	// HeldRace has it end its hold ("release", else Ack); lostClaims, the
+	// items whose claim HeldRace deleted while they were held.
+	held       map[int]*queue.Item
+	holdThen   map[int]string
+	lostClaims map[*queue.Item]bool
+	// lostReplies: the items whose Ack's reply HeldRace had lost.
+	lostReplies map[*queue.Item]bool
+	// claimGone: the items whose claim the Delete action deleted.
+	claimGone map[int]bool
+	// cancelAts: where CancelAt cancels each client's call.
+	cancelAts map[int]*cancelPoint
+	// refusing: the action Refuse has the server refuse to make the
+	// directory a Take needs; mayRefuse, the clients whose call under way
+	// may meet that refusal (zksim.ErrNoAuth is then a documented outcome).
+	refusing  bool
+	mayRefuse map[int]bool
 }
 
 func newQueueFamily(w *world, kind queueKind) *queueFamily {
@@ -153,7 +175,8 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		delivered: map[int]int{}, snapshots: map[int][]int{}, order: map[int]string{},
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
-		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{}}
+		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, claimGone: map[int]bool{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -256,6 +279,20 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			c.stop("take")
 		},
 	}
+	if f.kind.strict && f.kind.locking {
+		// HeldRace: races on a held item, arranged on purpose (see
+		// queue_race.go).
+		a["HeldRace"] = f.heldRace
+	}
+	if f.kind.strict {
+		// CancelAt: a call cancelled at a request (see queue_cancel.go).
+		a["CancelAt"] = f.cancelAt
+	}
+	if f.kind.strict && !f.kind.priority {
+		// Refuse: a directory the server refuses to make (see
+		// queue_refuse.go).
+		a["Refuse"] = f.refuse
+	}
 	if !f.kind.strict {
 		// The flawed test-code consumers keep the machine they were
 		// tuned on (the committed seed catches them with it): no Peek,
@@ -270,6 +307,7 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 }
 
 func (f *queueFamily) offer(p *client, prio int32) {
+	f.noteCall(p)
 	f.mu.Lock()
 	k := f.offered
 	f.offered++
@@ -300,6 +338,7 @@ func (f *queueFamily) offer(p *client, prio int32) {
 }
 
 func (f *queueFamily) take(c *client, wait bool, end string) {
+	f.noteCall(c)
 	q := f.cons[c.idx]
 	before := f.present()
 	if f.kind.priority {
@@ -506,10 +545,15 @@ func (f *queueFamily) checkEmpty(c *client, op string, id int) {
 	f.w.violate("empty while queued", "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
 }
 
-// solo reports whether no consumer but c has a call under way.
+// solo reports whether no consumer but c has a call under way that could
+// claim an item: a locking-queue consumer that holds an item (the end
+// "hold") claims nothing more.
 func (f *queueFamily) solo(c *client) bool {
 	for _, o := range f.w.clients[1:] {
-		if o != c && o.busy("take") {
+		f.mu.Lock()
+		_, holding := f.holds[o.idx]
+		f.mu.Unlock()
+		if o != c && o.busy("take") && !holding {
 			return false
 		}
 	}
@@ -558,7 +602,10 @@ func (f *queueFamily) checkError(c *client, op string, err error) {
 	if err == nil || !f.kind.strict {
 		return
 	}
-	if !allowedError(err) {
+	f.mu.Lock()
+	refused := f.mayRefuse[c.idx] && errors.Is(err, zksim.ErrNoAuth)
+	f.mu.Unlock()
+	if !allowedError(err) && !refused {
 		f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
 		return
 	}
@@ -612,6 +659,9 @@ func (f *queueFamily) thirdPartyDelete(t *rapid.T) {
 	if strings.HasPrefix(p, queueDir+"/claims") {
 		f.mu.Lock()
 		f.claimDeletes++
+		if k, ok := f.names[f.kind.itemsDir+"/"+path.Base(p)]; ok {
+			f.claimGone[k] = true
+		}
 		f.mu.Unlock()
 	}
 	if data, _, err := w.observer.Get(w.ctx, p); err == nil && strings.HasPrefix(p, f.kind.itemsDir+"/") {
@@ -726,16 +776,27 @@ func (f *queueFamily) stale(t *rapid.T) {
 	f.mu.Unlock()
 	it := items[rapid.IntRange(0, len(items)-1).Draw(t, "item")]
 	op := rapid.SampledFrom([]string{"Ack", "Release"}).Draw(t, "op")
+	// "ErrClaimLost at once": without a request, so even under a done
+	// context.
+	done := rapid.Bool().Draw(t, "done context")
 	c.start("take", func(ctx context.Context) error {
+		if done {
+			dctx, cancel := context.WithCancel(ctx)
+			cancel()
+			ctx = dctx
+		}
 		var err error
 		if op == "Ack" {
 			err = it.Ack(ctx)
 		} else {
 			err = it.Release(ctx)
 		}
-		if err == nil {
+		switch {
+		case err == nil:
 			f.w.violate("call on an item not held", "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
-		} else if !errors.Is(err, queue.ErrClaimLost) {
+		case !errors.Is(err, queue.ErrClaimLost) && done:
+			f.w.violate("call on an item not held", "p%d's %s on item %s, acknowledged or released before, returned %v, not ErrClaimLost at once", c.idx, op, it.Data(), err)
+		case !errors.Is(err, queue.ErrClaimLost):
 			f.checkError(c, "stale "+op, err)
 		}
 		return err
@@ -1027,76 +1088,6 @@ func (f *queueFamily) stuck() string {
 	return fmt.Sprintf("items still queued: %v", f.present())
 }
 
-// sloppyConsumer is the queue consumer the literature warns about: it
-// reads the first item and deletes it, and returns the item even when the
-// delete failed because another consumer had taken it first. Two
-// consumers then deliver the same item.
-type sloppyConsumer struct{ c *client }
-
-func (s sloppyConsumer) TryTake(ctx context.Context) ([]byte, error) {
-	data, ok, err := s.next(ctx, false)
-	if err == nil && !ok {
-		err = queue.ErrEmpty
-	}
-	return data, err
-}
-
-func (s sloppyConsumer) Take(ctx context.Context) ([]byte, error) {
-	data, _, err := s.next(ctx, true)
-	return data, err
-}
-
-func (s sloppyConsumer) next(ctx context.Context, wait bool) ([]byte, bool, error) {
-	conn := s.c.conn
-	for {
-		names, _, w, err := conn.ChildrenW(ctx, queueDir)
-		if errors.Is(err, zksim.ErrNoNode) {
-			_, err = conn.Create(ctx, queueDir, nil, zksim.ModePersistent, zksim.OpenACL())
-			if err == nil || errors.Is(err, zksim.ErrNodeExists) {
-				continue
-			}
-		}
-		if err != nil {
-			if !errors.Is(err, zksim.ErrConnectionLoss) || !wait {
-				return nil, false, err
-			}
-			if err := waitConnected(ctx, conn); err != nil {
-				return nil, false, err
-			}
-			continue
-		}
-		names = slices.DeleteFunc(names, func(n string) bool { return !strings.Contains(n, "qn-") })
-		slices.SortFunc(names, compareSeq)
-		retry := false
-		for _, n := range names {
-			data, _, err := conn.Get(ctx, queueDir+"/"+n)
-			if errors.Is(err, zksim.ErrNoNode) {
-				continue // taken: the next one
-			}
-			if err != nil {
-				retry = true
-				break
-			}
-			_ = conn.Delete(ctx, queueDir+"/"+n, -1) // the mistake: the result is ignored
-			return data, true, nil
-		}
-		if retry {
-			if err := waitConnected(ctx, conn); err != nil {
-				return nil, false, err
-			}
-			continue
-		}
-		if !wait {
-			return nil, false, nil
-		}
-		select {
-		case <-w:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
-	}
-}
-
 // sloppyKind is the FIFO queue with sloppy consumers (the producer is the
 // real queue).
 var sloppyKind = queueKind{
@@ -1107,7 +1098,7 @@ var sloppyKind = queueKind{
 		if c.idx == 0 {
 			return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL))
 		}
-		return sloppyConsumer{c}
+		return fifoTaker{c, sloppyTake}
 	},
 }
 
@@ -1140,11 +1131,11 @@ func (l lockingConsumer) Len(ctx context.Context) (int, error) { return l.q.Len(
 // lockingEnds are the ways a locking-queue consumer's call ends once it
 // has an item: "" is Ack (and Release if the Ack failed, as
 // lockingConsumer does); the others exercise Release and the calls on an
-// item no longer held; "hold" keeps the item until the Finish action (or
+// item no longer held ("release cancelled": Release under a done context); "hold" keeps the item until the Finish action (or
 // the drain) and then acknowledges it, so that faults and third-party
 // deletes strike while it is held. (A second Ack is not drawn: after a lost reply Ack
 // takes an item that is gone as acknowledged, so it may succeed.)
-var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold"}
+var lockingEnds = []string{"", "", "release", "release after ack", "ack after release", "hold", "release cancelled"}
 
 // drawEnd draws how a locking-queue consumer's call ends ("" for other
 // queues).
@@ -1176,6 +1167,9 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	if err != nil {
 		return nil, false, err
 	}
+	if _, ok := itemNumber(it.Data()); !ok {
+		f.w.violate("item data", "p%d's Take returned an item with the data %q, which no Offer wrote", c.idx, it.Data())
+	}
 	f.checkClaimed(c, it, deletes)
 	// notOurs checks a call on an item that is no longer ours.
 	notOurs := func(op string, err error) {
@@ -1187,16 +1181,21 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		}
 	}
 	switch end {
+	case "release cancelled":
+		// Release under a done context, the claim still ours: it fails
+		// with the context's error (the package doc), not ErrClaimLost,
+		// which would tell the caller there is nothing left to release.
+		dctx, cancel := context.WithCancel(ctx)
+		cancel()
+		owned := f.ownsClaim(c)
+		if err := f.release(dctx, c, it); errors.Is(err, queue.ErrClaimLost) && owned && f.w.sessionLive(c) {
+			f.w.violate("claim lost said", "p%d's Release under a done context returned %v while its session owned the claim", c.idx, err)
+		}
+		return nil, false, nil
 	case "release", "ack after release":
-		if err := it.Release(ctx); err != nil {
-			f.checkError(c, "Release", err)
-			if !errors.Is(err, queue.ErrClaimLost) {
-				_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
-			}
+		if err := f.release(ctx, c, it); err != nil {
 			return nil, false, err
 		}
-		c.note("released item %s", it.Data())
-		f.noteDone(c, it)
 		if end == "ack after release" {
 			notOurs("Ack after Release", it.Ack(ctx))
 		}
@@ -1206,6 +1205,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		ch := make(chan struct{})
 		f.mu.Lock()
 		f.holds[c.idx] = ch
+		f.held[c.idx] = it
 		f.mu.Unlock()
 		c.note("holds item %s", it.Data())
 		select {
@@ -1216,15 +1216,22 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 			f.mu.Unlock()
 		}
 	}
-	if err := ackOrRelease(ctx, it); err != nil {
+	acked, err := f.finishHold(ctx, c, it)
+	if err != nil {
 		return it.Data(), false, err
+	}
+	if !acked {
+		return nil, false, nil // released (HeldRace)
 	}
 	f.noteDone(c, it)
 	// The Ack deletes the item and our claim in one multi: it cannot
-	// succeed on an item a third party deleted first.
+	// succeed on an item a third party deleted first. (Unless the third
+	// party deleted the claim too: after a lost reply, Ack takes a claim
+	// and an item both gone for its own multi applied, as the package
+	// documents; nobody else was given the item.)
 	if k, ok := itemNumber(it.Data()); ok {
 		f.mu.Lock()
-		gone := f.deleted[k]
+		gone := f.deleted[k] && !f.claimGone[k]
 		f.mu.Unlock()
 		if gone {
 			f.w.violate("Ack of a deleted item", "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
@@ -1234,6 +1241,16 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		notOurs("Release after Ack", it.Release(ctx))
 	}
 	return it.Data(), true, nil
+}
+
+// ownsClaim reports whether c's session owns a claim.
+func (f *queueFamily) ownsClaim(c *client) bool {
+	for _, name := range f.w.children(queueDir + "/claims") {
+		if f.w.owner(queueDir+"/claims/"+name) == c.conn.SessionID() {
+			return true
+		}
+	}
+	return false
 }
 
 // noteDone records that c acknowledged or released it.
@@ -1262,6 +1279,6 @@ var lockingKind = queueKind{
 		return c.w.fam.(*queueFamily).producer(c).(lockingConsumer).q.Offer(ctx, data)
 	},
 	consumer: func(c *client) consumer {
-		return lockingConsumer{queue.NewLocking(c.recipeConn(), queueDir, queue.WithACL(queueACL))}
+		return lockingConsumer{queue.NewLocking(queueConn(c), queueDir, queue.WithACL(queueACL))}
 	},
 }

@@ -236,12 +236,12 @@ func (c *core) remove(ctx context.Context, name string) ([]byte, bool, error) {
 	}
 }
 
-// receiptTrouble handles a multi that failed on our receipt (its second
-// op) and returns nil to try again; any other failure is returned.
+// receiptTrouble handles a multi that failed on our receipt, or its parent
+// (an empty directory deleted by hand): nil to try again, else the error.
 func (c *core) receiptTrouble(ctx context.Context, res []zksim.OpResult, err error) error {
 	switch {
-	case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrNoNode):
-		c.receipt = "" // deleted by hand: make another
+	case len(res) == 2 && (errors.Is(res[1].Err, zksim.ErrNoNode) || errors.Is(res[0].Err, zksim.ErrNoNode)):
+		c.receipt = "" // deleted by hand: make another (and the directory)
 		return nil
 	case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrBadVersion):
 		// Out of step (written by hand?): learn its version, try again.

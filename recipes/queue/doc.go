@@ -51,8 +51,12 @@
 // fails with an error matching zksim.ErrSessionExpired once the session has
 // expired (make a new Conn), and with ctx.Err() when ctx is done; a call
 // that fails returns no data (the item of a Take or TryTake that failed
-// after its remove may have been applied is lost, as said above). A
-// LockingQueue claim is ephemeral: while the consumer is disconnected the
+// after its remove may have been applied is lost, as said above). A call
+// that must create a missing directory (the queue's, or a LockingQueue's
+// items or claims directory) which the server refuses to create (the ACL
+// of its parent denies create) fails with the server's error,
+// zksim.ErrNoAuth: it neither retries the refusal nor takes the missing
+// directory for an empty queue. A LockingQueue claim is ephemeral: while the consumer is disconnected the
 // claim is doubtful, and once its session expires the item is someone
 // else's; Ack then fails with ErrClaimLost.
 package queue

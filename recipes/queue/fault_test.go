@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ var faultCases = bt.Cases{
 	"FaultCancelAfterLostClaimReply": testCancelAfterLostClaimReply,
 	"FaultLostAckReply":              testLostAckReply,
 	"FaultLockingConsumersDie":       testLockingConsumersDie,
+	"FaultAckCancelledItemDeleted":   testAckCancelledItemDeleted,
 }
 
 // testLostOfferReply: an Offer whose create reply is lost, or whose
@@ -389,5 +391,52 @@ func testLockingConsumersDie(t *testing.T, env *bt.Env) {
 	slices.Sort(acked)
 	if len(acked) != items || len(slices.Compact(slices.Clone(acked))) != items {
 		t.Fatalf("acked %v, want each of %d items once", acked, items)
+	}
+}
+
+// cancelAfterMulti is a Conn that cancels a context as the reply of its
+// next multi arrives, once armed: a cancel that races with the reply.
+type cancelAfterMulti struct {
+	zksim.Conn
+	cancel *context.CancelFunc
+}
+
+func (c cancelAfterMulti) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	res, err := c.Conn.Multi(ctx, ops...)
+	if f := *c.cancel; f != nil {
+		*c.cancel = nil
+		f()
+	}
+	return res, err
+}
+
+// testAckCancelledItemDeleted: a third party deletes a claimed item; the
+// consumer's Ack learns it from its multi (ErrClaimLost) and is cancelled
+// just then. Its claim must not stay behind: the consumer, told the claim
+// is lost, will not release it, and it would stay until the session ends.
+func testAckCancelledItemDeleted(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	var cancel context.CancelFunc
+	q := queue.NewLocking(cancelAfterMulti{Conn: env.MemConn(t), cancel: &cancel}, dir)
+	op := env.Conn(t)
+	must(t, "Offer", q.Offer(ctx, []byte("job")))
+	it, err := q.Take(ctx)
+	must(t, "Take", err)
+	names, _, err := op.Children(ctx, dir+"/items")
+	must(t, "list by hand", err)
+	for _, n := range names {
+		if strings.HasPrefix(n, "_c_") {
+			must(t, "delete the item by hand", op.Delete(ctx, dir+"/items/"+n, -1))
+		}
+	}
+	actx, stop := context.WithCancel(ctx)
+	defer stop()
+	cancel = stop
+	if err := it.Ack(actx); !errors.Is(err, queue.ErrClaimLost) {
+		t.Fatalf("Ack of a deleted item: %v, want ErrClaimLost", err)
+	}
+	if claims, _, err := op.Children(ctx, dir+"/claims"); err != nil || len(claims) != 0 {
+		t.Fatalf("claims after the Ack: %v, %v; want none", claims, err)
 	}
 }

@@ -291,7 +291,7 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 		case len(res) == 2 && errors.Is(res[0].Err, zksim.ErrNoNode):
 			return ErrClaimLost
 		case len(res) == 2 && errors.Is(res[1].Err, zksim.ErrNoNode):
-			_ = it.release(ctx)
+			it.cleanup(ctx) // the item is gone: our claim must not stay
 			return ErrClaimLost
 		default:
 			return claimLost(err)
@@ -351,4 +351,13 @@ func (it *Item) release(ctx context.Context) error {
 		return err
 	}
 	return seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name)
+}
+
+// cleanup deletes our claim, under retry.CleanupContext: whatever ended
+// the call (its ctx done meanwhile), a claim of our live session must not
+// stay behind once we report it lost.
+func (it *Item) cleanup(ctx context.Context) {
+	cctx, cancel := retry.CleanupContext(ctx, it.q.conn)
+	defer cancel()
+	_ = it.release(cctx)
 }

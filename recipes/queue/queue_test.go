@@ -21,6 +21,7 @@ var cases = bt.Cases{
 	"LockingAckAfterRelease": testLockingAckAfterRelease,
 	"LockingTakeWaits":       testLockingTakeWaits,
 	"LockingConsumerCloses":  testLockingConsumerCloses,
+	"DirectoryDeletedByHand": testDirectoryDeletedByHand,
 }
 
 func must(t *testing.T, what string, err error) {
@@ -297,4 +298,28 @@ func testLockingConsumerCloses(t *testing.T, env *bt.Env) {
 		t.Fatalf("Ack by the closed consumer: %v, want ErrClaimLost", err)
 	}
 	must(t, "b acks", r.Val.Ack(ctx))
+}
+
+// testDirectoryDeletedByHand: an operator deletes the queue's directory
+// while it is empty (the producer's receipt deleted by hand first); the
+// producer's next Offer makes the directory again ("created on first
+// use"), as if it were the first, instead of failing with ErrNoNode.
+func testDirectoryDeletedByHand(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("q")
+	conn, op := env.Conn(t), env.Conn(t)
+	q := queue.New(conn, dir)
+	must(t, "first Offer", q.Offer(ctx, []byte("1")))
+	d, err := q.TryTake(ctx)
+	must(t, "TryTake", err)
+	names, _, err := op.Children(ctx, dir)
+	must(t, "list by hand", err)
+	for _, n := range names {
+		must(t, "delete by hand", op.Delete(ctx, dir+"/"+n, -1))
+	}
+	must(t, "delete the directory by hand", op.Delete(ctx, dir, -1))
+	must(t, "Offer after the directory was deleted", q.Offer(ctx, []byte("2")))
+	if d2, err := q.TryTake(ctx); err != nil || string(d) != "1" || string(d2) != "2" {
+		t.Fatalf("took %q then %q, %v; want 1 then 2", d, d2, err)
+	}
 }

@@ -1,0 +1,141 @@
+package explore
+
+import (
+	"context"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+)
+
+// The action CancelAt: a queue call is cancelled at a point drawn, not
+// whenever the machine's Cancel action happens to come: just before the
+// client's next request of a kind drawn (create, getData, exists,
+// getChildren, multi, delete) or just as its reply arrives. The second is
+// the race of a cancel with a reply (a Go select with both ready picks
+// either): the recipe sees the result of its request and a done context.
+// The checks are the machine's: the call returns nil or its context's
+// error; an Offer that returns nil added its item, one that fails does
+// not leave it queued; a Take that returns an item delivered it, and a
+// failed one loses at most that one (for the locking queue none), and
+// leaves no claim behind.
+
+// cancelPoint is where CancelAt cancels a client's call.
+type cancelPoint struct {
+	op     string // the request: "create", "get", "exists", "children", "multi", "delete"
+	after  bool   // as its reply arrives, rather than before it is sent
+	cancel context.CancelFunc
+}
+
+var cancelOps = []string{"create", "get", "exists", "children", "multi", "delete"}
+
+// cancelAt runs the action CancelAt on a client with a call under way.
+func (f *queueFamily) cancelAt(t *rapid.T) {
+	var busy []*client
+	for _, c := range f.w.awake() {
+		if c.busy("take") || c.busy("offer") {
+			busy = append(busy, c)
+		}
+	}
+	c := drawClient(t, busy, "cancel at")
+	name := "take"
+	if c.idx == 0 {
+		name = "offer"
+	}
+	op := rapid.SampledFrom(cancelOps).Draw(t, "request")
+	after := rapid.Bool().Draw(t, "after")
+	c.mu.Lock()
+	cancel := c.running[name]
+	c.mu.Unlock()
+	if name == "offer" {
+		// The item of a cancelled Offer may be withdrawn (see offer);
+		// one that succeeds is not.
+		f.mu.Lock()
+		f.withdrawn[f.offered-1] = true
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	f.cancelAts[c.idx] = &cancelPoint{op: op, after: after, cancel: cancel}
+	f.mu.Unlock()
+	f.w.trace("p%d cancel %s at its next %s (after the reply %v)", c.idx, name, op, after)
+}
+
+// cancelConn is the Conn of a strict queue kind's values: client c's
+// recipe Conn, on which CancelAt cancels a call at a request.
+type cancelConn struct {
+	guardedConn
+	c *client
+}
+
+// at cancels the call if CancelAt armed op, before (after false) or after
+// the request.
+func (cc cancelConn) at(op string, after bool) {
+	f, ok := cc.c.w.fam.(*queueFamily)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	p := f.cancelAts[cc.c.idx]
+	if p == nil || p.op != op || p.after != after {
+		f.mu.Unlock()
+		return
+	}
+	delete(f.cancelAts, cc.c.idx)
+	f.mu.Unlock()
+	p.cancel()
+	cc.c.note("cancelled at %s (after the reply %v)", op, after)
+}
+
+// Create implements zksim.Conn.
+func (cc cancelConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	cc.at("create", false)
+	defer cc.at("create", true)
+	return cc.guardedConn.Create(ctx, path, data, mode, acl)
+}
+
+// Delete implements zksim.Conn.
+func (cc cancelConn) Delete(ctx context.Context, path string, version int32) error {
+	cc.at("delete", false)
+	defer cc.at("delete", true)
+	return cc.guardedConn.Delete(ctx, path, version)
+}
+
+// Exists implements zksim.Conn.
+func (cc cancelConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
+	cc.at("exists", false)
+	defer cc.at("exists", true)
+	return cc.guardedConn.Exists(ctx, path)
+}
+
+// Get implements zksim.Conn.
+func (cc cancelConn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
+	cc.at("get", false)
+	defer cc.at("get", true)
+	return cc.guardedConn.Get(ctx, path)
+}
+
+// Children implements zksim.Conn.
+func (cc cancelConn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
+	cc.at("children", false)
+	defer cc.at("children", true)
+	return cc.guardedConn.Children(ctx, path)
+}
+
+// ChildrenW implements zksim.Conn.
+func (cc cancelConn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
+	cc.at("children", false)
+	defer cc.at("children", true)
+	return cc.guardedConn.ChildrenW(ctx, path)
+}
+
+// Multi implements zksim.Conn.
+func (cc cancelConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
+	cc.at("multi", false)
+	defer cc.at("multi", true)
+	return cc.guardedConn.Multi(ctx, ops...)
+}
+
+// queueConn returns the Conn client c's queue values use.
+func queueConn(c *client) zksim.Conn {
+	return cancelConn{guardedConn: c.recipeConn().(guardedConn), c: c}
+}

@@ -1,0 +1,239 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/recipes/queue"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The locking queue's races on a held item (the action HeldRace). A
+// consumer holding an item (the end "hold") is let go on, to acknowledge
+// or release it, just after one of these, arranged on purpose because a
+// run of random actions meets them rarely:
+//
+//   - "claim": a third party deletes its claim;
+//   - "item": a third party deletes the item;
+//   - "lost claim": its next multi (the Ack) is dropped before the server
+//     sees it, and its claim is gone: after the connection loss Ack must
+//     find the claim gone and the item still there;
+//   - "lost item": the item is gone and the reply of the Ack's multi
+//     (which fails on the item) is lost;
+//   - "lost reply": the reply of the Ack's multi, which the server
+//     applies, is lost: Ack must find the item gone and succeed ("after a
+//     lost reply it checks whether the item is gone").
+//
+// The package documents the outcomes (Item.Ack, Item.Release): "It returns
+// an error matching ErrClaimLost if our claim is gone (session expired, or
+// the claim was deleted)", and Release "returns ErrClaimLost if our claim
+// was already gone"; an Ack never succeeds on an item a third party
+// deleted (lockingCall checks it), and no claim is left behind
+// (checkClaims). The race runs only while every other consumer is idle, so
+// that no one can claim the item again before the holder's call ends.
+var heldRaces = []string{"claim", "item", "lost claim", "lost item", "lost reply"}
+
+// heldRace runs the action HeldRace: it makes a consumer hold an item if
+// none does (an idle consumer takes one, offered first if the queue has
+// no unclaimed item), then arranges a race drawn from heldRaces and lets
+// the holder Ack or Release (drawn) and finish.
+func (f *queueFamily) heldRace(t *rapid.T) {
+	w := f.w
+	held := f.ensureHold(t)
+	if len(held) == 0 {
+		return // not this time (a fault struck, say)
+	}
+	if rapid.IntRange(0, len(heldRaces)).Draw(t, "past held") == 0 {
+		f.pastHeld(t)
+		return
+	}
+	i := rapid.SampledFrom(held).Draw(t, "holder")
+	c := w.clients[i]
+	if c.partitioned || c.paused() {
+		t.SkipNow() // its Ack could outlast the action
+	}
+	for _, o := range w.clients[1:] {
+		if o != c && o.busy("") {
+			t.SkipNow() // another consumer could claim the item again
+		}
+	}
+	f.mu.Lock()
+	it := f.held[i]
+	f.mu.Unlock()
+	data := string(it.Data())
+	name := ""
+	for _, n := range w.children(queueDir + "/items") {
+		if d, _, err := w.observer.Get(w.ctx, queueDir+"/items/"+n); err == nil && string(d) == data {
+			name = n
+		}
+	}
+	claim := queueDir + "/claims/" + name
+	if ok, _, _ := w.observer.Exists(w.ctx, claim); name == "" || !ok || !w.sessionLive(c) {
+		t.SkipNow() // the item or its claim is gone already
+	}
+	race := rapid.SampledFrom(heldRaces).Draw(t, "race")
+	then := "ack"
+	if race != "lost reply" {
+		then = rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
+	}
+	k, _ := itemNumber([]byte(data))
+	f.mu.Lock()
+	switch race {
+	case "claim", "lost claim":
+		f.claimDeletes++
+		f.lostClaims[it] = true
+	case "item", "lost item":
+		f.deleted[k] = true
+	case "lost reply":
+		f.lostReplies[it] = true
+	}
+	f.holdThen[i] = then
+	f.mu.Unlock()
+	switch race {
+	case "claim", "lost claim":
+		w.inject(t, faults.DeleteNode(claim))
+	case "item", "lost item":
+		w.inject(t, faults.DeleteNode(queueDir+"/items/"+name))
+	}
+	switch race {
+	case "lost claim":
+		w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpMulti))
+	case "lost item", "lost reply":
+		w.inject(t, faults.LoseNextReply(c.conn.Index(), zkmem.OpMulti))
+	}
+	f.mu.Lock()
+	if ch, ok := f.holds[i]; ok {
+		close(ch)
+		delete(f.holds, i)
+	}
+	f.mu.Unlock()
+	// Until the holder's call ends (a fault of the calm stretch may hold
+	// it up): the race's outcome must be its alone. (After a lost Ack
+	// reply, Ack takes a claim and an item both gone for its own multi
+	// applied; had another consumer claimed and acknowledged the item
+	// meanwhile, both would report it delivered.)
+	for range heldRaceRuns {
+		w.runFor(t, 100*time.Millisecond)
+		if !c.busy("take") || w.violated() {
+			break
+		}
+	}
+}
+
+// heldRaceRuns bounds the stretches of 100 ms HeldRace waits for the
+// holder's call to end: past the session timeout and a delay fault.
+const heldRaceRuns = 20
+
+// finishHold ends a held item's call as the action HeldRace drew (an Ack,
+// with a Release if it fails while the claim may be ours, or a Release),
+// and records a violation if the Ack or Release succeeded although a third
+// party had deleted the item's claim (the package promises ErrClaimLost
+// then). It reports whether the item was acknowledged.
+func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item) (bool, error) {
+	k, _ := itemNumber(it.Data())
+	f.mu.Lock()
+	then := f.holdThen[c.idx]
+	delete(f.holdThen, c.idx)
+	delete(f.held, c.idx)
+	f.mu.Unlock()
+	op, err := "Ack", error(nil)
+	if then == "release" {
+		op, err = "Release", f.release(ctx, c, it)
+	} else {
+		err = ackOrRelease(ctx, it)
+	}
+	f.mu.Lock()
+	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
+	delete(f.lostClaims, it)
+	delete(f.lostReplies, it)
+	f.mu.Unlock()
+	if err == nil && lost {
+		f.w.violate("call on a lost claim", "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
+	}
+	// With its claim in place and no one else at work, an Ack whose
+	// reply was lost was applied: it must say so, unless the call or
+	// the session ended meanwhile.
+	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+		f.w.violate("applied Ack reported lost", "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
+	}
+	return then != "release", err
+}
+
+// release releases it for c's call, releasing again (under a context that
+// cannot be cancelled) if the Release failed while the claim may still be
+// ours; the item is done once released.
+func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) error {
+	if err := it.Release(ctx); err != nil {
+		f.checkError(c, "Release", err)
+		if !errors.Is(err, queue.ErrClaimLost) {
+			_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
+		}
+		return err
+	}
+	c.note("released item %s", it.Data())
+	f.noteDone(c, it)
+	return nil
+}
+
+// pastHeld is HeldRace's other race (one in len(heldRaces)+1): while a
+// consumer holds an item, an idle consumer calls TryTake with an unclaimed
+// item queued behind the held one (offered first if there is none). It
+// must claim that one, not report the queue empty: a claimed item is
+// skipped (checkEmptyLocking, a holder claiming nothing more).
+func (f *queueFamily) pastHeld(t *rapid.T) {
+	w := f.w
+	cs := f.consumers()
+	if len(cs) == 0 {
+		t.SkipNow()
+	}
+	c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "consumer")]
+	if len(f.present()) <= len(w.children(queueDir+"/claims")) {
+		p := w.clients[0]
+		if p.paused() || p.busy("") {
+			t.SkipNow()
+		}
+		f.offer(p, 0)
+		w.runFor(t, 50*time.Millisecond)
+	}
+	f.take(c, false, "")
+	w.runFor(t, 100*time.Millisecond)
+}
+
+// ensureHold returns the consumers that hold an item (the end "hold"),
+// sorted; if none does, it has an idle consumer take one and hold it
+// (offered first if the queue has no unclaimed item), and returns none if
+// that has not happened after 100 ms.
+func (f *queueFamily) ensureHold(t *rapid.T) []int {
+	w := f.w
+	w.sw.Enabled() // every client blocked: holds and busy are settled
+	f.mu.Lock()
+	held := slices.Sorted(maps.Keys(f.holds))
+	f.mu.Unlock()
+	if len(held) > 0 {
+		return held
+	}
+	cs := f.consumers()
+	if len(cs) == 0 || len(cs) < len(w.clients)-1 {
+		t.SkipNow() // a consumer is busy, or none is awake
+	}
+	c := cs[rapid.IntRange(0, len(cs)-1).Draw(t, "holder")]
+	if len(f.present()) <= len(w.children(queueDir+"/claims")) {
+		p := w.clients[0]
+		if p.paused() || p.busy("") {
+			t.SkipNow()
+		}
+		f.offer(p, 0)
+	}
+	f.take(c, true, "hold")
+	w.runFor(t, 100*time.Millisecond)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.holds))
+}
