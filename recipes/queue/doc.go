@@ -56,7 +56,18 @@
 // items or claims directory) which the server refuses to create (the ACL
 // of its parent denies create) fails with the server's error,
 // zksim.ErrNoAuth: it neither retries the refusal nor takes the missing
-// directory for an empty queue. A LockingQueue claim is ephemeral: while the consumer is disconnected the
-// claim is doubtful, and once its session expires the item is someone
-// else's; Ack then fails with ErrClaimLost.
+// directory for an empty queue. A LockingQueue claim is ephemeral: while
+// the consumer is disconnected the claim is doubtful, and once its session
+// expires the item is someone else's; Ack then fails with ErrClaimLost.
+//
+// # Known limit: claims deleted by hand
+//
+// An Ack whose reply was lost looks at its claim and its item to learn
+// whether its multi was applied: both gone means it was. That holds while
+// only the recipe deletes claims. If a third party (an operator, a cleanup
+// job) deletes a live claim while the Ack's reply is lost, and another
+// consumer claims and acknowledges the item before the first Ack looks,
+// both Acks return nil: the item is reported delivered twice. Telling the
+// two apart would take an acknowledgement record in the Ack's multi, as
+// the receipts do for removes; the recipe does not keep one.
 package queue
