@@ -39,8 +39,8 @@ import (
 //     changes in the directory it reads no more than pollLimit times;
 //   - a Campaign (or a Resume) that returns nil leads: its hold is not
 //     NotHeld or Released as it returns; a SingleNode's Campaign waits
-//     for the connection after its first connection loss, and no more
-//     (firstPauseConn);
+//     for the connection after its first connection loss, and no more,
+//     and keeps to the retry timing after later ones (newCallConn);
 //   - Observe reports only such leaders, never the same (token, value)
 //     twice in a row; an observer that is connected, quiet and awake has
 //     reported the current leader and its value within sharedWait; its
@@ -223,21 +223,24 @@ func (h electionHold) Release(ctx context.Context) error {
 
 func (h electionHold) Exclusive() bool { return true }
 
-// singleNodeHold is a SingleNode as a holdable. Its Campaigns check the
-// pause after their first connection loss (firstPauseConn).
+// singleNodeHold is a SingleNode as a holdable. Its Campaigns are checked
+// for the retry timing (retrycheck.go: after their first connection loss
+// only the wait for the connection, the backoff after later ones), on a
+// Conn that their hold tracker also reads through once it leads:
+// newCallConn checks only the Campaigns.
 type singleNodeHold struct {
 	*election.SingleNode
 	c     *client
-	pause *firstPauseConn
+	timed *timedConn
 }
 
 func newSingleNodeHold(_ *rapid.T, c *client) holdable {
-	pause := newFirstPauseConn(c.w, c, "Campaign")
-	return singleNodeHold{SingleNode: election.NewSingleNode(pause, electionDir+"/leader"), c: c, pause: pause}
+	timed := newCallConn(c.w, c, "Campaign")
+	return singleNodeHold{SingleNode: election.NewSingleNode(timed, electionDir+"/leader"), c: c, timed: timed}
 }
 
 func (h singleNodeHold) Acquire(ctx context.Context) error {
-	err := h.pause.call(func() error { return h.Campaign(ctx, []byte("v")) })
+	err := h.timed.call(func() error { return h.Campaign(ctx, []byte("v")) })
 	reportCall(h.c, "Campaign", err, h)
 	return err
 }

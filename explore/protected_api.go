@@ -24,7 +24,8 @@ import (
 //     refuses one (an ancestor whose ACL does not allow CREATE), it
 //     returns the server's error, zksim.ErrNoAuth, having created nothing;
 //   - after the call's first connection loss it waits for the connection
-//     and no more (firstPauseConn);
+//     and no more, and keeps to the retry timing after later ones
+//     (retrycheck.go, newCallConn);
 //   - the node is created in the path's parent, named
 //     _c_<GUID>-<name><sequence> with a 36-character GUID (Curator's
 //     protected names), and owned by the caller's session;
@@ -119,9 +120,13 @@ func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 	if refused {
 		f.makeRefused()
 	}
-	conn := newFirstPauseConn(w, c, "protected create")
+	conn := newCallConn(w, c, "protected create")
 	c.start("protected", func(ctx context.Context) error {
-		created, err := recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
+		var created string
+		err := conn.call(func() (err error) {
+			created, err = recipes.CreateProtectedEphemeralSequential(ctx, conn, p, []byte("x"), zksim.OpenACL())
+			return err
+		})
 		defer f.protected.returned.Store(true)
 		bad := zksim.ValidatePath(p, true) != nil
 		switch {

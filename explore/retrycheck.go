@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -16,10 +17,14 @@ import (
 // it first backs off: 5 ms after the second, doubling after each further
 // loss, at most 500 ms. A timedConn is a client's Conn as a recipe sees
 // it: it times the calls, and records a violation when the same request
-// (operation and path) is repeated after k ≥ 2 losses in a row
+// (operation and path, under the same ctx: the cleanup that follows a
+// retry that gave up, its ctx done or its session ended, may send the
+// request again at once, under a ctx of its own) is repeated after k ≥ 2
+// losses in a row
 //
 //   - sooner than backoff(k) after the last loss (any request: a recipe
-//     may count more losses than the ones in a row, never fewer), or
+//     may count more losses than the ones in a row, never fewer), unless
+//     the session ended since (the retry gave up), or
 //   - later than backoff(k) after the connection was back (only reads,
 //     which every recipe repeats through retry.Do alone, so that the
 //     pause is exactly the backoff).
@@ -39,7 +44,13 @@ import (
 // error): a request after that, if any, leaves at that instant.
 //
 // It needs the calls of one Conn to come from one goroutine at a time, as
-// in the barrier machines (one operation per client at a time).
+// in the barrier machines (one operation per client at a time), unless
+// shared. A Conn that other goroutines use between the recipe calls to
+// check (a SingleNode's hold tracker reads through it once it leads) is
+// made by newCallConn: it checks only the requests, losses and State
+// reads made during its call method, each call from a clean slate (so a
+// SingleNode's Campaign and a protected create are checked as
+// operations of their own).
 
 // backoff is the pause before the repeat of a request after k losses in a
 // row: none after the first, then 5 ms, 10 ms, ... up to 500 ms.
@@ -66,16 +77,24 @@ type timedConn struct {
 	// first request after a loss applies, not the checks of one request's
 	// repeats or of the retry giving up at once.
 	shared bool
+	// what names the checked call in violations ("" for the operations
+	// of a machine).
+	what string
+	// gated: only the requests, losses and State reads made while a call
+	// is under way (on) count (newCallConn).
+	gated bool
 
 	mu          sync.Mutex
-	last        string        // the last request: op and path
-	losses      int           // connection losses in a row of last
-	lossAt      time.Duration // when the last loss was returned
-	connectedAt time.Duration // when the Conn last became connected
-	opLosses    int           // connection losses since the operation began
-	afterLoss   bool          // the last request failed with connection loss
-	backAt      time.Duration // when the recipe first read StateConnected since, or -1
-	endAt       time.Duration // when the session ended (expired, auth failed, closed), or -1
+	on          bool            // a call is under way (gated)
+	last        string          // the last request: op and path
+	lastCtx     context.Context // and its ctx: a retry loop repeats a request with the same ctx, a cleanup after it gave up (ctx done, session ended) with its own
+	losses      int             // connection losses in a row of last
+	lossAt      time.Duration   // when the last loss was returned
+	connectedAt time.Duration   // when the Conn last became connected
+	opLosses    int             // connection losses since the operation began
+	afterLoss   bool            // the last request failed with connection loss
+	backAt      time.Duration   // when the recipe first read StateConnected since, or -1
+	endAt       time.Duration   // when the session ended (expired, auth failed, closed), or -1
 }
 
 var _ zksim.Conn = (*timedConn)(nil)
@@ -84,7 +103,21 @@ var _ zksim.Conn = (*timedConn)(nil)
 // ends.
 func newTimedConn(w *world, c *client) *timedConn {
 	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
-	events := c.conn.SessionEvents(w.ctx)
+	tc.watch(w.ctx)
+	return tc
+}
+
+// newCallConn wraps c's Conn for the recipe calls run through its call
+// method, what naming them: only they are checked. It follows the Conn's
+// state during each call.
+func newCallConn(w *world, c *client, what string) *timedConn {
+	return &timedConn{Conn: c.conn, w: w, idx: c.idx, what: what, gated: true, connectedAt: -1, endAt: -1}
+}
+
+// watch follows the Conn's state until ctx is done.
+func (tc *timedConn) watch(ctx context.Context) {
+	w := tc.w
+	events := tc.Conn.SessionEvents(ctx)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -98,12 +131,34 @@ func newTimedConn(w *world, c *client) *timedConn {
 				tc.ended()
 			}
 		}
-		if w.ctx.Err() == nil && c.conn.State() == zksim.StateClosed {
-			tc.ended() // closed, not the end of the run
+		if ctx.Err() == nil && tc.Conn.State() == zksim.StateClosed {
+			tc.ended() // closed, not the end of the run or call
 		}
 	}()
-	return tc
 }
+
+// call runs one recipe call on a Conn made by newCallConn, checking its
+// requests as an operation of their own: what the Conn saw before (losses,
+// the end of its session) is not the call's.
+func (tc *timedConn) call(run func() error) error {
+	ctx, cancel := context.WithCancel(tc.w.ctx)
+	tc.mu.Lock()
+	tc.on, tc.connectedAt, tc.endAt = true, -1, -1
+	tc.resetLocked()
+	tc.watch(ctx) // subscribes before run sends anything
+	tc.mu.Unlock()
+	defer func() {
+		cancel()
+		tc.mu.Lock()
+		tc.on = false
+		tc.mu.Unlock()
+	}()
+	return run()
+}
+
+// off reports, with tc.mu held, that tc is gated and no call is under way:
+// nothing is checked or noted.
+func (tc *timedConn) off() bool { return tc.gated && !tc.on }
 
 // ended notes when the session ended (the first time).
 func (tc *timedConn) ended() {
@@ -136,7 +191,12 @@ func resetTimed(c *client) {
 func (tc *timedConn) reset() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	tc.last, tc.losses = "", 0
+	tc.resetLocked()
+}
+
+// resetLocked is reset with tc.mu held.
+func (tc *timedConn) resetLocked() {
+	tc.last, tc.lastCtx, tc.losses = "", nil, 0
 	tc.opLosses, tc.afterLoss = 0, false
 }
 
@@ -155,7 +215,7 @@ func (tc *timedConn) State() zksim.State {
 	if st == zksim.StateConnected {
 		now := tc.w.sw.Now()
 		tc.mu.Lock()
-		if tc.afterLoss && tc.backAt < 0 {
+		if tc.afterLoss && tc.backAt < 0 && !tc.off() {
 			tc.backAt = now
 		}
 		tc.mu.Unlock()
@@ -184,10 +244,13 @@ func (tc *timedConn) presumedExpiry() time.Duration {
 
 // begin checks the timing of a request about to be sent; read tells a
 // request that the recipes repeat through retry.Do alone.
-func (tc *timedConn) begin(key string, read bool) {
+func (tc *timedConn) begin(ctx context.Context, key string, read bool) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	if tc.off() {
+		return
+	}
 	if tc.afterLoss {
 		tc.afterLoss = false
 		// From when the recipe saw the connection back (retry's
@@ -198,39 +261,57 @@ func (tc *timedConn) begin(key string, read bool) {
 			// connection: retry gives up at once with the session's
 			// error (WaitConnected's doc), so whatever the operation
 			// sends next (its cleanup's first try) leaves at that instant.
-			tc.w.violate("retried after the end", "p%d sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.idx, key, now-tc.endAt)
+			tc.w.violate("retried after the end", "%s sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.who(), key, now-tc.endAt)
 		}
 		if tc.backAt >= 0 && now > tc.backAt+want {
-			tc.w.violate("retried too late", "p%d sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.idx, key, now-tc.backAt, tc.opLosses, want)
+			tc.w.violate("retried too late", "%s sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.who(), key, now-tc.backAt, tc.opLosses, want)
 		}
 	}
-	if tc.shared || key != tc.last || tc.losses < 2 {
+	if tc.shared || key != tc.last || ctx != tc.lastCtx || tc.losses < 2 {
+		return
+	}
+	if st := tc.Conn.State(); tc.endAt >= tc.lossAt || st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed {
+		// The session ended since the loss (the watcher may not have
+		// heard yet: the state says so): the retry gave up at once, and
+		// this is no repeat but what the recipe does next, which
+		// leaves at once.
 		return
 	}
 	want := backoff(tc.losses)
 	if now < tc.lossAt+want {
-		tc.w.violate("retried too soon", "p%d repeated %s %v after its %d-th connection loss in a row; the backoff is %v", tc.idx, key, now-tc.lossAt, tc.losses, want)
+		tc.w.violate("retried too soon", "%s repeated %s %v after its %d-th connection loss in a row; the backoff is %v", tc.who(), key, now-tc.lossAt, tc.losses, want)
 	}
 	if base := max(tc.lossAt, tc.connectedAt); read && tc.connectedAt >= 0 && now > base+want {
-		tc.w.violate("retried too late", "p%d repeated %s %v after its %d-th connection loss in a row and the connection's return; the backoff is %v", tc.idx, key, now-base, tc.losses, want)
+		tc.w.violate("retried too late", "%s repeated %s %v after its %d-th connection loss in a row and the connection's return; the backoff is %v", tc.who(), key, now-base, tc.losses, want)
 	}
 }
 
+// who names the client, and the call if tc checks one, in violations.
+func (tc *timedConn) who() string {
+	if tc.what != "" {
+		return fmt.Sprintf("p%d's %s", tc.idx, tc.what)
+	}
+	return fmt.Sprintf("p%d", tc.idx)
+}
+
 // end records the result of the request key.
-func (tc *timedConn) end(key string, err error) {
+func (tc *timedConn) end(ctx context.Context, key string, err error) {
 	now := tc.w.sw.Now()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	if tc.off() {
+		return
+	}
 	if !errors.Is(err, zksim.ErrConnectionLoss) {
-		tc.last, tc.losses = key, 0
+		tc.last, tc.lastCtx, tc.losses = key, ctx, 0
 		return
 	}
 	tc.opLosses++
 	tc.afterLoss, tc.backAt = true, -1
-	if key != tc.last {
+	if key != tc.last || ctx != tc.lastCtx {
 		tc.losses = 0
 	}
-	tc.last = key
+	tc.last, tc.lastCtx = key, ctx
 	tc.losses++
 	tc.lossAt = now
 	if tc.Conn.State() == zksim.StateConnected {
@@ -241,98 +322,98 @@ func (tc *timedConn) end(key string, err error) {
 // Create implements zksim.Conn.
 func (tc *timedConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
 	key := "create " + path
-	tc.begin(key, false)
+	tc.begin(ctx, key, false)
 	p, err := tc.Conn.Create(ctx, path, data, mode, acl)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return p, err
 }
 
 // CreateTTL implements zksim.Conn.
 func (tc *timedConn) CreateTTL(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL, ttl time.Duration) (string, error) {
 	key := "create " + path
-	tc.begin(key, false)
+	tc.begin(ctx, key, false)
 	p, err := tc.Conn.CreateTTL(ctx, path, data, mode, acl, ttl)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return p, err
 }
 
 // Delete implements zksim.Conn.
 func (tc *timedConn) Delete(ctx context.Context, path string, version int32) error {
 	key := "delete " + path
-	tc.begin(key, false)
+	tc.begin(ctx, key, false)
 	err := tc.Conn.Delete(ctx, path, version)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return err
 }
 
 // Exists implements zksim.Conn.
 func (tc *timedConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
 	key := "exists " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	ok, st, err := tc.Conn.Exists(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return ok, st, err
 }
 
 // ExistsW implements zksim.Conn.
 func (tc *timedConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "existsW " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	ok, st, ch, err := tc.Conn.ExistsW(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return ok, st, ch, err
 }
 
 // Get implements zksim.Conn.
 func (tc *timedConn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
 	key := "get " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	data, st, err := tc.Conn.Get(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return data, st, err
 }
 
 // GetW implements zksim.Conn.
 func (tc *timedConn) GetW(ctx context.Context, path string) ([]byte, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "getW " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	data, st, ch, err := tc.Conn.GetW(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return data, st, ch, err
 }
 
 // Set implements zksim.Conn.
 func (tc *timedConn) Set(ctx context.Context, path string, data []byte, version int32) (*zksim.Stat, error) {
 	key := "set " + path
-	tc.begin(key, false)
+	tc.begin(ctx, key, false)
 	st, err := tc.Conn.Set(ctx, path, data, version)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return st, err
 }
 
 // Children implements zksim.Conn.
 func (tc *timedConn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
 	key := "children " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	names, st, err := tc.Conn.Children(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return names, st, err
 }
 
 // ChildrenW implements zksim.Conn.
 func (tc *timedConn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "childrenW " + path
-	tc.begin(key, true)
+	tc.begin(ctx, key, true)
 	names, st, ch, err := tc.Conn.ChildrenW(ctx, path)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return names, st, ch, err
 }
 
 // Multi implements zksim.Conn.
 func (tc *timedConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
 	key := "multi"
-	tc.begin(key, false)
+	tc.begin(ctx, key, false)
 	res, err := tc.Conn.Multi(ctx, ops...)
-	tc.end(key, err)
+	tc.end(ctx, key, err)
 	return res, err
 }
