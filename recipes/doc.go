@@ -80,6 +80,18 @@
 // only after reading its Stat and finding EphemeralOwner equal to
 // [zksim.Conn.SessionID].
 //
+// A call belongs to the session it began on. Some client libraries replace
+// an expired session with a new one and go on (Curator's does; sim.Renewing
+// models it): the Conn is connected again, with another SessionID, and the
+// old session's ephemeral nodes and watches are gone. A call does not go on
+// with the new session: it fails with an error matching
+// zksim.ErrSessionExpired, as it would on a Conn that stays expired. A
+// request or a watch of the old session ends with that error; a call that
+// is waiting out a connection loss checks the SessionID when the
+// connection is back. (Not covered: a client that renews while the call is
+// between two requests, not waiting for either.) A process that goes on
+// with the new session starts over as a new member, contender or holder.
+//
 // # Connection states and what they mean for a holder
 //
 // The recipes follow Curator's connection-state conventions:

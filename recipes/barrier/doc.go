@@ -31,7 +31,8 @@
 // by a connection loss does not miss the barrier opening: watches survive
 // reconnection (the server re-arms them or fires them at once). A member
 // whose session expires is no longer a member (its node is gone) and its
-// calls fail with an error matching zksim.ErrSessionExpired. A member that
+// calls fail with an error matching zksim.ErrSessionExpired, also on a Conn
+// that goes on with a new session (see package recipes). A member that
 // dies before the group is complete does not count towards it; a member
 // that dies while others leave lets them go on without it. A process that
 // goes on with a new session is a new member (see [DoubleBarrier] for what

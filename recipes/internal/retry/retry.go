@@ -8,18 +8,31 @@ import (
 	"github.com/zksim/zksim"
 )
 
-// WaitConnected blocks until conn is connected. It returns
-// zksim.ErrSessionExpired once the session has expired, zksim.ErrClosing
-// once the Conn is closed, zksim.ErrAuthFailed after an authentication
-// failure, and ctx.Err() when ctx is done first.
+// WaitConnected blocks until conn is connected to the session it has when
+// the wait begins. It returns zksim.ErrSessionExpired once the session has
+// expired, zksim.ErrClosing once the Conn is closed, zksim.ErrAuthFailed
+// after an authentication failure, and ctx.Err() when ctx is done first.
+//
+// A wait that began on one session never ends on another: a client
+// library that replaces an expired session with a new one (as Curator's
+// does, or sim.Renewing) is connected again after the expiry, but every
+// ephemeral node and watch of the old session is gone, so WaitConnected
+// returns zksim.ErrSessionExpired when it sees StateExpired or finds the
+// Conn connected with another SessionID. (A Conn that has no session yet,
+// SessionID 0, takes the first it gets.)
 //
 // Under a context made by CleanupContext it also gives up, with
 // ErrPresumedExpired, once the connection has been down for one and a half
 // session timeouts without a break: a connected spell, however short,
 // starts the count again.
 func WaitConnected(ctx context.Context, conn zksim.Conn) error {
+	return waitConnected(ctx, conn, conn.SessionID())
+}
+
+// waitConnected is WaitConnected for a wait bound to session.
+func waitConnected(ctx context.Context, conn zksim.Conn, session int64) error {
 	if conn.State() == zksim.StateConnected {
-		return nil
+		return sameSession(conn, session)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -38,7 +51,7 @@ func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 	for {
 		switch conn.State() {
 		case zksim.StateConnected:
-			return nil
+			return sameSession(conn, session)
 		case zksim.StateExpired:
 			return zksim.ErrSessionExpired
 		case zksim.StateClosed:
@@ -53,6 +66,11 @@ func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 					return err
 				}
 				return zksim.ErrClosing
+			}
+			if ev.State == zksim.StateExpired {
+				// Whatever the Conn does next (a renewing client is
+				// connected to a new session by now), ours is over.
+				return zksim.ErrSessionExpired
 			}
 			if bounded && ev.State == zksim.StateConnected {
 				// Connected again, if only briefly (the state we read
@@ -75,22 +93,35 @@ const (
 	maxBackoff   = 500 * time.Millisecond
 )
 
+// sameSession returns zksim.ErrSessionExpired if conn no longer runs on
+// session (0: none yet, any will do).
+func sameSession(conn zksim.Conn, session int64) error {
+	if session != 0 && conn.SessionID() != session {
+		return zksim.ErrSessionExpired
+	}
+	return nil
+}
+
 // Do calls f until it returns anything but zksim.ErrConnectionLoss, waiting
 // for the connection to come back between attempts. Use it only for calls
 // that are safe to repeat (reads, deletes that accept ErrNoNode, creates
 // that accept ErrNodeExists after checking the owner). It returns f's
 // error, or the error of WaitConnected (session expired, closed, ctx done).
+//
+// Every attempt runs on the session of the first: Do remembers the Conn's
+// SessionID before it, and when a retry would run on another session (a
+// client library that replaced the expired session with a new one, see
+// WaitConnected) it returns zksim.ErrSessionExpired instead.
 func Do(ctx context.Context, conn zksim.Conn, f func() error) error {
-	var losses int
-	for {
+	session := conn.SessionID()
+	for losses := 0; ; losses++ {
 		err := f()
 		if !errors.Is(err, zksim.ErrConnectionLoss) {
 			return err
 		}
-		if err := Pause(ctx, conn, losses); err != nil {
+		if err := pause(ctx, conn, session, losses); err != nil {
 			return err
 		}
-		losses++
 	}
 }
 
@@ -98,8 +129,19 @@ func Do(ctx context.Context, conn zksim.Conn, f func() error) error {
 // loss in a row (counting from 0): it waits until conn is connected, and
 // from the second loss on it also backs off a little, so a connection that
 // flaps does not turn the retry into a busy loop.
+//
+// Like WaitConnected it is bound to the session conn has when Pause is
+// called, and returns zksim.ErrSessionExpired if it would end on another.
+// Call it as soon as an attempt has failed: a session replaced before
+// Pause is called goes unnoticed (Do, which remembers the session of its
+// first attempt, has no such gap).
 func Pause(ctx context.Context, conn zksim.Conn, losses int) error {
-	if err := WaitConnected(ctx, conn); err != nil {
+	return pause(ctx, conn, conn.SessionID(), losses)
+}
+
+// pause is Pause for a wait bound to session.
+func pause(ctx context.Context, conn zksim.Conn, session int64, losses int) error {
+	if err := waitConnected(ctx, conn, session); err != nil {
 		return err
 	}
 	if losses == 0 {
@@ -110,7 +152,7 @@ func Pause(ctx context.Context, conn zksim.Conn, losses int) error {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
+		return sameSession(conn, session)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
