@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -298,10 +299,7 @@ func TestChildOrderMatchesModel(t *testing.T) {
 // java.util.HashSet (testdata/HashSetOrder.java, when a JDK is installed)
 // and on zkmem, and compares every listing.
 func TestChildOrderMatchesJava(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("no java on PATH")
-	}
+	java := lookJava(t)
 	r := rand.New(rand.NewPCG(8, 18))
 	hists := [][]childStep{fullBinHistory()}
 	sizes := []int{12, 30, 120, 700, 2000}
@@ -311,21 +309,44 @@ func TestChildOrderMatchesJava(t *testing.T) {
 	for _, size := range sizes {
 		hists = append(hists, randomHistory(r, namePool(r, size), 5*size))
 	}
-	// One JVM for all histories, "!" between them: each history's parent
-	// is a new node.
+	compareWithJava(t, java, "testdata/HashSetOrder.java", hists, "", "/", replay)
+}
+
+// lookJava returns the path of the java command, or skips t when there is
+// none (fails it under CI=true: .ci/run installs default-jdk-headless).
+func lookJava(t *testing.T) string {
+	t.Helper()
+	java, err := exec.LookPath("java")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no java on PATH: .ci/run installs default-jdk-headless, and CI must run this test")
+		}
+		t.Skip("no java on PATH")
+	}
+	return java
+}
+
+// compareWithJava replays hists on a real java.util.HashSet, with the Java
+// program prog run once for all of them (one step per line: "+name",
+// "-name", "?" to print the listing, "!" between histories; names get
+// prefix), and on zkmem with replay, and fails t at the first listing
+// that differs. The program prints each listing on a line, its names
+// joined by sep.
+func compareWithJava(t *testing.T, java, prog string, hists [][]childStep, prefix, sep string, replay func(*testing.T, []childStep) [][]string) {
+	t.Helper()
 	var in bytes.Buffer
 	for _, h := range hists {
 		for _, st := range h {
 			switch st.op {
 			case '+', '-':
-				fmt.Fprintf(&in, "%c%s\n", st.op, st.name)
+				fmt.Fprintf(&in, "%c%s%s\n", st.op, prefix, st.name)
 			case '?':
 				in.WriteString("?\n")
 			}
 		}
 		in.WriteString("!\n")
 	}
-	cmd := exec.Command(java, "testdata/HashSetOrder.java")
+	cmd := exec.Command(java, prog)
 	cmd.Stdin = &in
 	out, err := cmd.Output()
 	if err != nil {
@@ -340,7 +361,7 @@ func TestChildOrderMatchesJava(t *testing.T) {
 		for j, line := range lines[:len(got)] {
 			want := []string{}
 			if line != "" {
-				want = strings.Split(line, "/")
+				want = strings.Split(line, sep)
 			}
 			if !slices.Equal(nonNil(got[j]), want) {
 				t.Fatalf("history %d, read %d:\n zkmem %q\n  java %q", i, j, got[j], want)

@@ -1,11 +1,8 @@
 package zkmem
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -184,13 +181,7 @@ func ephemeralHistories(r *rand.Rand, sizes []int) [][]childStep {
 // (testdata/EphemeralSetOrder.java, when a JDK is installed) and on zkmem,
 // and compares every listing.
 func TestEphemeralOrderMatchesJava(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no java on PATH: .ci/run installs default-jdk-headless, and CI must run this test")
-		}
-		t.Skip("no java on PATH")
-	}
+	java := lookJava(t)
 	// Small sets too: a clone of at most 5 paths has 8 buckets, fewer
 	// than the set, whose own size then shows in the order.
 	sizes := []int{4, 5, 6, 8, 12, 30, 120, 700}
@@ -198,44 +189,7 @@ func TestEphemeralOrderMatchesJava(t *testing.T) {
 		sizes = sizes[:7]
 	}
 	hists := ephemeralHistories(rand.New(rand.NewPCG(9, 19)), sizes)
-	var in bytes.Buffer
-	for _, h := range hists {
-		for _, st := range h {
-			switch st.op {
-			case '+', '-':
-				fmt.Fprintf(&in, "%c/p/%s\n", st.op, st.name)
-			case '?':
-				in.WriteString("?\n")
-			}
-		}
-		in.WriteString("!\n")
-	}
-	cmd := exec.Command(java, "testdata/EphemeralSetOrder.java")
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("java: %v", err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	for i, h := range hists {
-		got := replayEphemerals(t, h)
-		if len(lines) < len(got) {
-			t.Fatalf("history %d: java printed too few lists", i)
-		}
-		for j, line := range lines[:len(got)] {
-			want := []string{}
-			if line != "" {
-				want = strings.Split(line, " ")
-			}
-			if !slices.Equal(got[j], want) {
-				t.Fatalf("history %d, read %d:\n zkmem %q\n  java %q", i, j, got[j], want)
-			}
-		}
-		lines = lines[len(got):]
-	}
-	if len(lines) != 0 {
-		t.Fatalf("java printed %d lists more than zkmem", len(lines))
-	}
+	compareWithJava(t, java, "testdata/EphemeralSetOrder.java", hists, "/p/", " ", replayEphemerals)
 }
 
 // TestGetEphemeralsPrefix: the prefix is a plain string prefix, one that
