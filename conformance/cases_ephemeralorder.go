@@ -68,6 +68,23 @@ func ephemeralOrderCases() []testCase {
 		require.Equal(e.t, want, log.events(), "the watcher's events, in order")
 		require.NotEqual(e.t, sorted(order), order, "the case should tell the server's order from path order")
 	}
+	// createEphemerals creates paths as v's ephemerals, in order, and
+	// returns the server's set of them as the model has it.
+	createEphemerals := func(e *env, v zksim.Conn, paths []string) *childOrder {
+		o := newEphemeralOrder()
+		for _, p := range paths {
+			e.create(v, p, nil, zksim.ModeEphemeral)
+			o.add(p)
+		}
+		return o
+	}
+	// closeAndExpect watches every path of o, closes v and checks that the
+	// watcher hears the deletes in the order of a clone of o.
+	closeAndExpect := func(e *env, zc *zk.Conn, log *wireLog, v zksim.Conn, o *childOrder) {
+		watch(e, zc, o.order())
+		require.NoError(e.t, v.Close())
+		expect(e, zc, log, o.cloneOrder())
+	}
 	return []testCase{
 		{"close-deletes-in-set-order", func(e *env) {
 			zc, log := e.wireWatcher()
@@ -84,9 +101,7 @@ func ephemeralOrderCases() []testCase {
 				e.create(v, p, nil, zksim.ModeEphemeral)
 				o.add(p)
 			}
-			watch(e, zc, o.order())
-			require.NoError(e.t, v.Close())
-			expect(e, zc, log, o.cloneOrder())
+			closeAndExpect(e, zc, log, v, o)
 		}},
 		{"close-small-set", func(e *env) {
 			// The set starts with 16 buckets (new HashSet<>()), a clone of
@@ -97,14 +112,7 @@ func ephemeralOrderCases() []testCase {
 			v := e.connect()
 			makeParents(e)
 			paths := smallSetPaths(e)
-			o := newEphemeralOrder()
-			for _, p := range paths {
-				e.create(v, p, nil, zksim.ModeEphemeral)
-				o.add(p)
-			}
-			watch(e, zc, o.order())
-			require.NoError(e.t, v.Close())
-			expect(e, zc, log, o.cloneOrder())
+			closeAndExpect(e, zc, log, v, createEphemerals(e, v, paths))
 		}},
 		{"close-twelve-clone-grows", func(e *env) {
 			// 12 paths fill a set of 16 buckets to its threshold without
@@ -128,14 +136,7 @@ func ephemeralOrderCases() []testCase {
 					break
 				}
 			}
-			o := newEphemeralOrder()
-			for _, p := range paths {
-				e.create(v, p, nil, zksim.ModeEphemeral)
-				o.add(p)
-			}
-			watch(e, zc, o.order())
-			require.NoError(e.t, v.Close())
-			expect(e, zc, log, o.cloneOrder())
+			closeAndExpect(e, zc, log, v, createEphemerals(e, v, paths))
 		}},
 		{"expiry-deletes-in-clone-order", func(e *env) {
 			// 40 ephemerals grow the set to 64 buckets; once 14 are left,
