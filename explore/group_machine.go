@@ -324,6 +324,23 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			}
 			f.cancel(drawClient(t, calling, "cancel"))
 		},
+		// ExpireMidCall expires the session of a Renewing client while one
+		// of its requests is on its way: the Renewing renews it as the
+		// reply (the session's error) comes, and the call must end with
+		// ErrSessionExpired, not go on with the new session (checkSession).
+		"ExpireMidCall": func(t *rapid.T) {
+			if !f.w.cfg.faults {
+				t.SkipNow()
+			}
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.renewing != nil && c.busy("") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			c := drawClient(t, calling, "expire")
+			f.w.inject(t, faults.Expire(c.conn.Index()))
+		},
 		// Outage: a member whose Enter waits is cut off and cancelled; the
 		// connection stays down past the presumed expiry of its cleanup
 		// (which checkCleanup and checkGaveUp time), then comes back.
