@@ -47,8 +47,14 @@ import (
 // delete of the ready node then fails, and its Leave must look again; or
 // a third party deletes the ready node or that member's node there, the
 // multi's request perhaps lost too (LateDelete): its Leave must still end
-// the round (no ready node of it left) and return nil. Liveness: once faults stop every member enters and (double barrier)
-// leaves.
+// the round (no ready node of it left) and return nil. With faults, each
+// process's client library is drawn: a plain Conn, or a sim.Renewing
+// (Curator's), which renews an expired session at once while the call
+// under way goes on (ExpireMidCall expires it with a request on its way);
+// a call that began on one session and returns on another returns
+// ErrSessionExpired or its context's error, never nil (checkSession): the
+// member went with its session. Liveness: once faults stop every member
+// enters and (double barrier) leaves.
 //
 // In all three, a call returns nil, its context's error, or an error
 // saying that its session can no longer act (explainError), and the

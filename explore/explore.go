@@ -52,10 +52,10 @@ var Recipes = []Machine{
 		return newBarrierFamily(w)
 	}},
 	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
-		return newGroupFamily(w, true, rapid.IntRange(2, 3).Draw(t, "group size"))
+		return newGroupFamily(w, t, true, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
 	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
-		return newGroupFamily(w, false, rapid.IntRange(2, 3).Draw(t, "group size"))
+		return newGroupFamily(w, t, false, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
 }
 

@@ -7,8 +7,8 @@ import "pgregory.net/rapid"
 // is caught at the CI budget on every one of N random seeds.
 func init() {
 	Flaws = append(Flaws,
-		Flaw{Name: "DoubleBarrierLeavesEarly", Want: "left early|left an open round", Machine: Machine{cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-			f := newGroupFamily(w, true, 0)
+		Flaw{Name: "DoubleBarrierLeavesEarly", Want: "left early|left an open round", Machine: Machine{cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+			f := newGroupFamily(w, t, true, 0)
 			f.earlyLeave = true
 			return f
 		}}},

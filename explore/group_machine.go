@@ -74,12 +74,20 @@ type member struct {
 // clients). With fewer members than clients, the others arrive late: a
 // start barrier lets them pass at once, a double barrier lets them join
 // the round while it is open, else they wait for the next.
-func newGroupFamily(w *world, leave bool, size int) *groupFamily {
+//
+// With faults, each client's library is drawn from t: a plain Conn (the
+// process makes a new member with a new session once its session ended),
+// or a sim.Renewing (Curator's: it renews an expired session at once, and
+// the call under way goes on with the new one; see checkSession).
+func newGroupFamily(w *world, t *rapid.T, leave bool, size int) *groupFamily {
 	if size == 0 {
 		size = len(w.clients)
 	}
 	f := &groupFamily{w: w, leave: leave, size: size, dir: "/group", cut: map[int64]bool{}}
 	for _, c := range w.clients {
+		if w.cfg.faults && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
+			c.renewing = w.sw.Renewing(c.conn.Index())
+		}
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
 	}
@@ -137,6 +145,7 @@ func (f *groupFamily) enter(c *client) {
 			err = m.start.Wait(ctx)
 		}
 		f.w.explainError(c, conn, ctx, "Enter", err)
+		f.checkSession(c, conn, ctx, "Enter", err)
 		alive := f.w.sessionAlive(conn)
 		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
@@ -204,10 +213,11 @@ func (f *groupFamily) leaveGroup(c *client) {
 	c.start("leave", func(ctx context.Context) error {
 		leave := m.double.Leave
 		if f.earlyLeave {
-			leave = func(ctx context.Context) error { return earlyLeave(ctx, c.conn, f.dir) }
+			leave = func(ctx context.Context) error { return earlyLeave(ctx, conn, f.dir) }
 		}
 		err := leave(ctx)
 		f.w.explainError(c, conn, ctx, "Leave", err)
+		f.checkSession(c, conn, ctx, "Leave", err)
 		if err != nil {
 			return err
 		}
@@ -235,6 +245,25 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		return nil
 	})
+}
+
+// checkSession: a call of a Renewing client that began on session conn and
+// returns when the Renewing runs on another session returns ErrSessionExpired
+// or ctx's error, never nil nor another error: the member it was is gone with
+// its session, and the new session has no member node (a wait that began on
+// one session never ends on another, recipes/internal/retry). The node
+// invariants of the call's own checks then do not apply (its session is
+// gone), so this is the check that sees a call going on with the new
+// session.
+func (f *groupFamily) checkSession(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
+	if c.renewing == nil {
+		return
+	}
+	cur := c.renewing.Current()
+	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && f.w.ctx.Err() != nil) {
+		return
+	}
+	f.w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
 }
 
 // can lists the awake idle clients whose member satisfies ok.
@@ -294,6 +323,23 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 				}
 			}
 			f.cancel(drawClient(t, calling, "cancel"))
+		},
+		// ExpireMidCall expires the session of a Renewing client while one
+		// of its requests is on its way: the Renewing renews it as the
+		// reply (the session's error) comes, and the call must end with
+		// ErrSessionExpired, not go on with the new session (checkSession).
+		"ExpireMidCall": func(t *rapid.T) {
+			if !f.w.cfg.faults {
+				t.SkipNow()
+			}
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.renewing != nil && c.busy("") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			c := drawClient(t, calling, "expire")
+			f.w.inject(t, faults.Expire(c.conn.Index()))
 		},
 		// Outage: a member whose Enter waits is cut off and cancelled; the
 		// connection stays down past the presumed expiry of its cleanup
@@ -640,7 +686,7 @@ func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := conn.State()
-	if m.cancelled < 0 || !m.owned || conn != c.conn || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
+	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
 		return
 	}
 	down := f.downSince[c.idx]

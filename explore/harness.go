@@ -123,6 +123,10 @@ type client struct {
 	// timed, if set, is the Conn the machine's recipes use for conn: it
 	// checks their retry timing (retrycheck.go).
 	timed *timedConn
+	// renewing, if set, is the client library of the process: a
+	// sim.Renewing that replaces an expired session at once (follow
+	// keeps conn its current session).
+	renewing *sim.Renewing
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // operations in flight, by name

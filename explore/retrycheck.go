@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -61,9 +62,10 @@ func backoff(k int) time.Duration {
 	return min(5*time.Millisecond<<min(k-2, 10), 500*time.Millisecond)
 }
 
-// timedConn wraps a client's sim.Conn to check the retry timing.
+// timedConn wraps a client's Conn (its sim.Conn, or its sim.Renewing) to
+// check the retry timing.
 type timedConn struct {
-	*sim.Conn
+	zksim.Conn
 	w   *world
 	idx int // the client's index
 	// noTimeout makes SessionTimeout report 0, as a client library does
@@ -99,10 +101,14 @@ type timedConn struct {
 
 var _ zksim.Conn = (*timedConn)(nil)
 
-// newTimedConn wraps c's Conn; it follows the Conn's state until the run
-// ends.
+// newTimedConn wraps c's Conn (its Renewing if it has one); it follows the
+// Conn's state until the run ends.
 func newTimedConn(w *world, c *client) *timedConn {
-	tc := &timedConn{Conn: c.conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
+	var conn zksim.Conn = c.conn
+	if c.renewing != nil {
+		conn = c.renewing
+	}
+	tc := &timedConn{Conn: conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
 	tc.watch(w.ctx)
 	return tc
 }
@@ -198,6 +204,16 @@ func (tc *timedConn) reset() {
 func (tc *timedConn) resetLocked() {
 	tc.last, tc.lastCtx, tc.losses = "", nil, 0
 	tc.opLosses, tc.afterLoss = 0, false
+}
+
+// RandReader implements zksim.RandSource: the stream of the sim client
+// the Conn runs on now (a Renewing has none of its own), so that the
+// recipes' GUIDs replay with the seed.
+func (tc *timedConn) RandReader() io.Reader {
+	if r, ok := tc.Conn.(*sim.Renewing); ok {
+		return r.Current().RandReader()
+	}
+	return zksim.RandReader(tc.Conn)
 }
 
 // SessionTimeout implements zksim.Conn: 0 with noTimeout.

@@ -117,9 +117,10 @@ func DrawFate(t *rapid.T, r *zkmem.Request) sim.Fate {
 func (w *world) look(t *rapid.T) {
 	w.sw.Enabled()
 	w.flushNotes()
+	w.follow()
 	for _, c := range w.clients {
 		st := c.conn.State()
-		if (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
+		if c.renewing == nil && (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
 			conn, err := w.sw.Connect()
 			if err != nil {
 				t.Fatalf("connect: %v", err)
@@ -131,6 +132,34 @@ func (w *world) look(t *rapid.T) {
 	}
 }
 
+// follow makes the current session of each Renewing client its conn, and
+// tells the family, as soon as the Renewing renewed (at the step its client
+// learnt of the expiry), even while an operation of the process runs: the
+// operation goes on with the new session, as the library's user's does.
+func (w *world) follow() {
+	for _, c := range w.clients {
+		if c.renewing == nil {
+			continue
+		}
+		if cur := c.renewing.Current(); cur != c.conn {
+			c.mu.Lock()
+			c.conn = cur
+			c.mu.Unlock()
+			c.partitioned = false
+			w.trace("p%d renewed: session c%d", c.idx, cur.Index())
+			w.fam.renew(c)
+		}
+	}
+}
+
+// session returns c's conn; goroutines of c's operations call it, since
+// follow may change conn while they run.
+func (c *client) session() *sim.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
 // step takes one step of the simulator, and checks the invariants once
 // every client has taken in what the step told it. It returns how many
 // events are enabled then.
@@ -139,6 +168,7 @@ func (w *world) step(t *rapid.T) int {
 		t.Fatalf("sim: %v", err)
 	}
 	enabled := w.sw.Enabled()
+	w.follow()
 	w.fam.check()
 	w.flushNotes()
 	return enabled
@@ -169,6 +199,7 @@ func (w *world) runFor(t *rapid.T, d time.Duration) {
 		w.sw.Wake()
 	}()
 	err := w.sw.Run(func() bool {
+		w.follow()
 		w.fam.check()
 		if n := w.sw.Steps() - first; n > runStepLimit {
 			w.violate("livelock", "%d simulator steps without %v of virtual time passing: %s", n, d, w.describeClients())
