@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/sim"
 )
 
 // The retry timing of the recipes (recipes/internal/retry), checked on
@@ -206,15 +205,10 @@ func (tc *timedConn) resetLocked() {
 	tc.opLosses, tc.afterLoss = 0, false
 }
 
-// RandReader implements zksim.RandSource: the stream of the sim client
-// the Conn runs on now (a Renewing has none of its own), so that the
-// recipes' GUIDs replay with the seed.
-func (tc *timedConn) RandReader() io.Reader {
-	if r, ok := tc.Conn.(*sim.Renewing); ok {
-		return r.Current().RandReader()
-	}
-	return zksim.RandReader(tc.Conn)
-}
+// RandReader implements zksim.RandSource: the wrapped Conn's stream (a sim
+// client's, or a Renewing's current client's), so that the recipes' GUIDs
+// replay with the seed.
+func (tc *timedConn) RandReader() io.Reader { return zksim.RandReader(tc.Conn) }
 
 // SessionTimeout implements zksim.Conn: 0 with noTimeout.
 func (tc *timedConn) SessionTimeout() time.Duration {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
@@ -27,7 +28,10 @@ type Renewing struct {
 	subs []*pump.Pump
 }
 
-var _ zksim.Conn = (*Renewing)(nil)
+var (
+	_ zksim.Conn       = (*Renewing)(nil)
+	_ zksim.RandSource = (*Renewing)(nil)
+)
 
 // Renewing returns client i as a Renewing client. Call it from the World's
 // goroutine, before the client's session expires.
@@ -158,6 +162,11 @@ func (r *Renewing) SetACL(ctx context.Context, path string, acl []zksim.ACL, ver
 func (r *Renewing) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	return r.Current().AddAuth(ctx, scheme, auth)
 }
+
+// RandReader implements zksim.RandSource: the random stream of the client
+// it runs on now, so that what a recipe draws (its GUIDs) replays with the
+// World's seed.
+func (r *Renewing) RandReader() io.Reader { return r.Current().RandReader() }
 
 // SessionID implements zksim.Conn: the current session's.
 func (r *Renewing) SessionID() int64 { return r.Current().SessionID() }

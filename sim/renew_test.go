@@ -42,6 +42,11 @@ func TestRenewingReplacesExpiredSession(t *testing.T) {
 		if r.SessionID() == first || r.Current().Index() != 1 || r.State() != zksim.StateConnected {
 			t.Errorf("after renewal: session %#x (was %#x), client c%d, state %v", r.SessionID(), first, r.Current().Index(), r.State())
 		}
+		// What a recipe draws on it comes from its current client's
+		// stream, which the seed fixes.
+		if zksim.RandReader(r) != zksim.RandReader(r.Current()) {
+			t.Errorf("a Renewing's random stream is not its current client's")
+		}
 		var ok box[bool]
 		w.Go(func(ctx context.Context) {
 			found, _, err := r.Exists(ctx, "/e")
