@@ -40,7 +40,11 @@ import (
 //   - arranged on purpose (rare otherwise): races on a held item
 //     (HeldRace, queue_race.go), a directory the server refuses to make
 //     (Refuse, queue_refuse.go), a call cancelled at a given request or
-//     as its reply arrives (CancelAt, queue_cancel.go).
+//     as its reply arrives (CancelAt, queue_cancel.go);
+//   - the strict kinds' recipe calls keep to the retry timing: after an
+//     operation's first connection loss the next request leaves as soon
+//     as the connection is back, later ones after the backoff (a shared
+//     timedConn, retrycheck.go; queueConn, beginQueueOp).
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
