@@ -61,11 +61,19 @@ func (f *queueFamily) cancelAt(t *rapid.T) {
 }
 
 // cancelConn is the Conn of a strict queue kind's values: client c's
-// recipe Conn, on which CancelAt cancels a call at a request.
+// recipe Conn, on which CancelAt cancels a call at a request, its
+// requests sent through t, the client's timedConn (shared: a client's
+// offer and take may overlap), which checks the queue's retry timing
+// (retrycheck.go).
 type cancelConn struct {
 	guardedConn
 	c *client
+	t *timedConn
 }
+
+// State implements zksim.Conn: the recipe's reads of the state are the
+// timedConn's (it notes when the recipe saw the connection back).
+func (cc cancelConn) State() zksim.State { return cc.t.State() }
 
 // at cancels the call if CancelAt armed op, before (after false) or after
 // the request.
@@ -90,52 +98,83 @@ func (cc cancelConn) at(op string, after bool) {
 func (cc cancelConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
 	cc.at("create", false)
 	defer cc.at("create", true)
-	return cc.guardedConn.Create(ctx, path, data, mode, acl)
+	cc.guard(ctx)
+	return cc.t.Create(ctx, path, data, mode, acl)
 }
 
 // Delete implements zksim.Conn.
 func (cc cancelConn) Delete(ctx context.Context, path string, version int32) error {
 	cc.at("delete", false)
 	defer cc.at("delete", true)
-	return cc.guardedConn.Delete(ctx, path, version)
+	cc.guard(ctx)
+	cc.w.sent(ctx, cc.idx, path)
+	return cc.t.Delete(ctx, path, version)
 }
 
 // Exists implements zksim.Conn.
 func (cc cancelConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat, error) {
 	cc.at("exists", false)
 	defer cc.at("exists", true)
-	return cc.guardedConn.Exists(ctx, path)
+	cc.guard(ctx)
+	return cc.t.Exists(ctx, path)
 }
 
 // Get implements zksim.Conn.
 func (cc cancelConn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
 	cc.at("get", false)
 	defer cc.at("get", true)
-	return cc.guardedConn.Get(ctx, path)
+	cc.guard(ctx)
+	return cc.t.Get(ctx, path)
 }
 
 // Children implements zksim.Conn.
 func (cc cancelConn) Children(ctx context.Context, path string) ([]string, *zksim.Stat, error) {
 	cc.at("children", false)
 	defer cc.at("children", true)
-	return cc.guardedConn.Children(ctx, path)
+	cc.guard(ctx)
+	return cc.t.Children(ctx, path)
 }
 
 // ChildrenW implements zksim.Conn.
 func (cc cancelConn) ChildrenW(ctx context.Context, path string) ([]string, *zksim.Stat, <-chan zksim.Event, error) {
 	cc.at("children", false)
 	defer cc.at("children", true)
-	return cc.guardedConn.ChildrenW(ctx, path)
+	cc.guard(ctx)
+	return cc.t.ChildrenW(ctx, path)
 }
 
 // Multi implements zksim.Conn.
 func (cc cancelConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
 	cc.at("multi", false)
 	defer cc.at("multi", true)
-	return cc.guardedConn.Multi(ctx, ops...)
+	cc.guard(ctx)
+	for _, op := range ops {
+		if d, ok := op.(*zksim.DeleteOp); ok {
+			cc.w.sent(ctx, cc.idx, d.Path)
+		}
+	}
+	return cc.t.Multi(ctx, ops...)
 }
 
-// queueConn returns the Conn client c's queue values use.
+// queueConn returns the Conn client c's queue values use. Its requests
+// go through c's timedConn for its current session (made here, shared).
 func queueConn(c *client) zksim.Conn {
-	return cancelConn{guardedConn: c.recipeConn().(guardedConn), c: c}
+	if c.timed == nil || c.timed.Conn != c.conn {
+		c.timed = newTimedConn(c.w, c)
+		c.timed.shared = true
+	}
+	return cancelConn{guardedConn: c.recipeConn().(guardedConn), c: c, t: c.timed}
+}
+
+// beginQueueOp begins an operation of c's queue values on its timedConn
+// (its losses so far are not the operation's), unless another operation
+// of c is under way: that one's losses count on (the check of the first
+// request after a loss then allows a longer pause, never a shorter one).
+func beginQueueOp(c *client) {
+	c.mu.Lock()
+	alone := len(c.running) <= 1
+	c.mu.Unlock()
+	if alone {
+		resetTimed(c)
+	}
 }

@@ -40,7 +40,11 @@ import (
 //   - arranged on purpose (rare otherwise): races on a held item
 //     (HeldRace, queue_race.go), a directory the server refuses to make
 //     (Refuse, queue_refuse.go), a call cancelled at a given request or
-//     as its reply arrives (CancelAt, queue_cancel.go).
+//     as its reply arrives (CancelAt, queue_cancel.go);
+//   - the strict kinds' recipe calls keep to the retry timing: after an
+//     operation's first connection loss the next request leaves as soon
+//     as the connection is back, later ones after the backoff (a shared
+//     timedConn, retrycheck.go; queueConn, beginQueueOp).
 //
 // Liveness: once faults stop, the consumers drain the queue, and every item
 // whose Offer succeeded has been delivered, except, for the FIFO and
@@ -314,6 +318,7 @@ func (f *queueFamily) offer(p *client, prio int32) {
 	f.prio[k] = prio
 	f.mu.Unlock()
 	p.start("offer", func(ctx context.Context) error {
+		beginQueueOp(p)
 		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
 		f.checkError(p, "Offer", err)
 		if err == nil {
@@ -362,6 +367,7 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		claimsBefore, solo = f.w.children(queueDir+"/claims"), f.solo(c)
 	}
 	c.start("take", func(ctx context.Context) error {
+		beginQueueOp(c)
 		ctx = withCall(ctx, id)
 		var (
 			data []byte
@@ -434,6 +440,7 @@ func (f *queueFamily) peek(c *client) {
 	f.mu.Unlock()
 	f.watchEmpty(id)
 	c.start("take", func(ctx context.Context) error {
+		beginQueueOp(c)
 		data, err := q.Peek(ctx)
 		defer func() {
 			f.mu.Lock()
@@ -473,6 +480,7 @@ func (f *queueFamily) count(c *client) {
 	q := f.cons[c.idx].(counter)
 	before := f.present()
 	c.start("take", func(ctx context.Context) error {
+		beginQueueOp(c)
 		n, err := q.Len(ctx)
 		f.checkError(c, "Len", err)
 		if err != nil {
@@ -780,6 +788,7 @@ func (f *queueFamily) stale(t *rapid.T) {
 	// context.
 	done := rapid.Bool().Draw(t, "done context")
 	c.start("take", func(ctx context.Context) error {
+		beginQueueOp(c)
 		if done {
 			dctx, cancel := context.WithCancel(ctx)
 			cancel()
