@@ -115,11 +115,23 @@ func (w *World) deliverHead(s *session) {
 		s.deliverEvent(it.ev)
 	case itemState:
 		w.stepf("%s deliver state %v", s.name, it.state)
+		r := s.renew
+		if r != nil && r.Current() != s.conn {
+			r = nil // an old session of the Renewing: it has moved on
+		}
+		var next *Conn
+		if r != nil && it.state == zksim.StateExpired {
+			// The Renewing moves to its new session before anyone hears
+			// of the expiry: a goroutine the event wakes sees the new
+			// session whenever it runs, so the trace does not depend on
+			// Go's scheduling.
+			next = w.renewTo(s)
+		}
 		s.conn.publish(it.state)
-		if r := s.renew; r != nil && r.Current() == s.conn {
+		if r != nil {
 			r.forward(zksim.Event{Type: zksim.EventSession, State: it.state})
-			if it.state == zksim.StateExpired {
-				w.renew(s)
+			if next != nil {
+				w.announceRenewal(s, next)
 			}
 		}
 	case itemReconnect:

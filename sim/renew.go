@@ -62,19 +62,28 @@ func (r *Renewing) forward(ev zksim.Event) {
 	r.subs = live
 }
 
-// renew replaces the expired session of s by a new one.
-func (w *World) renew(s *session) {
+// renewTo opens the new session of the Renewing on s, whose session
+// expired, and makes it the Renewing's current client; it returns nil if
+// the World is closed. announceRenewal then tells the Renewing's
+// subscribers.
+func (w *World) renewTo(s *session) *Conn {
 	r := s.renew
 	c, err := w.Connect()
 	if err != nil {
-		return // closed
+		return nil // closed
 	}
 	c.s.renew = r
 	r.mu.Lock()
 	r.cur = c
 	r.mu.Unlock()
+	return c
+}
+
+// announceRenewal traces the renewal of s's Renewing to c and sends its
+// subscribers StateConnected.
+func (w *World) announceRenewal(s *session, c *Conn) {
 	w.stepf("%s renewed: the client goes on with session %s", s.name, c.s.name)
-	r.forward(zksim.Event{Type: zksim.EventSession, State: zksim.StateConnected})
+	s.renew.forward(zksim.Event{Type: zksim.EventSession, State: zksim.StateConnected})
 }
 
 // SessionEvents implements zksim.Conn: the session events of every session
