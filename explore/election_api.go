@@ -463,18 +463,22 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		}
 		return w.awake()
 	}
+	// startLeader starts a checked Leader call on c and returns it.
+	startLeader := func(c *client) *leaderCall {
+		e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+		lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
+		a.calls = append(a.calls, lc)
+		startNow(c, "leader", func(ctx context.Context) error {
+			l, err := e.Leader(ctx)
+			lc.done.Store(true)
+			a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
+			return err
+		})
+		return lc
+	}
 	m := map[string]func(*rapid.T){
 		"Leader": func(t *rapid.T) {
-			c := drawClient(t, free("leader"), "leader")
-			e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
-			lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
-			a.calls = append(a.calls, lc)
-			startNow(c, "leader", func(ctx context.Context) error {
-				l, err := e.Leader(ctx)
-				lc.done.Store(true)
-				a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
-				return err
-			})
+			startLeader(drawClient(t, free("leader"), "leader"))
 		},
 		"Observe": func(t *rapid.T) {
 			c := drawClient(t, free("observe"), "observe")
@@ -657,15 +661,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		if a.leaderNow() == "" {
 			t.SkipNow()
 		}
-		e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
-		lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
-		a.calls = append(a.calls, lc)
-		startNow(c, "leader", func(ctx context.Context) error {
-			l, err := e.Leader(ctx)
-			lc.done.Store(true)
-			a.report(apiResult{c: c, what: "Leader", l: l, err: err, empty: empty})
-			return err
-		})
+		lc := startLeader(c)
 		// Step until the listing's reply is in and the read sent.
 		for i := 0; i < 20 && lc.polls.guard.calls.Load() < 2 && !lc.done.Load() && w.sw.Enabled() > 0 && !w.violated(); i++ {
 			w.step(t)

@@ -160,15 +160,7 @@ func TestDoubleNextRoundWhileLeaving(t *testing.T) {
 		ctx := t.Context()
 		connect := lateSetup(t)
 		const dir = "/late"
-		last := newHold()
-		conns := []*heldConn{connect(nil, last), connect(nil, last)}
-		a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
-		left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
-		<-last.reached // the last leaver listed only itself
-		synctest.Wait()
+		conns, left, last := lastLeaverHeld(t, connect, dir)
 		// The other one deleted its node and waits for the last one's.
 		children, _, err := conns[0].Children(ctx, dir)
 		must(t, "children", err)
@@ -224,15 +216,7 @@ func testDoubleLastNodeDeleted(t *testing.T, lost bool) {
 		ctx := t.Context()
 		connect := lateSetup(t)
 		const dir = "/late"
-		last := newHold()
-		conns := []*heldConn{connect(nil, last), connect(nil, last)}
-		a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
-		left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
-		<-last.reached // the last leaver listed only itself
-		synctest.Wait()
+		conns, left, last := lastLeaverHeld(t, connect, dir)
 		op := connect(nil, nil)
 		children, _, err := op.Children(ctx, dir)
 		must(t, "children", err)
@@ -275,4 +259,23 @@ func testDoubleLastNodeDeleted(t *testing.T, lost bool) {
 		must(t, "reconnect", other.Server().Control(other.SessionID()).Reconnect())
 		must(t, "Leave of the member that was away", <-left[1-lastOne])
 	})
+}
+
+// lastLeaverHeld has two members of a double barrier of size 2 in dir
+// enter and leave, and returns once the last leaver has listed only itself
+// and is held before its multi, with everything else still: the members'
+// Conns, the channels their Leaves end on, and the hold to release.
+func lastLeaverHeld(t *testing.T, connect func(create, multi *hold) *heldConn, dir string) ([]*heldConn, []<-chan error, *hold) {
+	t.Helper()
+	ctx := t.Context()
+	last := newHold()
+	conns := []*heldConn{connect(nil, last), connect(nil, last)}
+	a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
+	ea := goErr(func() error { return a.Enter(ctx) })
+	must(t, "b.Enter", b.Enter(ctx))
+	must(t, "a.Enter", <-ea)
+	left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
+	<-last.reached // the last leaver listed only itself
+	synctest.Wait()
+	return conns, left, last
 }
