@@ -40,8 +40,9 @@
 // [zksim.PersistentWatcher]) skips with a message that names what is missing.
 // The ephemeralorder cases watch over the wire with go-zookeeper, to see
 // the order of events across watches, which a zksim.Conn's per-watch
-// channels do not keep: they need a server address (Backend.Real) or a
-// zkmem server to serve over zkwire (Backend.Mem), and skip otherwise.
+// channels do not keep: they need a wire address (Backend.WireAddr), a
+// real server (Backend.Real) or a zkmem server to serve over zkwire
+// (Backend.Mem), and skip otherwise.
 // A backend lists the cases its client library cannot run in [Backend.Skip],
 // each with the exact reason, which the skip repeats. No case skips silently.
 //

@@ -45,13 +45,15 @@ type quietLogger struct{}
 func (quietLogger) Printf(string, ...any) {}
 
 // wireWatcher opens a go-zookeeper session straight to the backend's
-// server: the real server's address, or zkmem served over the wire by
-// zkwire (on 127.0.0.1). It skips on a backend that is neither. The
-// session is closed when the case ends.
+// server: its WireAddr, the real server's address, or zkmem served over
+// the wire by zkwire (on 127.0.0.1). It skips on a backend that has none
+// of them. The session is closed when the case ends.
 func (e *env) wireWatcher() (*zk.Conn, *wireLog) {
 	e.t.Helper()
 	var addr string
 	switch {
+	case e.b.WireAddr != "":
+		addr = e.b.WireAddr
 	case e.b.Real != nil:
 		addr = e.b.Real.Addr()
 	case e.b.Mem != nil:
@@ -68,7 +70,7 @@ func (e *env) wireWatcher() (*zk.Conn, *wireLog) {
 		})
 		addr = ln.Addr().String()
 	default:
-		e.t.Skipf("backend %s: neither Real nor Mem is set: no server to watch over the wire", e.b.Name)
+		e.t.Skipf("backend %s: none of WireAddr, Real and Mem is set: no server to watch over the wire", e.b.Name)
 	}
 	log := new(wireLog)
 	zc, _, err := zk.Connect([]string{addr}, e.facts().MaxSessionTimeout,

@@ -71,4 +71,12 @@ type Backend struct {
 
 	// Real is the real server behind the backend; nil on zkmem.
 	Real *zkserver.Server
+
+	// WireAddr, when not empty, is the host:port of a ZooKeeper
+	// client-protocol endpoint that serves the backend's data tree, for
+	// tests that need a wire-protocol client beside the backend's Conns
+	// (say, to see watch events in the order they come off one
+	// connection). A backend that is itself a wire server (zkwire) sets it;
+	// with Real or Mem set, tests can find one without it.
+	WireAddr string
 }

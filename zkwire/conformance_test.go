@@ -61,6 +61,7 @@ func wireBackend(t *testing.T, srv *zkwire.TestServer) conformance.Backend {
 			Disconnect: pt.disconnect,
 			Reconnect:  pt.reconnect,
 			Facts:      srv.ZK().Options(),
+			WireAddr:   srv.Addr(),
 		},
 		Skip: map[string]string{
 			"paths/sequential-dot-name-allowed": `go-zookeeper v1.0.4 checks a sequential create of "/r/." ` +
