@@ -114,7 +114,10 @@ type apiResult struct {
 	// (a Campaign with an invalid ACL).
 	refused int32
 	h       holdable
-	conn    *sim.Conn         // the session of a Campaign, Resume or Resign
+	conn    *sim.Conn // the session of a Campaign, Resume or Resign
+	// renewed is the session a Renewing client's call returned on, when
+	// its Renewing renewed the session the call began on (conn).
+	renewed *sim.Conn
 	state   recipes.HoldState // the hold's state as the call returned
 }
 
@@ -145,11 +148,13 @@ type leaderCall struct {
 
 // observer is an Observe running on a client.
 type observer struct {
-	c         *client
-	conn      *sim.Conn
-	cancelled bool          // machine goroutine only
-	lagSince  time.Duration // since when it lags behind the leader, -1 if not
-	polls     poller        // its reads while nothing changes
+	c           *client
+	conn        *sim.Conn
+	renewing    *sim.Renewing // the client library of conn, if a Renewing
+	callsBefore int64         // its calls at the last check before its Renewing renewed
+	cancelled   bool          // machine goroutine only
+	lagSince    time.Duration // since when it lags behind the leader, -1 if not
+	polls       poller        // its reads while nothing changes
 
 	mu      sync.Mutex
 	reports []election.Leader
@@ -171,7 +176,7 @@ type electionHold struct {
 }
 
 func newElectionHold(t *rapid.T, c *client) holdable {
-	h := electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn}
+	h := electionHold{Election: election.New(libConn(c), electionDir), c: c, conn: c.conn}
 	if t != nil {
 		h.resume = rapid.Bool().Draw(t, "resume")
 		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
@@ -191,14 +196,14 @@ func (h electionHold) Acquire(ctx context.Context) error {
 	}
 	key := h.Key()
 	perr := h.Proclaim(ctx, []byte(h.proclaim))
-	reportCall(h.c, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
+	reportCall(h.c, h.conn, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
 	return nil
 }
 
 func (h electionHold) acquire(ctx context.Context) error {
 	if !h.resume {
 		err := h.Campaign(ctx, []byte("v"))
-		reportCall(h.c, "Campaign", err, h)
+		reportCall(h.c, h.conn, "Campaign", err, h)
 		return err
 	}
 	key, err := recipes.CreateProtectedEphemeralSequential(ctx, h.conn, electionDir+"/"+election.CandidateName, []byte("v"), zksim.OpenACL())
@@ -208,7 +213,7 @@ func (h electionHold) acquire(ctx context.Context) error {
 	if err = h.Resume(ctx, key); err != nil {
 		deleteNode(h.conn, key)
 	}
-	reportCall(h.c, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	reportCall(h.c, h.conn, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
 	return err
 }
 
@@ -216,7 +221,7 @@ func (h electionHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
 	if !before.Final() {
-		reportCall(h.c, "Resign", err, h)
+		reportCall(h.c, h.conn, "Resign", err, h)
 	}
 	return err
 }
@@ -231,17 +236,19 @@ func (h electionHold) Exclusive() bool { return true }
 type singleNodeHold struct {
 	*election.SingleNode
 	c     *client
+	conn  *sim.Conn // the session it began on
 	timed *timedConn
 }
 
 func newSingleNodeHold(_ *rapid.T, c *client) holdable {
 	timed := newCallConn(c.w, c, "Campaign")
-	return singleNodeHold{SingleNode: election.NewSingleNode(timed, electionDir+"/leader"), c: c, timed: timed}
+	timed.Conn = libConn(c)
+	return singleNodeHold{SingleNode: election.NewSingleNode(timed, electionDir+"/leader"), c: c, conn: c.conn, timed: timed}
 }
 
 func (h singleNodeHold) Acquire(ctx context.Context) error {
 	err := h.timed.call(func() error { return h.Campaign(ctx, []byte("v")) })
-	reportCall(h.c, "Campaign", err, h)
+	reportCall(h.c, h.conn, "Campaign", err, h)
 	return err
 }
 
@@ -249,7 +256,7 @@ func (h singleNodeHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
 	if !before.Final() {
-		reportCall(h.c, "Resign", err, h)
+		reportCall(h.c, h.conn, "Resign", err, h)
 	}
 	return err
 }
@@ -267,10 +274,15 @@ func apiOf(c *client) *electionAPI {
 }
 
 // reportCall reports the result of a Campaign, Resume or Resign the lock
-// machine made through h to the election API's checks.
-func reportCall(c *client, what string, err error, h holdable, more ...func(*apiResult)) {
+// machine made through h, which began on session conn, to the election
+// API's checks. With a Renewing that has renewed since, it notes the
+// session the call returned on (renewed).
+func reportCall(c *client, conn *sim.Conn, what string, err error, h holdable, more ...func(*apiResult)) {
 	if a := apiOf(c); a != nil {
-		r := apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()}
+		r := apiResult{c: c, what: what, err: err, h: h, conn: conn, state: h.State()}
+		if c.renewing != nil && c.renewing.Current() != conn {
+			r.renewed = c.renewing.Current()
+		}
 		for _, m := range more {
 			m(&r)
 		}
@@ -419,7 +431,7 @@ func (a *electionAPI) apiConn(op string) *sim.Conn {
 
 // direct returns an election value of the kind on conn, for c's API call
 // what.
-func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
+func (a *electionAPI) direct(c *client, sc zksim.Conn, what string) electionDirect {
 	conn, bound := newBoundConn(c, sc, observeSpinLimit, fmt.Sprintf("p%d's %s", c.idx, what))
 	var e electionDirect
 	if a.single {
@@ -484,8 +496,20 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			c := drawClient(t, free("observe"), "observe")
 			conn := a.apiConn("observe")
 			o := &observer{c: c, conn: conn, lagSince: -1}
+			var lib zksim.Conn = conn
+			if w.cfg.faults && rapid.Bool().Draw(t, "renewing observer") {
+				// A session of its own, through a Renewing: once it
+				// expires, Observe must end, not go on with the new one.
+				var err error
+				if conn, err = w.sw.Connect(); err != nil {
+					panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
+				}
+				o.conn, o.renewing = conn, w.sw.Renewing(conn.Index())
+				lib = o.renewing
+				w.trace("p%d observes on session c%d, through a Renewing", c.idx, conn.Index())
+			}
 			a.observers[c] = o
-			e := a.direct(c, conn, "Observe")
+			e := a.direct(c, lib, "Observe")
 			o.polls.guard = a.guards[e]
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
@@ -499,6 +523,21 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				o.mu.Unlock()
 				return nil
 			})
+		},
+		// ExpireObserver expires the session of an Observe that runs
+		// through a Renewing while one of its requests is on its way: the
+		// Renewing renews it as the reply (the session's error) comes, and
+		// Observe must end (see checkObservers).
+		"ExpireObserver": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				if o := a.observers[c]; o != nil && o.renewing != nil && c.busy("observe") && !o.cancelled &&
+					o.renewing.Current() == o.conn && w.sw.InFlight(o.conn.Index()) {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "expire observer")
+			w.inject(t, faults.Expire(a.observers[c].conn.Index()))
 		},
 		"StopObserve": func(t *rapid.T) {
 			var running []*client
@@ -964,6 +1003,10 @@ func (a *electionAPI) judgeResults() {
 		case "Campaign", "Resume of our own node":
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
+			case r.renewed != nil && !errors.Is(r.err, zksim.ErrSessionExpired) && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, zksim.ErrClosing):
+				// "A call belongs to the session it began on" (recipes/doc.go):
+				// it does not go on with the Renewing's new session.
+				bad = fmt.Sprintf("it began on session c%d and returned on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", r.conn.Index(), r.renewed.Index())
 			case r.err == nil:
 				// "blocks until we lead": a nil return is a leadership,
 				// the hold's state Held, or already past it (Doubtful,
@@ -1119,6 +1162,18 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			}
 			delete(a.observers, c)
 			continue
+		}
+		// "A call belongs to the session it began on" (recipes/doc.go): an
+		// Observe whose Renewing renewed its session ends (its channel
+		// closes) rather than go on with the new session; once the new
+		// session has nothing of it in flight, it must have.
+		if r := o.renewing; r != nil {
+			switch calls := o.polls.guard.calls.Load(); {
+			case r.Current() == o.conn:
+				o.callsBefore = calls
+			case calls > o.callsBefore:
+				w.violate("observe", "p%d's Observe began on session c%d and called the Conn on session c%d (its Renewing renewed the expired session): want its channel closed", c.idx, o.conn.Index(), r.Current().Index())
+			}
 		}
 		// An observer waits on watches: it reads again when something
 		// changed, not again and again.

@@ -143,6 +143,34 @@ func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily
 	return f
 }
 
+// drawRenewing draws, with faults, each client's library from t: a plain
+// Conn (the process makes a new hold with a new session once its session
+// ended), or a sim.Renewing (Curator's: it renews an expired session at
+// once, and a call under way goes on with the new one). A hold's Campaign
+// that began on one session must then not return nil on another (a call
+// belongs to the session it began on, recipes/doc.go; see reportCall),
+// and a hold of the expired session must become Lost (f.ending).
+func (f *lockFamily) drawRenewing(t *rapid.T) *lockFamily {
+	if !f.w.cfg.faults {
+		return f
+	}
+	for _, c := range f.w.clients {
+		if rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
+			c.renewing = f.w.sw.Renewing(c.conn.Index())
+		}
+	}
+	return f
+}
+
+// libConn returns the client library of c's process: its Renewing if it
+// has one, else its session's Conn.
+func libConn(c *client) zksim.Conn {
+	if c.renewing != nil {
+		return c.renewing
+	}
+	return c.conn
+}
+
 // time makes c's recipes, for a real lock recipe, run on a timedConn,
 // which checks their retry timing (retrycheck.go). The recipes' hold
 // trackers call the Conn from their own goroutine as well: the checks that
@@ -170,7 +198,7 @@ func (f *lockFamily) renew(c *client) {
 		// holds. The machine keeps it under the exclusion check.
 		f.stale = append(f.stale, staleHold{c: c, h: old.h, conn: old.conn})
 	}
-	if f.kind.newAPI != nil && old.holding.Load() && old.h != nil && !old.h.State().Final() {
+	if (f.kind.newAPI != nil || c.renewing != nil) && old.holding.Load() && old.h != nil && !old.h.State().Final() {
 		f.ending = append(f.ending, staleHold{c: c, h: old.h, conn: old.conn})
 	}
 	lc := &lockClient{queuedSince: -1}
