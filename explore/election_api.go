@@ -210,20 +210,34 @@ func (h electionHold) acquire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The session Resume begins on: a Renewing may have renewed since
+	// the create (then the node is gone with the session it was made on).
+	conn := h.conn
+	if h.c.renewing != nil {
+		conn = h.c.renewing.Current()
+	}
 	if err = h.Resume(ctx, key); err != nil {
 		deleteNode(h.conn, key)
 	}
-	reportCall(h.c, h.conn, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	if conn == h.conn {
+		reportCall(h.c, conn, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	}
 	return err
 }
 
 func (h electionHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
-	if !before.Final() {
-		reportCall(h.c, h.conn, "Resign", err, h)
-	}
+	reportCall(h.c, h.conn, resignWhat(before), err, h)
 	return err
+}
+
+// resignWhat names a Resign of a hold whose state was before.
+func resignWhat(before recipes.HoldState) string {
+	if before.Final() {
+		return "Resign of an ended hold"
+	}
+	return "Resign"
 }
 
 func (h electionHold) Exclusive() bool { return true }
@@ -255,9 +269,7 @@ func (h singleNodeHold) Acquire(ctx context.Context) error {
 func (h singleNodeHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
-	if !before.Final() {
-		reportCall(h.c, h.conn, "Resign", err, h)
-	}
+	reportCall(h.c, h.conn, resignWhat(before), err, h)
 	return err
 }
 
@@ -527,17 +539,27 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		// ExpireObserver expires the session of an Observe that runs
 		// through a Renewing while one of its requests is on its way: the
 		// Renewing renews it as the reply (the session's error) comes, and
-		// Observe must end (see checkObservers).
+		// Observe must end (see checkObservers). It first lets the
+		// Observe send a drawn number of requests more (the one after a
+		// listing that found no directory, say).
 		"ExpireObserver": func(t *rapid.T) {
 			var cs []*client
 			for _, c := range w.awake() {
-				if o := a.observers[c]; o != nil && o.renewing != nil && c.busy("observe") && !o.cancelled &&
-					o.renewing.Current() == o.conn && w.sw.InFlight(o.conn.Index()) {
+				if o := a.observers[c]; o != nil && o.renewing != nil && c.busy("observe") && !o.cancelled && o.renewing.Current() == o.conn {
 					cs = append(cs, c)
 				}
 			}
 			c := drawClient(t, cs, "expire observer")
-			w.inject(t, faults.Expire(a.observers[c].conn.Index()))
+			o := a.observers[c]
+			want := o.polls.guard.calls.Load() + int64(rapid.IntRange(0, 2).Draw(t, "requests first"))
+			for i := 0; i < 20 && o.polls.guard.calls.Load() < want && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+			if !w.sw.InFlight(o.conn.Index()) || o.renewing.Current() != o.conn {
+				return
+			}
+			w.inject(t, faults.Expire(o.conn.Index()))
 		},
 		"StopObserve": func(t *rapid.T) {
 			var running []*client
@@ -585,7 +607,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			var e electionDirect
-			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+			if h := a.f.cs[c.idx].h; h != nil && !a.f.cs[c.idx].again && rapid.Bool().Draw(t, "resigned") {
 				e = h.(electionDirect)
 			} else {
 				e = a.direct(c, c.conn, "Resign")
@@ -666,6 +688,50 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			conn.cancel = cancel
 			err := e.Campaign(ctx, []byte("v"))
 			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
+			return err
+		})
+	}
+	// CampaignAfterLoss (the single node): a process whose leadership
+	// was lost (its node deleted, its session expired and renewed)
+	// campaigns again with the same SingleNode; a Resign during that
+	// campaign returns ErrNotLeader (it does not lead yet).
+	m["CampaignAfterLoss"] = func(t *rapid.T) {
+		if !a.single {
+			t.SkipNow()
+		}
+		lost := func(c *client) (singleNodeHold, bool) {
+			lc := a.f.cs[c.idx]
+			for _, h := range []holdable{lc.h, lc.prev} {
+				if sh, ok := h.(singleNodeHold); ok && sh.State() == recipes.Lost && ((h == lc.prev && c.renewing != nil) || (h == lc.h && lc.holding.Load())) {
+					return sh, true
+				}
+			}
+			return singleNodeHold{}, false
+		}
+		var cs []*client
+		for _, c := range w.awake() {
+			if _, ok := lost(c); ok && !c.busy("") {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "campaign after loss")
+		old, _ := lost(c)
+		lc := a.f.cs[c.idx]
+		lc.holding.Store(false) // the process drops the lost hold
+		lc.prev, lc.again = nil, true
+		h := singleNodeHold{SingleNode: old.SingleNode, c: c, conn: c.conn, timed: old.timed}
+		a.f.acquireHold(c, h)
+		if a.ends == nil {
+			a.ends = map[*client]*holdEnd{}
+		}
+		a.ends[c] = &holdEnd{h: h, last: recipes.Lost, since: -1} // Lost from before, until it leads again
+		synctest.Wait()
+		if !c.busy("acquire") || !rapid.Bool().Draw(t, "resign") {
+			return
+		}
+		startNow(c, "resign idle", func(ctx context.Context) error {
+			err := h.Resign(ctx)
+			a.report(apiResult{c: c, what: "Resign with nothing held", err: err})
 			return err
 		})
 	}
@@ -1003,7 +1069,7 @@ func (a *electionAPI) judgeResults() {
 		case "Campaign", "Resume of our own node":
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
-			case r.renewed != nil && !errors.Is(r.err, zksim.ErrSessionExpired) && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, zksim.ErrClosing):
+			case r.renewed != nil && r.err == nil:
 				// "A call belongs to the session it began on" (recipes/doc.go):
 				// it does not go on with the Renewing's new session.
 				bad = fmt.Sprintf("it began on session c%d and returned on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", r.conn.Index(), r.renewed.Index())
@@ -1035,9 +1101,16 @@ func (a *electionAPI) judgeResults() {
 			default:
 				bad = "an unexpected error"
 			}
-		case "Resign": // of a hold that had not ended
-			if r.err == nil && r.state != recipes.Released {
+		case "Resign", "Resign of an ended hold":
+			// "the state becomes Released and the node is deleted if it
+			// is still ours" (a node that is not ours, or gone, is no
+			// error); ErrNotLeader if we do not lead; ctx's error, or the
+			// session's end, if it could not finish.
+			switch {
+			case r.err == nil && r.what == "Resign" && r.state != recipes.Released:
 				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
+			case r.err != nil && !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err):
+				bad = "an unexpected error"
 			}
 		case "Resume while leading":
 			if !errors.Is(r.err, election.ErrCampaigning) {

@@ -110,6 +110,13 @@ type lockClient struct {
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
 	api         apiClient // what the API actions remember (lock_api.go)
+	// prev is the last acquisition of the process's previous session (a
+	// renewing process may campaign again with it).
+	prev holdable
+	// again: h campaigns again with the value of a lost leadership
+	// (CampaignAfterLoss), which stays "leading" for Resign until it
+	// resigns: it is not an idle client's.
+	again bool
 }
 
 type lockFamily struct {
@@ -201,7 +208,7 @@ func (f *lockFamily) renew(c *client) {
 	if (f.kind.newAPI != nil || c.renewing != nil) && old.holding.Load() && old.h != nil && !old.h.State().Final() {
 		f.ending = append(f.ending, staleHold{c: c, h: old.h, conn: old.conn})
 	}
-	lc := &lockClient{queuedSince: -1}
+	lc := &lockClient{queuedSince: -1, prev: old.h}
 	lc.liveDone.Store(old.liveDone.Load())
 	f.cs[c.idx] = lc
 }
@@ -236,8 +243,14 @@ func (f *lockFamily) holders() []*client {
 }
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
+	f.cs[c.idx].again = false
+	f.acquireHold(c, f.kind.newHold(t, c))
+}
+
+// acquireHold starts the acquisition h by c.
+func (f *lockFamily) acquireHold(c *client, h holdable) {
 	lc := f.cs[c.idx]
-	h, conn := f.kind.newHold(t, c), c.conn
+	conn := c.conn
 	lc.h, lc.conn = h, conn
 	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
