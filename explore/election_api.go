@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"regexp"
 	"slices"
@@ -172,11 +173,50 @@ type electionHold struct {
 	c        *client
 	conn     *sim.Conn
 	resume   bool
-	proclaim string // the value to proclaim once leading, "" for none
+	proclaim string   // the value to proclaim once leading, "" for none
+	own      *ownSeen // the Election's Conn
+}
+
+// ownSeen is a Conn that notes when an Exists of key found the node owned
+// by the Conn's session: from then on, a Resume with key has found it
+// ours, and deletes it itself if it fails (its doc).
+type ownSeen struct {
+	zksim.Conn
+	mu   sync.Mutex
+	key  string
+	seen bool
+}
+
+// RandReader implements zksim.RandSource: the wrapped Conn's stream.
+func (o *ownSeen) RandReader() io.Reader { return zksim.RandReader(o.Conn) }
+
+// Exists implements zksim.Conn.
+func (o *ownSeen) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
+	ok, st, err := o.Conn.Exists(ctx, p)
+	o.mu.Lock()
+	if err == nil && ok && p == o.key && st.EphemeralOwner == o.Conn.SessionID() {
+		o.seen = true
+	}
+	o.mu.Unlock()
+	return ok, st, err
+}
+
+// watch begins noting for key.
+func (o *ownSeen) watch(key string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.key, o.seen = key, false
+}
+
+func (o *ownSeen) found() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.seen
 }
 
 func newElectionHold(t *rapid.T, c *client) holdable {
-	h := electionHold{Election: election.New(libConn(c), electionDir), c: c, conn: c.conn}
+	own := &ownSeen{Conn: libConn(c)}
+	h := electionHold{Election: election.New(own, electionDir), c: c, conn: c.conn, own: own}
 	if t != nil {
 		h.resume = rapid.Bool().Draw(t, "resume")
 		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
@@ -216,7 +256,10 @@ func (h electionHold) acquire(ctx context.Context) error {
 	if h.c.renewing != nil {
 		conn = h.c.renewing.Current()
 	}
-	if err = h.Resume(ctx, key); err != nil {
+	h.own.watch(key)
+	if err = h.Resume(ctx, key); err != nil && !h.own.found() {
+		// Resume had not found it ours: it leaves it (once it has, it
+		// deletes it on any error, which the orphan check sees).
 		deleteNode(h.conn, key)
 	}
 	if conn == h.conn {
@@ -710,7 +753,10 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		}
 		var cs []*client
 		for _, c := range w.awake() {
-			if _, ok := lost(c); ok && !c.busy("") {
+			// (Not while the node is still ours, its hold presumed lost
+			// after a long disconnection: a campaign would take it again,
+			// the same term.)
+			if _, ok := lost(c); ok && !c.busy("") && w.owner(a.path) != c.conn.SessionID() {
 				cs = append(cs, c)
 			}
 		}
@@ -729,11 +775,14 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		if !c.busy("acquire") || !rapid.Bool().Draw(t, "resign") {
 			return
 		}
-		startNow(c, "resign idle", func(ctx context.Context) error {
-			err := h.Resign(ctx)
-			a.report(apiResult{c: c, what: "Resign with nothing held", err: err})
-			return err
-		})
+		// It does not lead: Resign says so from what it knows, sending
+		// nothing (so its ctx, done here, plays no part, and the
+		// machine's goroutine may call it).
+		ctx, cancel := context.WithCancel(w.ctx)
+		cancel()
+		if err := h.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
+			w.violate("election API", "p%d: Resign during a campaign (of a SingleNode whose leadership was lost) returned %v, not ErrNotLeader", c.idx, err)
+		}
 	}
 	if a.single {
 		return m

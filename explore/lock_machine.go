@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
@@ -363,6 +364,23 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 			h, conn := f.cs[c.idx].h, f.cs[c.idx].conn
 			c.start("write", func(ctx context.Context) error { return f.write(ctx, c, conn, h) })
 		},
+	}
+	if slices.ContainsFunc(f.w.clients, func(c *client) bool { return c.renewing != nil }) {
+		// ExpireMidCall expires the session of a Renewing client while
+		// one of its acquisition's requests is on its way: the Renewing
+		// renews it as the reply (the session's error) comes, and the
+		// acquisition must not go on with the new session (a call
+		// belongs to the session it began on: reportCall).
+		m["ExpireMidCall"] = func(t *rapid.T) {
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.renewing != nil && c.busy("acquire") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			c := drawClient(t, calling, "expire")
+			f.w.inject(t, faults.Expire(c.conn.Index()))
+		}
 	}
 	if f.api != nil {
 		maps.Copy(m, f.api.actions())
