@@ -899,7 +899,8 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	// Resume with a node that is not ours: ErrNotCandidate.
 	m["Resume"] = func(t *rapid.T) {
 		c := drawClient(t, free("resume"), "resume")
-		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
+		// (One that is not named as a candidate, one that is but missing.)
+		keys := []string{electionDir + "/" + junkNames[0], electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
 		for _, name := range w.children(electionDir) {
 			// ... and a candidate's name in another directory.
 			keys = append(keys, electionDir+"/"+name, path.Dir(electionDir)+"/"+name)
@@ -1214,6 +1215,13 @@ func (a *electionAPI) checkLost() {
 			e.since = w.sw.Now()
 		}
 		e.last = st
+		// Doubtful only while the connection is down (recipes/doc.go,
+		// "Connection states and what they mean for a holder"): once
+		// connected again it verifies its node, and is Held or Lost as
+		// soon as it has heard the answer.
+		if i := c.conn.Index(); st == recipes.Doubtful && c.conn.State() == zksim.StateConnected && !w.sw.Paused(i) && !w.sw.InFlight(i) {
+			w.violate("hold state", "p%d's leadership says Doubtful though connected, with nothing in flight", c.idx)
+		}
 	}
 }
 

@@ -438,6 +438,10 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 	}
 	conn := lc.conn
 	lc.api.released = true
+	// again: once released, it unlocks the same Mutex again at once,
+	// which holds nothing: ErrNotHeld, without a request (see
+	// unlockNothing).
+	again := h.mutex() != nil && rapid.Bool().Draw(t, "unlock again")
 	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		var err error
@@ -453,6 +457,14 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 		}
 		if err == nil {
 			f.checkReleased(c, conn, h, via)
+			if again {
+				// A done ctx: it must not need the server.
+				dctx, cancel := context.WithCancel(ctx)
+				cancel()
+				if err := h.mutex().Unlock(dctx); !errors.Is(err, lock.ErrNotHeld) {
+					f.w.violate("api result", "p%d's second Unlock after its %s returned %v, want ErrNotHeld", c.idx, via, err)
+				}
+			}
 			lc.holding.Store(false)
 			if f.w.isLive() {
 				lc.liveDone.Store(true)
