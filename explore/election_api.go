@@ -711,6 +711,31 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			w.inject(t, faults.DeleteNode(p))
 		},
 	}
+	// DeleteWhileDown: a leader's connection goes down, a third party
+	// deletes its node meanwhile, and the connection comes back: the
+	// leadership, Doubtful while down, is Lost once it has checked its
+	// node (see checkLost).
+	m["DeleteWhileDown"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			lc := a.f.cs[c.idx]
+			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && lc.conn == c.conn && !c.partitioned && w.owner(a.holdKey(lc)) == c.conn.SessionID() {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "delete while down")
+		key := a.holdKey(a.f.cs[c.idx])
+		w.inject(t, faults.Disconnect(c.conn.Index(), 200*time.Millisecond))
+		if _, st, err := w.observer.Exists(w.ctx, key); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[key] = true, true
+			a.delMu.Unlock()
+			if a.single {
+				a.robbed[st.EphemeralOwner] = true
+			}
+			w.inject(t, faults.DeleteNode(key))
+		}
+	}
 	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
 	// scheme, and the session has no credentials) returns ErrInvalidACL:
 	// it gives up at the first refused create. (No create can succeed:
@@ -865,6 +890,41 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			a.report(apiResult{c: c, what: "Proclaim of a deleted node", err: err, key: key, value: value})
 			return err
 		})
+	}
+	// SetTwo: a third party sets the two lowest candidates' data (each
+	// its own, unchanged) in one multi, so that both nodes have the same
+	// mzxid, then deletes the leader's node: the next leader is another
+	// node, which an Observe reports though its mzxid is the last one's.
+	m["SetTwo"] = func(t *rapid.T) {
+		var nodes []seqNode
+		for _, name := range w.children(electionDir) {
+			if n, ok := parseCandidate(name); ok {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(nodes) < 2 {
+			t.SkipNow()
+		}
+		sortSeqNodes(nodes)
+		var ops []zksim.Op
+		for _, n := range nodes[:2] {
+			data, _, err := w.observer.Get(w.ctx, electionDir+"/"+n.name)
+			if err != nil {
+				t.SkipNow()
+			}
+			ops = append(ops, &zksim.SetOp{Path: electionDir + "/" + n.name, Data: data, Version: -1})
+		}
+		if _, err := w.observer.Multi(w.ctx, ops...); err != nil {
+			t.Fatalf("set two: %v", err)
+		}
+		w.trace("a third party sets %s and %s in one multi", nodes[0].name, nodes[1].name)
+		l := electionDir + "/" + nodes[0].name
+		if _, st, err := w.observer.Exists(w.ctx, l); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[l] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(l))
+		}
 	}
 	// Guard: the leader's guard is a check on its node; with nothing held,
 	// ErrNotLeader.
