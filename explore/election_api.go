@@ -906,6 +906,16 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			t.SkipNow()
 		}
 		sortSeqNodes(nodes)
+		settle := func() {
+			for i := 0; i < 50 && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+		}
+		if !slices.ContainsFunc(w.clients, func(c *client) bool { return c.busy("observe") }) {
+			m["Observe"](t) // someone observes
+			settle()
+		}
 		var ops []zksim.Op
 		for _, n := range nodes[:2] {
 			data, _, err := w.observer.Get(w.ctx, electionDir+"/"+n.name)
@@ -918,6 +928,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			t.Fatalf("set two: %v", err)
 		}
 		w.trace("a third party sets %s and %s in one multi", nodes[0].name, nodes[1].name)
+		settle() // the observers read the leader's new mzxid first
 		l := electionDir + "/" + nodes[0].name
 		if _, st, err := w.observer.Exists(w.ctx, l); err == nil && st != nil {
 			a.delMu.Lock()
@@ -925,6 +936,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			a.delMu.Unlock()
 			w.inject(t, faults.DeleteNode(l))
 		}
+		w.runFor(t, sharedWait+100*time.Millisecond) // long enough for checkObservers to see a lag
 	}
 	// Guard: the leader's guard is a check on its node; with nothing held,
 	// ErrNotLeader.
