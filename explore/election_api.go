@@ -62,7 +62,19 @@ import (
 //     session's) and that has heard all the server has to say is not Held;
 //   - nobody deletes another session's node;
 //   - nodes that are not candidates (a name without the server's sequence
-//     format after "n_") are ignored: the election goes on past them.
+//     format after "n_") are ignored: the election goes on past them;
+//   - a call belongs to the session it began on (recipes/doc.go): each
+//     process's library, and each Observe's, may be a sim.Renewing drawn
+//     from the seed; a Campaign or Resume that began on one session never
+//     returns nil on another (reportCall), an Observe whose session was
+//     renewed calls the Conn no more and closes its channel, and a
+//     renewing leader's hold of the expired session becomes Lost
+//     (lockFamily.ending);
+//   - a leadership is Doubtful only while disconnected: connected with
+//     nothing in flight it is Held or Lost (checkLost); Resign returns nil,
+//     ErrNotLeader, ctx's error or the session's end, never another error,
+//     and during a campaign ErrNotLeader, without a request
+//     (CampaignAfterLoss).
 
 // electionAPI is the part of the election families beyond the holdable.
 type electionAPI struct {

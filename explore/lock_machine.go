@@ -327,6 +327,7 @@ func (f *lockFamily) release(c *client) {
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
 		if err == nil {
+			f.unlockAgain(c, h)
 			lc.holding.Store(false)
 			if f.w.isLive() {
 				lc.liveDone.Store(true)
@@ -334,6 +335,27 @@ func (f *lockFamily) release(c *client) {
 		}
 		return err
 	})
+}
+
+// unlockAgain: a Mutex just released holds nothing, so a second Unlock
+// returns ErrNotHeld at once, without a request (so a done ctx plays no
+// part): ErrNotHeld's doc (recipes/lock/options.go). Also in every
+// liveness phase, which releases.
+func (f *lockFamily) unlockAgain(c *client, h holdable) {
+	var m *lock.Mutex
+	switch h := h.(type) {
+	case mutexHold:
+		m = h.Mutex
+	case rwHold:
+		m = h.Mutex
+	default:
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := m.Unlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		f.w.violate("api result", "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
+	}
 }
 
 func (f *lockFamily) actions() map[string]func(*rapid.T) {
