@@ -779,6 +779,10 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		if !a.single {
 			t.SkipNow()
 		}
+		// (Its API calls, which run on sessions of their own, may go on.)
+		busyHold := func(c *client) bool {
+			return slices.ContainsFunc([]string{"acquire", "release", "write", "campaign again", "resign idle"}, c.busy)
+		}
 		lost := func(c *client) (singleNodeHold, bool) {
 			lc := a.f.cs[c.idx]
 			for _, h := range []holdable{lc.h, lc.prev} {
@@ -792,13 +796,33 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		for _, c := range w.awake() {
 			// (Not while the node is still ours, its hold presumed lost
 			// after a long disconnection: a campaign would take it again,
-			// the same term.)
-			if _, ok := lost(c); ok && !c.busy("") && w.owner(a.path) != c.conn.SessionID() {
+			// the same term.) Or a leader, whose node a third party
+			// deletes first.
+			lc := a.f.cs[c.idx]
+			_, leads := lc.h.(singleNodeHold)
+			leads = leads && lc.holding.Load() && lc.h.State() == recipes.Held && lc.conn == c.conn && w.owner(a.path) == c.conn.SessionID()
+			if _, ok := lost(c); (ok || leads) && !busyHold(c) && (leads || w.owner(a.path) != c.conn.SessionID()) {
 				cs = append(cs, c)
 			}
 		}
 		c := drawClient(t, cs, "campaign after loss")
-		old, _ := lost(c)
+		if _, ok := lost(c); !ok {
+			if _, st, err := w.observer.Exists(w.ctx, a.path); err == nil && st != nil {
+				a.delMu.Lock()
+				a.deletedIDs[st.Czxid], a.deletedPaths[a.path] = true, true
+				a.delMu.Unlock()
+				a.robbed[st.EphemeralOwner] = true
+				w.inject(t, faults.DeleteNode(a.path))
+			}
+			for i := 0; i < 50 && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+		}
+		old, ok := lost(c)
+		if !ok || busyHold(c) || w.owner(a.path) == c.conn.SessionID() {
+			return
+		}
 		lc := a.f.cs[c.idx]
 		lc.holding.Store(false) // the process drops the lost hold
 		lc.prev, lc.again = nil, true
