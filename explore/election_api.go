@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"regexp"
 	"slices"
@@ -61,7 +62,19 @@ import (
 //     session's) and that has heard all the server has to say is not Held;
 //   - nobody deletes another session's node;
 //   - nodes that are not candidates (a name without the server's sequence
-//     format after "n_") are ignored: the election goes on past them.
+//     format after "n_") are ignored: the election goes on past them;
+//   - a call belongs to the session it began on (recipes/doc.go): each
+//     process's library, and each Observe's, may be a sim.Renewing drawn
+//     from the seed; a Campaign or Resume that began on one session never
+//     returns nil on another (reportCall), an Observe whose session was
+//     renewed calls the Conn no more and closes its channel, and a
+//     renewing leader's hold of the expired session becomes Lost
+//     (lockFamily.ending);
+//   - a leadership is Doubtful only while disconnected: connected with
+//     nothing in flight it is Held or Lost (checkLost); Resign returns nil,
+//     ErrNotLeader, ctx's error or the session's end, never another error,
+//     and during a campaign ErrNotLeader, without a request
+//     (CampaignAfterLoss).
 
 // electionAPI is the part of the election families beyond the holdable.
 type electionAPI struct {
@@ -114,7 +127,10 @@ type apiResult struct {
 	// (a Campaign with an invalid ACL).
 	refused int32
 	h       holdable
-	conn    *sim.Conn         // the session of a Campaign, Resume or Resign
+	conn    *sim.Conn // the session of a Campaign, Resume or Resign
+	// renewed is the session a Renewing client's call returned on, when
+	// its Renewing renewed the session the call began on (conn).
+	renewed *sim.Conn
 	state   recipes.HoldState // the hold's state as the call returned
 }
 
@@ -145,11 +161,13 @@ type leaderCall struct {
 
 // observer is an Observe running on a client.
 type observer struct {
-	c         *client
-	conn      *sim.Conn
-	cancelled bool          // machine goroutine only
-	lagSince  time.Duration // since when it lags behind the leader, -1 if not
-	polls     poller        // its reads while nothing changes
+	c           *client
+	conn        *sim.Conn
+	renewing    *sim.Renewing // the client library of conn, if a Renewing
+	callsBefore int64         // its calls at the last check before its Renewing renewed
+	cancelled   bool          // machine goroutine only
+	lagSince    time.Duration // since when it lags behind the leader, -1 if not
+	polls       poller        // its reads while nothing changes
 
 	mu      sync.Mutex
 	reports []election.Leader
@@ -167,11 +185,50 @@ type electionHold struct {
 	c        *client
 	conn     *sim.Conn
 	resume   bool
-	proclaim string // the value to proclaim once leading, "" for none
+	proclaim string   // the value to proclaim once leading, "" for none
+	own      *ownSeen // the Election's Conn
+}
+
+// ownSeen is a Conn that notes when an Exists of key found the node owned
+// by the Conn's session: from then on, a Resume with key has found it
+// ours, and deletes it itself if it fails (its doc).
+type ownSeen struct {
+	zksim.Conn
+	mu   sync.Mutex
+	key  string
+	seen bool
+}
+
+// RandReader implements zksim.RandSource: the wrapped Conn's stream.
+func (o *ownSeen) RandReader() io.Reader { return zksim.RandReader(o.Conn) }
+
+// Exists implements zksim.Conn.
+func (o *ownSeen) Exists(ctx context.Context, p string) (bool, *zksim.Stat, error) {
+	ok, st, err := o.Conn.Exists(ctx, p)
+	o.mu.Lock()
+	if err == nil && ok && p == o.key && st.EphemeralOwner == o.Conn.SessionID() {
+		o.seen = true
+	}
+	o.mu.Unlock()
+	return ok, st, err
+}
+
+// watch begins noting for key.
+func (o *ownSeen) watch(key string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.key, o.seen = key, false
+}
+
+func (o *ownSeen) found() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.seen
 }
 
 func newElectionHold(t *rapid.T, c *client) holdable {
-	h := electionHold{Election: election.New(c.conn, electionDir), c: c, conn: c.conn}
+	own := &ownSeen{Conn: libConn(c)}
+	h := electionHold{Election: election.New(own, electionDir), c: c, conn: c.conn, own: own}
 	if t != nil {
 		h.resume = rapid.Bool().Draw(t, "resume")
 		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
@@ -191,34 +248,51 @@ func (h electionHold) Acquire(ctx context.Context) error {
 	}
 	key := h.Key()
 	perr := h.Proclaim(ctx, []byte(h.proclaim))
-	reportCall(h.c, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
+	reportCall(h.c, h.conn, "Proclaim", perr, h, func(r *apiResult) { r.key, r.value = key, h.proclaim })
 	return nil
 }
 
 func (h electionHold) acquire(ctx context.Context) error {
 	if !h.resume {
 		err := h.Campaign(ctx, []byte("v"))
-		reportCall(h.c, "Campaign", err, h)
+		reportCall(h.c, h.conn, "Campaign", err, h)
 		return err
 	}
 	key, err := recipes.CreateProtectedEphemeralSequential(ctx, h.conn, electionDir+"/"+election.CandidateName, []byte("v"), zksim.OpenACL())
 	if err != nil {
 		return err
 	}
-	if err = h.Resume(ctx, key); err != nil {
+	// The session Resume begins on: a Renewing may have renewed since
+	// the create (then the node is gone with the session it was made on).
+	conn := h.conn
+	if h.c.renewing != nil {
+		conn = h.c.renewing.Current()
+	}
+	h.own.watch(key)
+	if err = h.Resume(ctx, key); err != nil && !h.own.found() {
+		// Resume had not found it ours: it leaves it (once it has, it
+		// deletes it on any error, which the orphan check sees).
 		deleteNode(h.conn, key)
 	}
-	reportCall(h.c, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	if conn == h.conn {
+		reportCall(h.c, conn, "Resume of our own node", err, h, func(r *apiResult) { r.key = key })
+	}
 	return err
 }
 
 func (h electionHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
-	if !before.Final() {
-		reportCall(h.c, "Resign", err, h)
-	}
+	reportCall(h.c, h.conn, resignWhat(before), err, h)
 	return err
+}
+
+// resignWhat names a Resign of a hold whose state was before.
+func resignWhat(before recipes.HoldState) string {
+	if before.Final() {
+		return "Resign of an ended hold"
+	}
+	return "Resign"
 }
 
 func (h electionHold) Exclusive() bool { return true }
@@ -231,26 +305,26 @@ func (h electionHold) Exclusive() bool { return true }
 type singleNodeHold struct {
 	*election.SingleNode
 	c     *client
+	conn  *sim.Conn // the session it began on
 	timed *timedConn
 }
 
 func newSingleNodeHold(_ *rapid.T, c *client) holdable {
 	timed := newCallConn(c.w, c, "Campaign")
-	return singleNodeHold{SingleNode: election.NewSingleNode(timed, electionDir+"/leader"), c: c, timed: timed}
+	timed.Conn = libConn(c)
+	return singleNodeHold{SingleNode: election.NewSingleNode(timed, electionDir+"/leader"), c: c, conn: c.conn, timed: timed}
 }
 
 func (h singleNodeHold) Acquire(ctx context.Context) error {
 	err := h.timed.call(func() error { return h.Campaign(ctx, []byte("v")) })
-	reportCall(h.c, "Campaign", err, h)
+	reportCall(h.c, h.conn, "Campaign", err, h)
 	return err
 }
 
 func (h singleNodeHold) Release(ctx context.Context) error {
 	before := h.State()
 	err := h.Resign(ctx)
-	if !before.Final() {
-		reportCall(h.c, "Resign", err, h)
-	}
+	reportCall(h.c, h.conn, resignWhat(before), err, h)
 	return err
 }
 
@@ -267,10 +341,15 @@ func apiOf(c *client) *electionAPI {
 }
 
 // reportCall reports the result of a Campaign, Resume or Resign the lock
-// machine made through h to the election API's checks.
-func reportCall(c *client, what string, err error, h holdable, more ...func(*apiResult)) {
+// machine made through h, which began on session conn, to the election
+// API's checks. With a Renewing that has renewed since, it notes the
+// session the call returned on (renewed).
+func reportCall(c *client, conn *sim.Conn, what string, err error, h holdable, more ...func(*apiResult)) {
 	if a := apiOf(c); a != nil {
-		r := apiResult{c: c, what: what, err: err, h: h, conn: c.conn, state: h.State()}
+		r := apiResult{c: c, what: what, err: err, h: h, conn: conn, state: h.State()}
+		if c.renewing != nil && c.renewing.Current() != conn {
+			r.renewed = c.renewing.Current()
+		}
 		for _, m := range more {
 			m(&r)
 		}
@@ -419,7 +498,7 @@ func (a *electionAPI) apiConn(op string) *sim.Conn {
 
 // direct returns an election value of the kind on conn, for c's API call
 // what.
-func (a *electionAPI) direct(c *client, sc *sim.Conn, what string) electionDirect {
+func (a *electionAPI) direct(c *client, sc zksim.Conn, what string) electionDirect {
 	conn, bound := newBoundConn(c, sc, observeSpinLimit, fmt.Sprintf("p%d's %s", c.idx, what))
 	var e electionDirect
 	if a.single {
@@ -484,8 +563,20 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			c := drawClient(t, free("observe"), "observe")
 			conn := a.apiConn("observe")
 			o := &observer{c: c, conn: conn, lagSince: -1}
+			var lib zksim.Conn = conn
+			if w.cfg.faults && rapid.Bool().Draw(t, "renewing observer") {
+				// A session of its own, through a Renewing: once it
+				// expires, Observe must end, not go on with the new one.
+				var err error
+				if conn, err = w.sw.Connect(); err != nil {
+					panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
+				}
+				o.conn, o.renewing = conn, w.sw.Renewing(conn.Index())
+				lib = o.renewing
+				w.trace("p%d observes on session c%d, through a Renewing", c.idx, conn.Index())
+			}
 			a.observers[c] = o
-			e := a.direct(c, conn, "Observe")
+			e := a.direct(c, lib, "Observe")
 			o.polls.guard = a.guards[e]
 			c.start("observe", func(ctx context.Context) error {
 				for l := range e.Observe(ctx) {
@@ -499,6 +590,31 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				o.mu.Unlock()
 				return nil
 			})
+		},
+		// ExpireObserver expires the session of an Observe that runs
+		// through a Renewing while one of its requests is on its way: the
+		// Renewing renews it as the reply (the session's error) comes, and
+		// Observe must end (see checkObservers). It first lets the
+		// Observe send a drawn number of requests more (the one after a
+		// listing that found no directory, say).
+		"ExpireObserver": func(t *rapid.T) {
+			var cs []*client
+			for _, c := range w.awake() {
+				if o := a.observers[c]; o != nil && o.renewing != nil && c.busy("observe") && !o.cancelled && o.renewing.Current() == o.conn {
+					cs = append(cs, c)
+				}
+			}
+			c := drawClient(t, cs, "expire observer")
+			o := a.observers[c]
+			want := o.polls.guard.calls.Load() + int64(rapid.IntRange(0, 2).Draw(t, "requests first"))
+			for i := 0; i < 20 && o.polls.guard.calls.Load() < want && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+			if !w.sw.InFlight(o.conn.Index()) || o.renewing.Current() != o.conn {
+				return
+			}
+			w.inject(t, faults.Expire(o.conn.Index()))
 		},
 		"StopObserve": func(t *rapid.T) {
 			var running []*client
@@ -546,7 +662,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			var e electionDirect
-			if h := a.f.cs[c.idx].h; h != nil && rapid.Bool().Draw(t, "resigned") {
+			if h := a.f.cs[c.idx].h; h != nil && !a.f.cs[c.idx].again && rapid.Bool().Draw(t, "resigned") {
 				e = h.(electionDirect)
 			} else {
 				e = a.direct(c, c.conn, "Resign")
@@ -607,6 +723,31 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			w.inject(t, faults.DeleteNode(p))
 		},
 	}
+	// DeleteWhileDown: a leader's connection goes down, a third party
+	// deletes its node meanwhile, and the connection comes back: the
+	// leadership, Doubtful while down, is Lost once it has checked its
+	// node (see checkLost).
+	m["DeleteWhileDown"] = func(t *rapid.T) {
+		var cs []*client
+		for _, c := range w.awake() {
+			lc := a.f.cs[c.idx]
+			if lc.h != nil && lc.holding.Load() && lc.h.State() == recipes.Held && lc.conn == c.conn && !c.partitioned && w.owner(a.holdKey(lc)) == c.conn.SessionID() {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "delete while down")
+		key := a.holdKey(a.f.cs[c.idx])
+		w.inject(t, faults.Disconnect(c.conn.Index(), 200*time.Millisecond))
+		if _, st, err := w.observer.Exists(w.ctx, key); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[key] = true, true
+			a.delMu.Unlock()
+			if a.single {
+				a.robbed[st.EphemeralOwner] = true
+			}
+			w.inject(t, faults.DeleteNode(key))
+		}
+	}
 	// InvalidACL: a Campaign whose ACL the server refuses (the "auth"
 	// scheme, and the session has no credentials) returns ErrInvalidACL:
 	// it gives up at the first refused create. (No create can succeed:
@@ -629,6 +770,80 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			a.report(apiResult{c: c, what: "Campaign with an invalid ACL", err: err, refused: conn.refused.Load()})
 			return err
 		})
+	}
+	// CampaignAfterLoss (the single node): a process whose leadership
+	// was lost (its node deleted, its session expired and renewed)
+	// campaigns again with the same SingleNode; a Resign during that
+	// campaign returns ErrNotLeader (it does not lead yet).
+	m["CampaignAfterLoss"] = func(t *rapid.T) {
+		if !a.single {
+			t.SkipNow()
+		}
+		// (Its API calls, which run on sessions of their own, may go on.)
+		busyHold := func(c *client) bool {
+			return slices.ContainsFunc([]string{"acquire", "release", "write", "campaign again", "resign idle"}, c.busy)
+		}
+		lost := func(c *client) (singleNodeHold, bool) {
+			lc := a.f.cs[c.idx]
+			for _, h := range []holdable{lc.h, lc.prev} {
+				if sh, ok := h.(singleNodeHold); ok && sh.State() == recipes.Lost && ((h == lc.prev && c.renewing != nil) || (h == lc.h && lc.holding.Load())) {
+					return sh, true
+				}
+			}
+			return singleNodeHold{}, false
+		}
+		var cs []*client
+		for _, c := range w.awake() {
+			// (Not while the node is still ours, its hold presumed lost
+			// after a long disconnection: a campaign would take it again,
+			// the same term.) Or a leader, whose node a third party
+			// deletes first.
+			lc := a.f.cs[c.idx]
+			_, leads := lc.h.(singleNodeHold)
+			leads = leads && lc.holding.Load() && lc.h.State() == recipes.Held && lc.conn == c.conn && w.owner(a.path) == c.conn.SessionID()
+			if _, ok := lost(c); (ok || leads) && !busyHold(c) && (leads || w.owner(a.path) != c.conn.SessionID()) {
+				cs = append(cs, c)
+			}
+		}
+		c := drawClient(t, cs, "campaign after loss")
+		if _, ok := lost(c); !ok {
+			if _, st, err := w.observer.Exists(w.ctx, a.path); err == nil && st != nil {
+				a.delMu.Lock()
+				a.deletedIDs[st.Czxid], a.deletedPaths[a.path] = true, true
+				a.delMu.Unlock()
+				a.robbed[st.EphemeralOwner] = true
+				w.inject(t, faults.DeleteNode(a.path))
+			}
+			for i := 0; i < 50 && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+		}
+		old, ok := lost(c)
+		if !ok || busyHold(c) || w.owner(a.path) == c.conn.SessionID() {
+			return
+		}
+		lc := a.f.cs[c.idx]
+		lc.holding.Store(false) // the process drops the lost hold
+		lc.prev, lc.again = nil, true
+		h := singleNodeHold{SingleNode: old.SingleNode, c: c, conn: c.conn, timed: old.timed}
+		a.f.acquireHold(c, h)
+		if a.ends == nil {
+			a.ends = map[*client]*holdEnd{}
+		}
+		a.ends[c] = &holdEnd{h: h, last: recipes.Lost, since: -1} // Lost from before, until it leads again
+		synctest.Wait()
+		if !c.busy("acquire") || !rapid.Bool().Draw(t, "resign") {
+			return
+		}
+		// It does not lead: Resign says so from what it knows, sending
+		// nothing (so its ctx, done here, plays no part, and the
+		// machine's goroutine may call it).
+		ctx, cancel := context.WithCancel(w.ctx)
+		cancel()
+		if err := h.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
+			w.violate("election API", "p%d: Resign during a campaign (of a SingleNode whose leadership was lost) returned %v, not ErrNotLeader", c.idx, err)
+		}
 	}
 	if a.single {
 		return m
@@ -712,6 +927,53 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 			return err
 		})
 	}
+	// SetTwo: a third party sets the two lowest candidates' data (each
+	// its own, unchanged) in one multi, so that both nodes have the same
+	// mzxid, then deletes the leader's node: the next leader is another
+	// node, which an Observe reports though its mzxid is the last one's.
+	m["SetTwo"] = func(t *rapid.T) {
+		var nodes []seqNode
+		for _, name := range w.children(electionDir) {
+			if n, ok := parseCandidate(name); ok {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(nodes) < 2 {
+			t.SkipNow()
+		}
+		sortSeqNodes(nodes)
+		settle := func() {
+			for i := 0; i < 50 && w.sw.Enabled() > 0 && !w.violated(); i++ {
+				w.step(t)
+				synctest.Wait()
+			}
+		}
+		if !slices.ContainsFunc(w.clients, func(c *client) bool { return c.busy("observe") }) {
+			m["Observe"](t) // someone observes
+			settle()
+		}
+		var ops []zksim.Op
+		for _, n := range nodes[:2] {
+			data, _, err := w.observer.Get(w.ctx, electionDir+"/"+n.name)
+			if err != nil {
+				t.SkipNow()
+			}
+			ops = append(ops, &zksim.SetOp{Path: electionDir + "/" + n.name, Data: data, Version: -1})
+		}
+		if _, err := w.observer.Multi(w.ctx, ops...); err != nil {
+			t.Fatalf("set two: %v", err)
+		}
+		w.trace("a third party sets %s and %s in one multi", nodes[0].name, nodes[1].name)
+		settle() // the observers read the leader's new mzxid first
+		l := electionDir + "/" + nodes[0].name
+		if _, st, err := w.observer.Exists(w.ctx, l); err == nil && st != nil {
+			a.delMu.Lock()
+			a.deletedIDs[st.Czxid], a.deletedPaths[l] = true, true
+			a.delMu.Unlock()
+			w.inject(t, faults.DeleteNode(l))
+		}
+		w.runFor(t, sharedWait+100*time.Millisecond) // long enough for checkObservers to see a lag
+	}
 	// Guard: the leader's guard is a check on its node; with nothing held,
 	// ErrNotLeader.
 	m["Guard"] = func(t *rapid.T) {
@@ -745,7 +1007,8 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	// Resume with a node that is not ours: ErrNotCandidate.
 	m["Resume"] = func(t *rapid.T) {
 		c := drawClient(t, free("resume"), "resume")
-		keys := []string{electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
+		// (One that is not named as a candidate, one that is but missing.)
+		keys := []string{electionDir + "/" + junkNames[0], electionDir + "/_c_00000000-0000-4000-8000-000000000000-n_0000000099"}
 		for _, name := range w.children(electionDir) {
 			// ... and a candidate's name in another directory.
 			keys = append(keys, electionDir+"/"+name, path.Dir(electionDir)+"/"+name)
@@ -964,6 +1227,10 @@ func (a *electionAPI) judgeResults() {
 		case "Campaign", "Resume of our own node":
 			ended := !slices.Contains(w.sw.Server().SessionIDs(), r.conn.SessionID())
 			switch {
+			case r.renewed != nil && r.err == nil:
+				// "A call belongs to the session it began on" (recipes/doc.go):
+				// it does not go on with the Renewing's new session.
+				bad = fmt.Sprintf("it began on session c%d and returned on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", r.conn.Index(), r.renewed.Index())
 			case r.err == nil:
 				// "blocks until we lead": a nil return is a leadership,
 				// the hold's state Held, or already past it (Doubtful,
@@ -992,9 +1259,16 @@ func (a *electionAPI) judgeResults() {
 			default:
 				bad = "an unexpected error"
 			}
-		case "Resign": // of a hold that had not ended
-			if r.err == nil && r.state != recipes.Released {
+		case "Resign", "Resign of an ended hold":
+			// "the state becomes Released and the node is deleted if it
+			// is still ours" (a node that is not ours, or gone, is no
+			// error); ErrNotLeader if we do not lead; ctx's error, or the
+			// session's end, if it could not finish.
+			switch {
+			case r.err == nil && r.what == "Resign" && r.state != recipes.Released:
 				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
+			case r.err != nil && !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err):
+				bad = "an unexpected error"
 			}
 		case "Resume while leading":
 			if !errors.Is(r.err, election.ErrCampaigning) {
@@ -1049,6 +1323,13 @@ func (a *electionAPI) checkLost() {
 			e.since = w.sw.Now()
 		}
 		e.last = st
+		// Doubtful only while the connection is down (recipes/doc.go,
+		// "Connection states and what they mean for a holder"): once
+		// connected again it verifies its node, and is Held or Lost as
+		// soon as it has heard the answer.
+		if i := c.conn.Index(); st == recipes.Doubtful && c.conn.State() == zksim.StateConnected && !w.sw.Paused(i) && !w.sw.InFlight(i) {
+			w.violate("hold state", "p%d's leadership says Doubtful though connected, with nothing in flight", c.idx)
+		}
 	}
 }
 
@@ -1119,6 +1400,18 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			}
 			delete(a.observers, c)
 			continue
+		}
+		// "A call belongs to the session it began on" (recipes/doc.go): an
+		// Observe whose Renewing renewed its session ends (its channel
+		// closes) rather than go on with the new session; once the new
+		// session has nothing of it in flight, it must have.
+		if r := o.renewing; r != nil {
+			switch calls := o.polls.guard.calls.Load(); {
+			case r.Current() == o.conn:
+				o.callsBefore = calls
+			case calls > o.callsBefore:
+				w.violate("observe", "p%d's Observe began on session c%d and called the Conn on session c%d (its Renewing renewed the expired session): want its channel closed", c.idx, o.conn.Index(), r.Current().Index())
+			}
 		}
 		// An observer waits on watches: it reads again when something
 		// changed, not again and again.

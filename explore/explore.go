@@ -33,11 +33,11 @@ var Recipes = []Machine{
 	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, semaphoreKind, true, true)
 	}},
-	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, electionKind, true, true)
+	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newLockFamily(w, electionKind, true, true).drawRenewing(t)
 	}},
-	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, singleNodeKind, true, true)
+	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newLockFamily(w, singleNodeKind, true, true).drawRenewing(t)
 	}},
 	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newQueueFamily(w, fifoKind)

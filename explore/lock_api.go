@@ -292,6 +292,7 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	if f.w.cfg.faults {
 		a["DeleteNode"] = f.deleteNode
 		a["DeleteWaiterNode"] = f.deleteWaiterNode
+		a["DeleteWhileDown"] = f.deleteWhileDown
 		// CloseSession: a process closes its session (its holds are Lost,
 		// its calls return ErrClosing); it then gets a new one.
 		a["CloseSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.w.awake(), "close")) }
@@ -438,6 +439,10 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 	}
 	conn := lc.conn
 	lc.api.released = true
+	// again: once released, it unlocks the same Mutex again at once,
+	// which holds nothing: ErrNotHeld, without a request (see
+	// unlockNothing).
+	again := h.mutex() != nil && rapid.Bool().Draw(t, "unlock again")
 	resetTimed(c)
 	c.start("release", func(ctx context.Context) error {
 		var err error
@@ -453,6 +458,14 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 		}
 		if err == nil {
 			f.checkReleased(c, conn, h, via)
+			if again {
+				// A done ctx: it must not need the server.
+				dctx, cancel := context.WithCancel(ctx)
+				cancel()
+				if err := h.mutex().Unlock(dctx); !errors.Is(err, lock.ErrNotHeld) {
+					f.w.violate("api result", "p%d's second Unlock after its %s returned %v, want ErrNotHeld", c.idx, via, err)
+				}
+			}
 			lc.holding.Store(false)
 			if f.w.isLive() {
 				lc.liveDone.Store(true)
@@ -625,6 +638,24 @@ func (f *lockFamily) deleteWaiterNode(t *rapid.T) {
 		t.SkipNow()
 	}
 	f.w.inject(t, faults.DeleteNode(rapid.SampledFrom(nodes).Draw(t, "node")))
+}
+
+// deleteWhileDown: a holder's connection goes down, a third party deletes
+// its node meanwhile, and the connection comes back: the hold, Doubtful
+// while down, is Lost once it has checked its node (checkHolds: not
+// Doubtful while connected with nothing in flight).
+func (f *lockFamily) deleteWhileDown(t *rapid.T) {
+	var cs []*client
+	for _, c := range f.holders() {
+		lc := f.cs[c.idx]
+		if h, ok := lc.h.(apiHold); ok && h.State() == recipes.Held && lc.conn == c.conn && !c.partitioned && f.w.owner(h.Key()) == c.conn.SessionID() {
+			cs = append(cs, c)
+		}
+	}
+	c := drawClient(t, cs, "delete while down")
+	key := f.cs[c.idx].h.(apiHold).Key()
+	f.w.inject(t, faults.Disconnect(c.conn.Index(), 200*time.Millisecond))
+	f.w.inject(t, faults.DeleteNode(key))
 }
 
 func isClosed(ch <-chan struct{}) bool {

@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
@@ -110,6 +111,13 @@ type lockClient struct {
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
 	api         apiClient // what the API actions remember (lock_api.go)
+	// prev is the last acquisition of the process's previous session (a
+	// renewing process may campaign again with it).
+	prev holdable
+	// again: h campaigns again with the value of a lost leadership
+	// (CampaignAfterLoss), which stays "leading" for Resign until it
+	// resigns: it is not an idle client's.
+	again bool
 }
 
 type lockFamily struct {
@@ -143,6 +151,34 @@ func newLockFamily(w *world, kind lockKind, fenced, checkState bool) *lockFamily
 	return f
 }
 
+// drawRenewing draws, with faults, each client's library from t: a plain
+// Conn (the process makes a new hold with a new session once its session
+// ended), or a sim.Renewing (Curator's: it renews an expired session at
+// once, and a call under way goes on with the new one). A hold's Campaign
+// that began on one session must then not return nil on another (a call
+// belongs to the session it began on, recipes/doc.go; see reportCall),
+// and a hold of the expired session must become Lost (f.ending).
+func (f *lockFamily) drawRenewing(t *rapid.T) *lockFamily {
+	if !f.w.cfg.faults {
+		return f
+	}
+	for _, c := range f.w.clients {
+		if rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
+			c.renewing = f.w.sw.Renewing(c.conn.Index())
+		}
+	}
+	return f
+}
+
+// libConn returns the client library of c's process: its Renewing if it
+// has one, else its session's Conn.
+func libConn(c *client) zksim.Conn {
+	if c.renewing != nil {
+		return c.renewing
+	}
+	return c.conn
+}
+
 // time makes c's recipes, for a real lock recipe, run on a timedConn,
 // which checks their retry timing (retrycheck.go). The recipes' hold
 // trackers call the Conn from their own goroutine as well: the checks that
@@ -170,10 +206,10 @@ func (f *lockFamily) renew(c *client) {
 		// holds. The machine keeps it under the exclusion check.
 		f.stale = append(f.stale, staleHold{c: c, h: old.h, conn: old.conn})
 	}
-	if f.kind.newAPI != nil && old.holding.Load() && old.h != nil && !old.h.State().Final() {
+	if (f.kind.newAPI != nil || c.renewing != nil) && old.holding.Load() && old.h != nil && !old.h.State().Final() {
 		f.ending = append(f.ending, staleHold{c: c, h: old.h, conn: old.conn})
 	}
-	lc := &lockClient{queuedSince: -1}
+	lc := &lockClient{queuedSince: -1, prev: old.h}
 	lc.liveDone.Store(old.liveDone.Load())
 	f.cs[c.idx] = lc
 }
@@ -208,8 +244,14 @@ func (f *lockFamily) holders() []*client {
 }
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
+	f.cs[c.idx].again = false
+	f.acquireHold(c, f.kind.newHold(t, c))
+}
+
+// acquireHold starts the acquisition h by c.
+func (f *lockFamily) acquireHold(c *client, h holdable) {
 	lc := f.cs[c.idx]
-	h, conn := f.kind.newHold(t, c), c.conn
+	conn := c.conn
 	lc.h, lc.conn = h, conn
 	resetTimed(c)
 	c.start("acquire", func(ctx context.Context) error {
@@ -285,6 +327,7 @@ func (f *lockFamily) release(c *client) {
 	c.start("release", func(ctx context.Context) error {
 		err := h.Release(ctx)
 		if err == nil {
+			f.unlockAgain(c, h)
 			lc.holding.Store(false)
 			if f.w.isLive() {
 				lc.liveDone.Store(true)
@@ -292,6 +335,27 @@ func (f *lockFamily) release(c *client) {
 		}
 		return err
 	})
+}
+
+// unlockAgain: a Mutex just released holds nothing, so a second Unlock
+// returns ErrNotHeld at once, without a request (so a done ctx plays no
+// part): ErrNotHeld's doc (recipes/lock/options.go). Also in every
+// liveness phase, which releases.
+func (f *lockFamily) unlockAgain(c *client, h holdable) {
+	var m *lock.Mutex
+	switch h := h.(type) {
+	case mutexHold:
+		m = h.Mutex
+	case rwHold:
+		m = h.Mutex
+	default:
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := m.Unlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		f.w.violate("api result", "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
+	}
 }
 
 func (f *lockFamily) actions() map[string]func(*rapid.T) {
@@ -322,6 +386,23 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 			h, conn := f.cs[c.idx].h, f.cs[c.idx].conn
 			c.start("write", func(ctx context.Context) error { return f.write(ctx, c, conn, h) })
 		},
+	}
+	if slices.ContainsFunc(f.w.clients, func(c *client) bool { return c.renewing != nil }) {
+		// ExpireMidCall expires the session of a Renewing client while
+		// one of its acquisition's requests is on its way: the Renewing
+		// renews it as the reply (the session's error) comes, and the
+		// acquisition must not go on with the new session (a call
+		// belongs to the session it began on: reportCall).
+		m["ExpireMidCall"] = func(t *rapid.T) {
+			var calling []*client
+			for _, c := range f.w.awake() {
+				if c.renewing != nil && c.busy("acquire") && f.w.inFlight(c) {
+					calling = append(calling, c)
+				}
+			}
+			c := drawClient(t, calling, "expire")
+			f.w.inject(t, faults.Expire(c.conn.Index()))
+		}
 	}
 	if f.api != nil {
 		maps.Copy(m, f.api.actions())

@@ -94,6 +94,7 @@ type timedConn struct {
 	connectedAt time.Duration   // when the Conn last became connected
 	opLosses    int             // connection losses since the operation began
 	afterLoss   bool            // the last request failed with connection loss
+	mixed       bool            // this request's losses in a row followed one of another request of its ctx
 	backAt      time.Duration   // when the recipe first read StateConnected since, or -1
 	endAt       time.Duration   // when the session ended (expired, auth failed, closed), or -1
 }
@@ -202,7 +203,7 @@ func (tc *timedConn) reset() {
 // resetLocked is reset with tc.mu held.
 func (tc *timedConn) resetLocked() {
 	tc.last, tc.lastCtx, tc.losses = "", nil, 0
-	tc.opLosses, tc.afterLoss = 0, false
+	tc.opLosses, tc.afterLoss, tc.mixed = 0, false, false
 }
 
 // RandReader implements zksim.RandSource: the wrapped Conn's stream (a sim
@@ -291,7 +292,7 @@ func (tc *timedConn) begin(ctx context.Context, key string, read bool) {
 	if now < tc.lossAt+want {
 		tc.w.violate("retried too soon", "%s repeated %s %v after its %d-th connection loss in a row; the backoff is %v", tc.who(), key, now-tc.lossAt, tc.losses, want)
 	}
-	if base := max(tc.lossAt, tc.connectedAt); read && tc.connectedAt >= 0 && now > base+want {
+	if base := max(tc.lossAt, tc.connectedAt); read && !tc.mixed && tc.connectedAt >= 0 && now > base+want {
 		tc.w.violate("retried too late", "%s repeated %s %v after its %d-th connection loss in a row and the connection's return; the backoff is %v", tc.who(), key, now-base, tc.losses, want)
 	}
 }
@@ -319,6 +320,11 @@ func (tc *timedConn) end(ctx context.Context, key string, err error) {
 	tc.opLosses++
 	tc.afterLoss, tc.backAt = true, -1
 	if key != tc.last || ctx != tc.lastCtx {
+		// A loss of another request of the operation right before
+		// (seqnode.DeleteOwned's exists and delete in one retry.Do): the
+		// recipe's count of losses in a row may be larger than this
+		// request's, so its pause longer (see begin).
+		tc.mixed = ctx == tc.lastCtx && tc.losses > 0
 		tc.losses = 0
 	}
 	tc.last, tc.lastCtx = key, ctx

@@ -3,13 +3,13 @@ package explore
 import (
 	"cmp"
 	"context"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/sim"
 )
 
 // spinLimit bounds the calls the recipes of a machine may make on their
@@ -26,7 +26,7 @@ const spinLimit = 10000
 // guardedConn is the Conn a machine hands its recipes: client c's
 // simulated Conn, with the spin guard on the calls the recipes make.
 type guardedConn struct {
-	*sim.Conn
+	zksim.Conn
 	w     *world
 	idx   int        // the client's index
 	bound *spinBound // nil: the machine's, spinLimit for all its Conns
@@ -49,9 +49,13 @@ type spinBound struct {
 	calls atomic.Int64
 }
 
+// RandReader implements zksim.RandSource: the wrapped Conn's stream, so
+// that the recipes' GUIDs replay with the seed.
+func (g guardedConn) RandReader() io.Reader { return zksim.RandReader(g.Conn) }
+
 // newBoundConn returns client c's Conn sc guarded by a bound of its own:
 // at most limit calls with a done context by who.
-func newBoundConn(c *client, sc *sim.Conn, limit int64, who string) (guardedConn, *spinBound) {
+func newBoundConn(c *client, sc zksim.Conn, limit int64, who string) (guardedConn, *spinBound) {
 	b := &spinBound{limit: limit, who: who, exit: true}
 	return guardedConn{Conn: sc, w: c.w, idx: c.idx, bound: b}, b
 }
