@@ -144,11 +144,13 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	delete(f.held, c.idx)
 	f.mu.Unlock()
 	op, err := "Ack", error(nil)
+	conn := began(c)
 	if then == "release" {
 		op, err = "Release", f.release(ctx, c, it)
 	} else {
 		err = ackOrRelease(ctx, it)
 	}
+	f.checkSession(c, conn, ctx, op, err)
 	f.mu.Lock()
 	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
 	delete(f.lostClaims, it)
@@ -160,7 +162,7 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	// With its claim in place and no one else at work, an Ack whose
 	// reply was lost was applied: it must say so, unless the call or
 	// the session ended meanwhile.
-	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
 		f.w.violate("applied Ack reported lost", "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err
