@@ -163,6 +163,12 @@ type queueFamily struct {
 	lostClaims map[*queue.Item]bool
 	// lostReplies: the items whose Ack's reply HeldRace had lost.
 	lostReplies map[*queue.Item]bool
+	// plain: priority queue, the items a plain Queue value of the producer
+	// offered (plainQueue); plainQ is that value, plainOn the session it
+	// was made for (a Renewing's value lives on).
+	plain  map[int]bool
+	plainQ *queue.Queue
+	plainC int64
 	// claimGone: the items whose claim the Delete action deleted.
 	claimGone map[int]bool
 	// cancelAts: where CancelAt cancels each client's call.
@@ -182,11 +188,24 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
 	return f
+}
+
+// plainQueue returns the producer p's plain Queue value on the priority
+// queue's directory, made on first use and anew for a new session of a
+// plain Conn.
+func (f *queueFamily) plainQueue(p *client) *queue.Queue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plainQ == nil || (p.renewing == nil && f.plainC != p.conn.SessionID()) {
+		f.plainQ = queue.New(queueConn(p), queueDir, queue.WithACL(queueACL))
+		f.plainC = p.conn.SessionID()
+	}
+	return f.plainQ
 }
 
 // producer returns client c's queue value (the producer offers through it).
@@ -220,10 +239,16 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			var prio int32
+			plain := false
 			if f.kind.priority {
-				prio = rapid.SampledFrom(priorities).Draw(t, "priority")
+				// A plain Queue's item in the priority queue's directory
+				// now and then: the package documents it as of priority 0.
+				plain = rapid.IntRange(0, 5).Draw(t, "plain") == 0
+				if !plain {
+					prio = rapid.SampledFrom(priorities).Draw(t, "priority")
+				}
 			}
-			f.offer(p, prio)
+			f.offer(p, prio, plain)
 		},
 		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true, f.drawEnd(t)) },
 		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false, f.drawEnd(t)) },
@@ -319,17 +344,30 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
-func (f *queueFamily) offer(p *client, prio int32) {
+func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 	f.noteCall(p)
 	f.mu.Lock()
 	k := f.offered
 	f.offered++
 	f.prio[k] = prio
+	if plain {
+		f.plain[k] = true
+	}
 	f.mu.Unlock()
+	var plainQ *queue.Queue
+	if plain {
+		plainQ = f.plainQueue(p)
+	}
 	p.start("offer", func(ctx context.Context) error {
 		beginQueueOp(p)
 		conn := began(p)
-		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
+		data := []byte(fmt.Sprintf("item-%03d", k))
+		var err error
+		if plainQ != nil {
+			err = plainQ.Offer(ctx, data)
+		} else {
+			err = f.kind.offer(p, ctx, data, prio)
+		}
 		f.checkSession(p, conn, ctx, "Offer", err)
 		f.checkError(p, "Offer", err)
 		if err == nil {
@@ -724,21 +762,22 @@ func (f *queueFamily) checkNames() {
 			continue
 		}
 		m := itemName.FindStringSubmatch(name)
-		if m == nil || (m[1] != "") != f.kind.priority {
+		if m == nil {
 			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
-			continue
-		}
-		if !f.kind.priority {
 			continue
 		}
 		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
 		k, ok := itemNumber(data)
-		if err != nil || !ok {
+		f.mu.Lock()
+		prio, plain := f.prio[k], f.plain[k]
+		f.mu.Unlock()
+		if (m[1] != "") != (f.kind.priority && !(ok && plain)) {
+			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
-		f.mu.Lock()
-		prio := f.prio[k]
-		f.mu.Unlock()
+		if !f.kind.priority || err != nil || !ok || plain {
+			continue
+		}
 		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
 			f.w.violate("node name", "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
 		}
@@ -753,13 +792,22 @@ func (f *queueFamily) checkReceipts() {
 		return
 	}
 	count := map[int64]int{}
+	f.mu.Lock()
+	plainQ := f.plainQ
+	f.mu.Unlock()
 	for _, name := range f.w.children(f.kind.itemsDir) {
 		if !strings.HasPrefix(name, "_r_") {
 			continue
 		}
 		if o := f.w.owner(f.kind.itemsDir + "/" + name); o != 0 {
 			count[o]++
-			if count[o] == 2 {
+			// The producer of a priority queue may also have a plain
+			// Queue value on the directory (plainQueue): two values.
+			limit := 1
+			if plainQ != nil && o == f.w.clients[0].conn.SessionID() {
+				limit = 2
+			}
+			if count[o] == limit+1 {
 				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
 			}
 		}

@@ -201,7 +201,7 @@ func (f *queueFamily) pastHeld(t *rapid.T) {
 		if p.paused() || p.busy("") {
 			t.SkipNow()
 		}
-		f.offer(p, 0)
+		f.offer(p, 0, false)
 		w.runFor(t, 50*time.Millisecond)
 	}
 	f.take(c, false, "")
@@ -231,7 +231,7 @@ func (f *queueFamily) ensureHold(t *rapid.T) []int {
 		if p.paused() || p.busy("") {
 			t.SkipNow()
 		}
-		f.offer(p, 0)
+		f.offer(p, 0, false)
 	}
 	f.take(c, true, "hold")
 	w.runFor(t, 100*time.Millisecond)

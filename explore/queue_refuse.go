@@ -93,7 +93,7 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	}
 	f.mu.Unlock()
 	if !wait && !w.clients[0].paused() && !w.clients[0].busy("") {
-		f.offer(w.clients[0], 0)
+		f.offer(w.clients[0], 0, false)
 		w.runFor(t, 50*time.Millisecond)
 	}
 	f.take(c, wait, "")
