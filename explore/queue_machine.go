@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -313,6 +314,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			c.stop("take")
 		},
 	}
+	if f.kind.strict && f.kind.priority {
+		// Mixed: a plain Queue's item and a priority item, in an order
+		// drawn, then a TryTake (see mixed).
+		a["Mixed"] = f.mixed
+	}
 	if f.kind.strict && f.kind.locking {
 		// HeldRace: races on a held item, arranged on purpose (see
 		// queue_race.go).
@@ -351,7 +357,7 @@ func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 	f.offered++
 	f.prio[k] = prio
 	if plain {
-		f.plain[k] = true
+		f.prio[k], f.plain[k] = 0, true
 	}
 	f.mu.Unlock()
 	var plainQ *queue.Queue
@@ -475,6 +481,37 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		}
 		return nil
 	})
+}
+
+// mixed runs the action Mixed on a priority queue: with the producer and
+// the consumer idle, the producer offers a priority item (priority drawn)
+// and a plain Queue's item, in an order drawn, each once the one before
+// is in, then the consumer calls TryTake. The package documents a plain
+// item as of priority 0 (recipes/queue/doc.go), so the one that comes out
+// first is the plain one if the other's value is above 0, or equal and
+// offered later; deliver checks it, as every delivery.
+func (f *queueFamily) mixed(t *rapid.T) {
+	w := f.w
+	p, c := w.clients[0], w.clients[1]
+	if p.paused() || p.busy("") || c.paused() || c.busy("") {
+		t.SkipNow()
+	}
+	prio := rapid.SampledFrom(priorities).Draw(t, "priority")
+	plainFirst := rapid.Bool().Draw(t, "plain first")
+	for _, plain := range []bool{plainFirst, !plainFirst} {
+		f.offer(p, prio, plain)
+		for range heldRaceRuns {
+			w.runFor(t, 50*time.Millisecond)
+			if !p.busy("offer") || w.violated() {
+				break
+			}
+		}
+		if p.busy("") {
+			return // not this time (a fault struck, say)
+		}
+	}
+	f.take(c, false, "")
+	w.runFor(t, 50*time.Millisecond)
 }
 
 // priorities are the priorities the producer draws from: the extremes

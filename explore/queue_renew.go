@@ -30,7 +30,8 @@ import (
 // there.
 //
 // The action ExpireAt makes the expiry strike where it matters: the
-// session of a client with a call under way expires just as its next
+// session of a Renewing client with a call under way (one begins if it
+// is idle) expires just as its next
 // request of a kind drawn is on its way (the request fails with the
 // session's error), or just after that request's reply arrived; with a
 // connection loss drawn for that request, the call is then waiting out the
@@ -97,16 +98,32 @@ var requestOps = map[string]zkmem.Op{
 // get to its point.
 const expireAtWait = 200 * time.Millisecond
 
-// expireAt runs the action ExpireAt on a client with a call under way.
+// expireAt runs the action ExpireAt on a Renewing client.
 func (f *queueFamily) expireAt(t *rapid.T) {
 	w := f.w
-	var busy []*client
+	var cs []*client
 	for _, c := range w.awake() {
-		if (c.busy("take") || c.busy("offer")) && !c.partitioned {
-			busy = append(busy, c)
+		if c.renewing != nil && !c.partitioned {
+			cs = append(cs, c)
 		}
 	}
-	c := drawClient(t, busy, "expire at")
+	c := drawClient(t, cs, "expire at")
+	if !c.busy("") {
+		// Idle: a call begins (the producer's Offer, a consumer's Take or
+		// TryTake).
+		switch {
+		case c.idx == 0:
+			var prio int32
+			if f.kind.priority {
+				prio = rapid.SampledFrom(priorities).Draw(t, "priority")
+			}
+			f.offer(c, prio, false)
+		case !f.kind.priority || c.idx == 1:
+			f.take(c, rapid.Bool().Draw(t, "wait"), f.drawEnd(t))
+		default:
+			t.SkipNow()
+		}
+	}
 	p := &expirePoint{op: rapid.SampledFrom(cancelOps).Draw(t, "request"), after: rapid.Bool().Draw(t, "after")}
 	loss := ""
 	if p.after {
