@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 )
 
 // The action CancelAt: a queue call is cancelled at a point drawn, not
@@ -60,6 +61,17 @@ func (f *queueFamily) cancelAt(t *rapid.T) {
 	f.cancelAts[c.idx] = &cancelPoint{op: op, after: after, cancel: cancel}
 	f.mu.Unlock()
 	f.w.trace("p%d cancel %s at its next %s (after the reply %v)", c.idx, name, op, after)
+	if after && f.w.cfg.faults {
+		// With a connection loss on that request the cancel comes as
+		// the recipe learns of the loss: it gives up in retry.Pause,
+		// not knowing the request's outcome (the next call learns it).
+		switch rapid.SampledFrom([]string{"", "drop", "lose"}).Draw(t, "loss") {
+		case "drop":
+			f.w.inject(t, faults.DropNextRequest(c.conn.Index(), requestOps[op]))
+		case "lose":
+			f.w.inject(t, faults.LoseNextReply(c.conn.Index(), requestOps[op]))
+		}
+	}
 }
 
 // cancelConn is the Conn of a strict queue kind's values: client c's
