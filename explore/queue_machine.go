@@ -165,11 +165,13 @@ type queueFamily struct {
 	// lostReplies: the items whose Ack's reply HeldRace had lost.
 	lostReplies map[*queue.Item]bool
 	// plain: priority queue, the items a plain Queue value of the producer
-	// offered (plainQueue); plainQ is that value, plainOn the session it
+	// offered (plainQueue); plainQ is that value, plainC the session it
 	// was made for (a Renewing's value lives on).
-	plain  map[int]bool
-	plainQ *queue.Queue
-	plainC int64
+	plain map[int]bool
+	// itemNums: the item number of each item node name seen (itemAt).
+	itemNums map[string]int
+	plainQ   *queue.Queue
+	plainC   int64
 	// claimGone: the items whose claim the Delete action deleted.
 	claimGone map[int]bool
 	// cancelAts: where CancelAt cancels each client's call.
@@ -189,7 +191,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
@@ -609,8 +611,12 @@ func (f *queueFamily) watchEmpty(id int) {
 }
 
 // empty reports whether the queue has no item.
-func (f *queueFamily) empty() bool {
-	for _, name := range f.w.children(f.kind.itemsDir) {
+func (f *queueFamily) empty() bool { return emptyOf(f.w.children(f.kind.itemsDir)) }
+
+// emptyOf reports whether the listing names of the items directory has no
+// item.
+func emptyOf(names []string) bool {
+	for _, name := range names {
 		if strings.Contains(name, "qn-") {
 			return false
 		}
@@ -619,11 +625,11 @@ func (f *queueFamily) empty() bool {
 }
 
 // noteEmpty records, for the calls under way, that the queue is empty.
-func (f *queueFamily) noteEmpty() {
+func (f *queueFamily) noteEmpty(names []string) {
 	f.mu.Lock()
 	n := len(f.emptyWatch)
 	f.mu.Unlock()
-	if n == 0 || !f.empty() {
+	if n == 0 || !emptyOf(names) {
 		return
 	}
 	f.mu.Lock()
@@ -790,11 +796,11 @@ var (
 // checkNames records a violation if a node in the items directory has a
 // name other than the documented ones, or a priority item's name does not
 // carry its priority.
-func (f *queueFamily) checkNames() {
+func (f *queueFamily) checkNames(names []string) {
 	if !f.kind.strict {
 		return
 	}
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	for _, name := range names {
 		if receiptName.MatchString(name) {
 			continue
 		}
@@ -803,8 +809,7 @@ func (f *queueFamily) checkNames() {
 			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
-		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
-		k, ok := itemNumber(data)
+		k, ok := f.itemAt(name)
 		f.mu.Lock()
 		prio, plain := f.prio[k], f.plain[k]
 		f.mu.Unlock()
@@ -812,7 +817,7 @@ func (f *queueFamily) checkNames() {
 			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
-		if !f.kind.priority || err != nil || !ok || plain {
+		if !f.kind.priority || !ok || plain {
 			continue
 		}
 		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
@@ -824,7 +829,7 @@ func (f *queueFamily) checkNames() {
 // checkReceipts records a violation if a session owns more than one
 // receipt: each queue value keeps one (the machine's processes have one
 // queue value per session).
-func (f *queueFamily) checkReceipts() {
+func (f *queueFamily) checkReceipts(names []string) {
 	if !f.kind.strict {
 		return
 	}
@@ -832,7 +837,7 @@ func (f *queueFamily) checkReceipts() {
 	f.mu.Lock()
 	plainQ := f.plainQ
 	f.mu.Unlock()
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	for _, name := range names {
 		if !strings.HasPrefix(name, "_r_") {
 			continue
 		}
@@ -1016,22 +1021,45 @@ func (f *queueFamily) precedes(i, j int) bool {
 
 // present returns the items in the queue directory now, read by the
 // observer.
-func (f *queueFamily) present() []int {
+func (f *queueFamily) present() []int { return f.presentOf(f.w.children(f.kind.itemsDir)) }
+
+// presentOf returns the items of the listing names of the items directory.
+func (f *queueFamily) presentOf(names []string) []int {
 	var out []int
-	for _, name := range f.w.children(f.kind.itemsDir) {
-		if !strings.Contains(name, "qn-") {
-			continue // a receipt
-		}
-		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
-		if err != nil {
-			continue
-		}
-		if k, err := strconv.Atoi(strings.TrimPrefix(string(data), "item-")); err == nil {
+	for _, name := range names {
+		if k, ok := f.itemAt(name); ok {
 			out = append(out, k)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// itemAt returns the number of the item called name in the items
+// directory, read by the observer once: no one writes an item node, and a
+// name (its GUID in it) is never made twice.
+func (f *queueFamily) itemAt(name string) (int, bool) {
+	if !strings.Contains(name, "qn-") {
+		return 0, false // a receipt
+	}
+	f.mu.Lock()
+	k, ok := f.itemNums[name]
+	f.mu.Unlock()
+	if ok {
+		return k, true
+	}
+	data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
+	if err != nil {
+		return 0, false
+	}
+	k, err = strconv.Atoi(strings.TrimPrefix(string(data), "item-"))
+	if err != nil {
+		return 0, false
+	}
+	f.mu.Lock()
+	f.itemNums[name] = k
+	f.mu.Unlock()
+	return k, true
 }
 
 // applied records, for a delete of an item (alone or in a multi) that the
@@ -1063,16 +1091,14 @@ func (f *queueFamily) applied(c *client, r *zkmem.Request) {
 
 // trackRemovals notes, for each item gone since the last look, the call
 // whose delete removed it.
-func (f *queueFamily) trackRemovals() {
+func (f *queueFamily) trackRemovals(names []string) {
 	now := map[string]bool{}
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	for _, name := range names {
 		p := f.kind.itemsDir + "/" + name
 		now[p] = true
 		if _, ok := f.names[p]; !ok {
-			if data, _, err := f.w.observer.Get(f.w.ctx, p); err == nil {
-				if k, ok := itemNumber(data); ok {
-					f.names[p] = k
-				}
+			if k, ok := f.itemAt(name); ok {
+				f.names[p] = k
 			}
 		}
 	}
@@ -1090,12 +1116,13 @@ func (f *queueFamily) trackRemovals() {
 }
 
 func (f *queueFamily) check() {
-	f.noteEmpty()
-	f.trackRemovals()
-	f.checkReceipts()
-	f.checkNames()
+	names := f.w.children(f.kind.itemsDir) // one listing for the checks of this step
+	f.noteEmpty(names)
+	f.trackRemovals(names)
+	f.checkReceipts(names)
+	f.checkNames(names)
 	f.checkClaims()
-	present := f.present()
+	present := f.presentOf(names)
 	f.mu.Lock()
 	for _, k := range present {
 		f.added[k] = true
