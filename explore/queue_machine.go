@@ -42,6 +42,13 @@ import (
 //     (HeldRace, queue_race.go), a directory the server refuses to make
 //     (Refuse, queue_refuse.go), a call cancelled at a given request or
 //     as its reply arrives (CancelAt, queue_cancel.go);
+//   - renewing clients (queue_renew.go): with faults each process runs on
+//     a plain Conn or a sim.Renewing, drawn; a call begun on one session
+//     of a Renewing returns ErrSessionExpired, not a result, once it runs
+//     on another (checkSession); ExpireAt expires a session at a request
+//     kind drawn;
+//   - the priority queue also gets a plain Queue's items (the package
+//     documents them as of priority 0; the action Mixed);
 //   - the strict kinds' recipe calls keep to the retry timing: after an
 //     operation's first connection loss the next request leaves as soon
 //     as the connection is back, later ones after the backoff (a shared
