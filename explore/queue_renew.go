@@ -140,6 +140,14 @@ func (f *queueFamily) expireAt(t *rapid.T) {
 	case "lose":
 		w.inject(t, faults.LoseNextReply(idx, requestOps[p.op]))
 	}
+	f.expireWhenHit(t, c, p)
+}
+
+// expireWhenHit waits (at most expireAtWait of virtual time) for client c
+// to get to its expire point p, armed, and expires its session then.
+func (f *queueFamily) expireWhenHit(t *rapid.T, c *client, p *expirePoint) {
+	w := f.w
+	idx := c.conn.Index()
 	defer func() {
 		f.mu.Lock()
 		delete(f.expireAts, c.idx)
