@@ -39,14 +39,14 @@ var Recipes = []Machine{
 	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newLockFamily(w, singleNodeKind, true, true).drawRenewing(t)
 	}},
-	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, fifoKind)
+	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newRenewingQueueFamily(w, t, fifoKind)
 	}},
-	{Name: "QueuePriority", What: "priority queue", cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, priorityKind)
+	{Name: "QueuePriority", What: "priority queue", cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newRenewingQueueFamily(w, t, priorityKind)
 	}},
-	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newQueueFamily(w, lockingKind)
+	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newRenewingQueueFamily(w, t, lockingKind)
 	}},
 	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newBarrierFamily(w)

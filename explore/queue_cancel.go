@@ -2,10 +2,13 @@ package explore
 
 import (
 	"context"
+	"io"
+	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 )
 
 // The action CancelAt: a queue call is cancelled at a point drawn, not
@@ -58,6 +61,17 @@ func (f *queueFamily) cancelAt(t *rapid.T) {
 	f.cancelAts[c.idx] = &cancelPoint{op: op, after: after, cancel: cancel}
 	f.mu.Unlock()
 	f.w.trace("p%d cancel %s at its next %s (after the reply %v)", c.idx, name, op, after)
+	if after && f.w.cfg.faults {
+		// With a connection loss on that request the cancel comes as
+		// the recipe learns of the loss: it gives up in retry.Pause,
+		// not knowing the request's outcome (the next call learns it).
+		switch rapid.SampledFrom([]string{"", "drop", "lose"}).Draw(t, "loss") {
+		case "drop":
+			f.w.inject(t, faults.DropNextRequest(c.conn.Index(), requestOps[op]))
+		case "lose":
+			f.w.inject(t, faults.LoseNextReply(c.conn.Index(), requestOps[op]))
+		}
+	}
 }
 
 // cancelConn is the Conn of a strict queue kind's values: client c's
@@ -82,6 +96,7 @@ func (cc cancelConn) at(op string, after bool) {
 	if !ok {
 		return
 	}
+	f.expireHit(cc.c, op, after)
 	f.mu.Lock()
 	p := f.cancelAts[cc.c.idx]
 	if p == nil || p.op != op || p.after != after {
@@ -93,6 +108,23 @@ func (cc cancelConn) at(op string, after bool) {
 	p.cancel()
 	cc.c.note("cancelled at %s (after the reply %v)", op, after)
 }
+
+// SessionID implements zksim.Conn: the session of the Conn the requests
+// go to (a Renewing's current one).
+func (cc cancelConn) SessionID() int64 { return cc.t.SessionID() }
+
+// SessionTimeout implements zksim.Conn.
+func (cc cancelConn) SessionTimeout() time.Duration { return cc.t.SessionTimeout() }
+
+// SessionEvents implements zksim.Conn: those of the Conn the requests go
+// to (a Renewing's: every session it runs on).
+func (cc cancelConn) SessionEvents(ctx context.Context) <-chan zksim.Event {
+	return cc.t.SessionEvents(ctx)
+}
+
+// RandReader implements zksim.RandSource: that of the Conn the requests
+// go to (a Renewing's current client's stream).
+func (cc cancelConn) RandReader() io.Reader { return cc.t.RandReader() }
 
 // Create implements zksim.Conn.
 func (cc cancelConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
@@ -159,7 +191,7 @@ func (cc cancelConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResu
 // queueConn returns the Conn client c's queue values use. Its requests
 // go through c's timedConn for its current session (made here, shared).
 func queueConn(c *client) zksim.Conn {
-	if c.timed == nil || c.timed.Conn != c.conn {
+	if c.timed == nil || c.timed.Conn != c.library() {
 		c.timed = newTimedConn(c.w, c)
 		c.timed.shared = true
 	}

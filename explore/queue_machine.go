@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -41,6 +42,13 @@ import (
 //     (HeldRace, queue_race.go), a directory the server refuses to make
 //     (Refuse, queue_refuse.go), a call cancelled at a given request or
 //     as its reply arrives (CancelAt, queue_cancel.go);
+//   - renewing clients (queue_renew.go): with faults each process runs on
+//     a plain Conn or a sim.Renewing, drawn; a call begun on one session
+//     of a Renewing returns ErrSessionExpired, not a result, once it runs
+//     on another (checkSession); ExpireAt expires a session at a request
+//     kind drawn;
+//   - the priority queue also gets a plain Queue's items (the package
+//     documents them as of priority 0; the action Mixed);
 //   - the strict kinds' recipe calls keep to the retry timing: after an
 //     operation's first connection loss the next request leaves as soon
 //     as the connection is back, later ones after the backoff (a shared
@@ -163,10 +171,20 @@ type queueFamily struct {
 	lostClaims map[*queue.Item]bool
 	// lostReplies: the items whose Ack's reply HeldRace had lost.
 	lostReplies map[*queue.Item]bool
+	// plain: priority queue, the items a plain Queue value of the producer
+	// offered (plainQueue); plainQ is that value, plainC the session it
+	// was made for (a Renewing's value lives on).
+	plain map[int]bool
+	// itemNums: the item number of each item node name seen (itemAt).
+	itemNums map[string]int
+	plainQ   *queue.Queue
+	plainC   int64
 	// claimGone: the items whose claim the Delete action deleted.
 	claimGone map[int]bool
 	// cancelAts: where CancelAt cancels each client's call.
 	cancelAts map[int]*cancelPoint
+	// expireAts: where ExpireAt expires each client's session.
+	expireAts map[int]*expirePoint
 	// refusing: the action Refuse has the server refuse to make the
 	// directory a Take needs; mayRefuse, the clients whose call under way
 	// may meet that refusal (zksim.ErrNoAuth is then a documented outcome).
@@ -180,17 +198,33 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, claimGone: map[int]bool{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}
 	return f
 }
 
+// plainQueue returns the producer p's plain Queue value on the priority
+// queue's directory, made on first use and anew for a new session of a
+// plain Conn.
+func (f *queueFamily) plainQueue(p *client) *queue.Queue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.plainQ == nil || (p.renewing == nil && f.plainC != p.conn.SessionID()) {
+		f.plainQ = queue.New(queueConn(p), queueDir, queue.WithACL(queueACL))
+		f.plainC = p.conn.SessionID()
+	}
+	return f.plainQ
+}
+
 // producer returns client c's queue value (the producer offers through it).
 func (f *queueFamily) producer(c *client) consumer { return f.cons[c.idx] }
 
 func (f *queueFamily) renew(c *client) {
+	if c.renewing != nil {
+		return // the process goes on with its queue values (queue_renew.go)
+	}
 	f.cons[c.idx] = f.kind.consumer(c)
 	f.mu.Lock()
 	delete(f.done, c.idx) // items of the old session's queue value
@@ -215,10 +249,16 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			var prio int32
+			plain := false
 			if f.kind.priority {
-				prio = rapid.SampledFrom(priorities).Draw(t, "priority")
+				// A plain Queue's item in the priority queue's directory
+				// now and then: the package documents it as of priority 0.
+				plain = rapid.IntRange(0, 5).Draw(t, "plain") == 0
+				if !plain {
+					prio = rapid.SampledFrom(priorities).Draw(t, "priority")
+				}
 			}
-			f.offer(p, prio)
+			f.offer(p, prio, plain)
 		},
 		"Take": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "take"), true, f.drawEnd(t)) },
 		"Poll": func(t *rapid.T) { f.take(drawClient(t, f.consumers(), "poll"), false, f.drawEnd(t)) },
@@ -283,6 +323,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 			c.stop("take")
 		},
 	}
+	if f.kind.strict && f.kind.priority {
+		// Mixed: a plain Queue's item and a priority item, in an order
+		// drawn, then a TryTake (see mixed).
+		a["Mixed"] = f.mixed
+	}
 	if f.kind.strict && f.kind.locking {
 		// HeldRace: races on a held item, arranged on purpose (see
 		// queue_race.go).
@@ -291,6 +336,10 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 	if f.kind.strict {
 		// CancelAt: a call cancelled at a request (see queue_cancel.go).
 		a["CancelAt"] = f.cancelAt
+	}
+	if f.kind.strict && f.w.cfg.faults {
+		// ExpireAt: a session expired at a request (see queue_renew.go).
+		a["ExpireAt"] = f.expireAt
 	}
 	if f.kind.strict && !f.kind.priority {
 		// Refuse: a directory the server refuses to make (see
@@ -310,16 +359,31 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
-func (f *queueFamily) offer(p *client, prio int32) {
+func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 	f.noteCall(p)
 	f.mu.Lock()
 	k := f.offered
 	f.offered++
 	f.prio[k] = prio
+	if plain {
+		f.prio[k], f.plain[k] = 0, true
+	}
 	f.mu.Unlock()
+	var plainQ *queue.Queue
+	if plain {
+		plainQ = f.plainQueue(p)
+	}
 	p.start("offer", func(ctx context.Context) error {
 		beginQueueOp(p)
-		err := f.kind.offer(p, ctx, []byte(fmt.Sprintf("item-%03d", k)), prio)
+		conn := began(p)
+		data := []byte(fmt.Sprintf("item-%03d", k))
+		var err error
+		if plainQ != nil {
+			err = plainQ.Offer(ctx, data)
+		} else {
+			err = f.kind.offer(p, ctx, data, prio)
+		}
+		f.checkSession(p, conn, ctx, "Offer", err)
 		f.checkError(p, "Offer", err)
 		if err == nil {
 			f.mu.Lock()
@@ -328,8 +392,10 @@ func (f *queueFamily) offer(p *client, prio int32) {
 		}
 		if err != nil && ctx.Err() != nil {
 			// Withdrawn: the package deletes the item of an Offer whose
-			// context ended, if it is still there.
-			if f.kind.strict && f.w.sessionLive(p) && slices.Contains(f.present(), k) {
+			// context ended, if it is still there (while the session the
+			// Offer began on lives: a Renewing's new session does not
+			// clean up after the old one's call).
+			if f.kind.strict && f.w.sessionLive(p) && (conn == nil || conn == began(p)) && slices.Contains(f.present(), k) {
 				f.w.violate("withdrawn item queued", "p0's Offer of item %d was cancelled, and the item is still queued", k)
 			}
 		}
@@ -374,6 +440,7 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			ok   = true
 			err  error
 		)
+		conn := began(c)
 		if lc, isLocking := q.(lockingConsumer); isLocking && end != "" {
 			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
 			if errors.Is(err, queue.ErrEmpty) {
@@ -382,8 +449,10 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			}
 		} else if wait {
 			data, err = q.Take(ctx)
+			f.checkSession(c, conn, ctx, "Take", err)
 		} else {
 			data, err = q.TryTake(ctx)
+			f.checkSession(c, conn, ctx, "TryTake", err)
 			if errors.Is(err, queue.ErrEmpty) {
 				ok, err = false, nil
 				if f.kind.locking {
@@ -423,6 +492,37 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 	})
 }
 
+// mixed runs the action Mixed on a priority queue: with the producer and
+// the consumer idle, the producer offers a priority item (priority drawn)
+// and a plain Queue's item, in an order drawn, each once the one before
+// is in, then the consumer calls TryTake. The package documents a plain
+// item as of priority 0 (recipes/queue/doc.go), so the one that comes out
+// first is the plain one if the other's value is above 0, or equal and
+// offered later; deliver checks it, as every delivery.
+func (f *queueFamily) mixed(t *rapid.T) {
+	w := f.w
+	p, c := w.clients[0], w.clients[1]
+	if p.paused() || p.busy("") || c.paused() || c.busy("") {
+		t.SkipNow()
+	}
+	prio := rapid.SampledFrom(priorities).Draw(t, "priority")
+	plainFirst := rapid.Bool().Draw(t, "plain first")
+	for _, plain := range []bool{plainFirst, !plainFirst} {
+		f.offer(p, prio, plain)
+		for range heldRaceRuns {
+			w.runFor(t, 50*time.Millisecond)
+			if !p.busy("offer") || w.violated() {
+				break
+			}
+		}
+		if p.busy("") {
+			return // not this time (a fault struck, say)
+		}
+	}
+	f.take(c, false, "")
+	w.runFor(t, 50*time.Millisecond)
+}
+
 // priorities are the priorities the producer draws from: the extremes
 // and both signs, so that the encoding of priorities in item names is
 // tested over its whole range, and a few equal ones.
@@ -441,7 +541,9 @@ func (f *queueFamily) peek(c *client) {
 	f.watchEmpty(id)
 	c.start("take", func(ctx context.Context) error {
 		beginQueueOp(c)
+		conn := began(c)
 		data, err := q.Peek(ctx)
+		f.checkSession(c, conn, ctx, "Peek", err)
 		defer func() {
 			f.mu.Lock()
 			delete(f.emptyWatch, id)
@@ -481,7 +583,9 @@ func (f *queueFamily) count(c *client) {
 	before := f.present()
 	c.start("take", func(ctx context.Context) error {
 		beginQueueOp(c)
+		conn := began(c)
 		n, err := q.Len(ctx)
+		f.checkSession(c, conn, ctx, "Len", err)
 		f.checkError(c, "Len", err)
 		if err != nil {
 			return err
@@ -514,8 +618,12 @@ func (f *queueFamily) watchEmpty(id int) {
 }
 
 // empty reports whether the queue has no item.
-func (f *queueFamily) empty() bool {
-	for _, name := range f.w.children(f.kind.itemsDir) {
+func (f *queueFamily) empty() bool { return emptyOf(f.w.children(f.kind.itemsDir)) }
+
+// emptyOf reports whether the listing names of the items directory has no
+// item.
+func emptyOf(names []string) bool {
+	for _, name := range names {
 		if strings.Contains(name, "qn-") {
 			return false
 		}
@@ -524,11 +632,11 @@ func (f *queueFamily) empty() bool {
 }
 
 // noteEmpty records, for the calls under way, that the queue is empty.
-func (f *queueFamily) noteEmpty() {
+func (f *queueFamily) noteEmpty(names []string) {
 	f.mu.Lock()
 	n := len(f.emptyWatch)
 	f.mu.Unlock()
-	if n == 0 || !f.empty() {
+	if n == 0 || !emptyOf(names) {
 		return
 	}
 	f.mu.Lock()
@@ -695,30 +803,30 @@ var (
 // checkNames records a violation if a node in the items directory has a
 // name other than the documented ones, or a priority item's name does not
 // carry its priority.
-func (f *queueFamily) checkNames() {
+func (f *queueFamily) checkNames(names []string) {
 	if !f.kind.strict {
 		return
 	}
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	for _, name := range names {
 		if receiptName.MatchString(name) {
 			continue
 		}
 		m := itemName.FindStringSubmatch(name)
-		if m == nil || (m[1] != "") != f.kind.priority {
+		if m == nil {
 			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
-		if !f.kind.priority {
-			continue
-		}
-		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
-		k, ok := itemNumber(data)
-		if err != nil || !ok {
-			continue
-		}
+		k, ok := f.itemAt(name)
 		f.mu.Lock()
-		prio := f.prio[k]
+		prio, plain := f.prio[k], f.plain[k]
 		f.mu.Unlock()
+		if (m[1] != "") != (f.kind.priority && !(ok && plain)) {
+			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
+			continue
+		}
+		if !f.kind.priority || !ok || plain {
+			continue
+		}
 		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
 			f.w.violate("node name", "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
 		}
@@ -728,18 +836,27 @@ func (f *queueFamily) checkNames() {
 // checkReceipts records a violation if a session owns more than one
 // receipt: each queue value keeps one (the machine's processes have one
 // queue value per session).
-func (f *queueFamily) checkReceipts() {
+func (f *queueFamily) checkReceipts(names []string) {
 	if !f.kind.strict {
 		return
 	}
 	count := map[int64]int{}
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	f.mu.Lock()
+	plainQ := f.plainQ
+	f.mu.Unlock()
+	for _, name := range names {
 		if !strings.HasPrefix(name, "_r_") {
 			continue
 		}
 		if o := f.w.owner(f.kind.itemsDir + "/" + name); o != 0 {
 			count[o]++
-			if count[o] == 2 {
+			// The producer of a priority queue may also have a plain
+			// Queue value on the directory (plainQueue): two values.
+			limit := 1
+			if plainQ != nil && o == f.w.clients[0].conn.SessionID() {
+				limit = 2
+			}
+			if count[o] == limit+1 {
 				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
 			}
 		}
@@ -879,7 +996,14 @@ func (f *queueFamily) deliver(c *client, data string) {
 	before := f.snapshots[c.idx]
 	f.mu.Unlock()
 	c.note("received item %d", k)
-	if n > 1 {
+	// The package's known limit (recipes/queue/doc.go, "claims deleted by
+	// hand"): an Ack whose reply was lost while a third party deleted its
+	// claim, and another consumer claimed and acknowledged the item, both
+	// return nil.
+	f.mu.Lock()
+	limit := f.kind.locking && f.claimGone[k]
+	f.mu.Unlock()
+	if n > 1 && !limit {
 		f.w.violate("duplicate delivery", "item %d delivered %d times (last to p%d)", k, n, c.idx)
 	}
 	if f.kind.priority {
@@ -904,22 +1028,45 @@ func (f *queueFamily) precedes(i, j int) bool {
 
 // present returns the items in the queue directory now, read by the
 // observer.
-func (f *queueFamily) present() []int {
+func (f *queueFamily) present() []int { return f.presentOf(f.w.children(f.kind.itemsDir)) }
+
+// presentOf returns the items of the listing names of the items directory.
+func (f *queueFamily) presentOf(names []string) []int {
 	var out []int
-	for _, name := range f.w.children(f.kind.itemsDir) {
-		if !strings.Contains(name, "qn-") {
-			continue // a receipt
-		}
-		data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
-		if err != nil {
-			continue
-		}
-		if k, err := strconv.Atoi(strings.TrimPrefix(string(data), "item-")); err == nil {
+	for _, name := range names {
+		if k, ok := f.itemAt(name); ok {
 			out = append(out, k)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// itemAt returns the number of the item called name in the items
+// directory, read by the observer once: no one writes an item node, and a
+// name (its GUID in it) is never made twice.
+func (f *queueFamily) itemAt(name string) (int, bool) {
+	if !strings.Contains(name, "qn-") {
+		return 0, false // a receipt
+	}
+	f.mu.Lock()
+	k, ok := f.itemNums[name]
+	f.mu.Unlock()
+	if ok {
+		return k, true
+	}
+	data, _, err := f.w.observer.Get(f.w.ctx, f.kind.itemsDir+"/"+name)
+	if err != nil {
+		return 0, false
+	}
+	k, err = strconv.Atoi(strings.TrimPrefix(string(data), "item-"))
+	if err != nil {
+		return 0, false
+	}
+	f.mu.Lock()
+	f.itemNums[name] = k
+	f.mu.Unlock()
+	return k, true
 }
 
 // applied records, for a delete of an item (alone or in a multi) that the
@@ -951,16 +1098,14 @@ func (f *queueFamily) applied(c *client, r *zkmem.Request) {
 
 // trackRemovals notes, for each item gone since the last look, the call
 // whose delete removed it.
-func (f *queueFamily) trackRemovals() {
+func (f *queueFamily) trackRemovals(names []string) {
 	now := map[string]bool{}
-	for _, name := range f.w.children(f.kind.itemsDir) {
+	for _, name := range names {
 		p := f.kind.itemsDir + "/" + name
 		now[p] = true
 		if _, ok := f.names[p]; !ok {
-			if data, _, err := f.w.observer.Get(f.w.ctx, p); err == nil {
-				if k, ok := itemNumber(data); ok {
-					f.names[p] = k
-				}
+			if k, ok := f.itemAt(name); ok {
+				f.names[p] = k
 			}
 		}
 	}
@@ -978,12 +1123,13 @@ func (f *queueFamily) trackRemovals() {
 }
 
 func (f *queueFamily) check() {
-	f.noteEmpty()
-	f.trackRemovals()
-	f.checkReceipts()
-	f.checkNames()
+	names := f.w.children(f.kind.itemsDir) // one listing for the checks of this step
+	f.noteEmpty(names)
+	f.trackRemovals(names)
+	f.checkReceipts(names)
+	f.checkNames(names)
 	f.checkClaims()
-	present := f.present()
+	present := f.presentOf(names)
 	f.mu.Lock()
 	for _, k := range present {
 		f.added[k] = true
@@ -1168,10 +1314,13 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 	f.mu.Lock()
 	deletes := f.claimDeletes
 	f.mu.Unlock()
+	conn := began(c)
 	if wait {
 		it, err = q.Take(ctx)
+		f.checkSession(c, conn, ctx, "Take", err)
 	} else {
 		it, err = q.TryTake(ctx)
+		f.checkSession(c, conn, ctx, "TryTake", err)
 	}
 	if err != nil {
 		return nil, false, err

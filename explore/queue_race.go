@@ -29,7 +29,11 @@ import (
 //     (which fails on the item) is lost;
 //   - "lost reply": the reply of the Ack's multi, which the server
 //     applies, is lost: Ack must find the item gone and succeed ("after a
-//     lost reply it checks whether the item is gone").
+//     lost reply it checks whether the item is gone");
+//   - "expired reply" (a holder on a Renewing): as "lost reply", and the
+//     session expires as the loss arrives: the Ack, waiting for the
+//     connection, must fail with ErrSessionExpired, not look on the new
+//     session and succeed (checkSession).
 //
 // The package documents the outcomes (Item.Ack, Item.Release): "It returns
 // an error matching ErrClaimLost if our claim is gone (session expired, or
@@ -78,9 +82,13 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	if ok, _, _ := w.observer.Exists(w.ctx, claim); name == "" || !ok || !w.sessionLive(c) {
 		t.SkipNow() // the item or its claim is gone already
 	}
-	race := rapid.SampledFrom(heldRaces).Draw(t, "race")
+	races := heldRaces
+	if c.renewing != nil {
+		races = append(slices.Clip(races), "expired reply")
+	}
+	race := rapid.SampledFrom(races).Draw(t, "race")
 	then := "ack"
-	if race != "lost reply" {
+	if race != "lost reply" && race != "expired reply" {
 		then = rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
 	}
 	k, _ := itemNumber([]byte(data))
@@ -105,8 +113,15 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	switch race {
 	case "lost claim":
 		w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpMulti))
-	case "lost item", "lost reply":
+	case "lost item", "lost reply", "expired reply":
 		w.inject(t, faults.LoseNextReply(c.conn.Index(), zkmem.OpMulti))
+	}
+	var expire *expirePoint
+	if race == "expired reply" {
+		expire = &expirePoint{op: "multi", after: true}
+		f.mu.Lock()
+		f.expireAts[c.idx] = expire
+		f.mu.Unlock()
 	}
 	f.mu.Lock()
 	if ch, ok := f.holds[i]; ok {
@@ -114,6 +129,9 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 		delete(f.holds, i)
 	}
 	f.mu.Unlock()
+	if expire != nil {
+		f.expireWhenHit(t, c, expire)
+	}
 	// Until the holder's call ends (a fault of the calm stretch may hold
 	// it up): the race's outcome must be its alone. (After a lost Ack
 	// reply, Ack takes a claim and an item both gone for its own multi
@@ -144,11 +162,13 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	delete(f.held, c.idx)
 	f.mu.Unlock()
 	op, err := "Ack", error(nil)
+	conn := began(c)
 	if then == "release" {
 		op, err = "Release", f.release(ctx, c, it)
 	} else {
 		err = ackOrRelease(ctx, it)
 	}
+	f.checkSession(c, conn, ctx, op, err)
 	f.mu.Lock()
 	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
 	delete(f.lostClaims, it)
@@ -160,7 +180,7 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	// With its claim in place and no one else at work, an Ack whose
 	// reply was lost was applied: it must say so, unless the call or
 	// the session ended meanwhile.
-	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
 		f.w.violate("applied Ack reported lost", "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err
@@ -199,7 +219,7 @@ func (f *queueFamily) pastHeld(t *rapid.T) {
 		if p.paused() || p.busy("") {
 			t.SkipNow()
 		}
-		f.offer(p, 0)
+		f.offer(p, 0, false)
 		w.runFor(t, 50*time.Millisecond)
 	}
 	f.take(c, false, "")
@@ -229,7 +249,7 @@ func (f *queueFamily) ensureHold(t *rapid.T) []int {
 		if p.paused() || p.busy("") {
 			t.SkipNow()
 		}
-		f.offer(p, 0)
+		f.offer(p, 0, false)
 	}
 	f.take(c, true, "hold")
 	w.runFor(t, 100*time.Millisecond)

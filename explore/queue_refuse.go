@@ -14,7 +14,8 @@ import (
 // trying again. A third party takes the create permission off the parent
 // of a directory a consumer's Take needs, and restores it once the call ends (or after 2 s);
 // meanwhile a consumer calls Take (or, on a locking queue, TryTake with an
-// item queued, whose claim needs the claims directory):
+// item queued, whose claim needs the claims directory), or on a FIFO queue
+// the producer calls Offer (its receipt needs the directory):
 //
 //   - FIFO queue: the queue's directory is missing (never made, or
 //     deleted by the third party while empty) and the root refuses;
@@ -92,11 +93,19 @@ func (f *queueFamily) refuse(t *rapid.T) {
 		}
 	}
 	f.mu.Unlock()
-	if !wait && !w.clients[0].paused() && !w.clients[0].busy("") {
-		f.offer(w.clients[0], 0)
-		w.runFor(t, 50*time.Millisecond)
+	slot, what := "take", map[bool]string{true: "Take", false: "TryTake"}[wait]
+	if p := w.clients[0]; !f.kind.locking && !p.paused() && !p.busy("") && rapid.Bool().Draw(t, "offer") {
+		// The producer's Offer meets the refusal instead: its receipt
+		// needs the directory too.
+		c, slot, what = p, "offer", "Offer"
+		f.offer(p, 0, false)
+	} else {
+		if !wait && !w.clients[0].paused() && !w.clients[0].busy("") {
+			f.offer(w.clients[0], 0, false)
+			w.runFor(t, 50*time.Millisecond)
+		}
+		f.take(c, wait, "")
 	}
-	f.take(c, wait, "")
 	// The call must end while the server refuses: it fails, it does not
 	// wait. The calm stretches meet no fault meanwhile (a run of lost
 	// replies would keep the call in its backoff); one struck already
@@ -106,14 +115,14 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	defer func() { w.sched.calm = calm }()
 	for range heldRaceRuns {
 		w.runFor(t, 100*time.Millisecond)
-		if !c.busy("take") || w.violated() {
+		if !c.busy(slot) || w.violated() {
 			break
 		}
 	}
 	// Still running with nothing in flight, connected: it waits (on a
 	// watch) for a change that the refusal will never let come.
-	if c.busy("take") && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c) && !c.partitioned && !c.paused() && !w.violated() {
-		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, map[bool]string{true: "Take", false: "TryTake"}[wait], heldRaceRuns*100*time.Millisecond, parent)
+	if c.busy(slot) && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c) && !c.partitioned && !c.paused() && !w.violated() {
+		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, what, heldRaceRuns*100*time.Millisecond, parent)
 	}
 	f.mu.Lock()
 	f.refusing = false

@@ -113,6 +113,15 @@ func newTimedConn(w *world, c *client) *timedConn {
 	return tc
 }
 
+// library returns the Conn c's process runs on: its Renewing if it has
+// one, else its conn.
+func (c *client) library() zksim.Conn {
+	if c.renewing != nil {
+		return c.renewing
+	}
+	return c.conn
+}
+
 // newCallConn wraps c's Conn for the recipe calls run through its call
 // method, what naming them: only they are checked. It follows the Conn's
 // state during each call.
@@ -187,7 +196,7 @@ func recipeConn(c *client) zksim.Conn {
 
 // resetTimed begins an operation of c on its timedConn, if any.
 func resetTimed(c *client) {
-	if c.timed != nil && c.timed.Conn == c.conn {
+	if c.timed != nil && c.timed.Conn == c.library() {
 		c.timed.reset()
 	}
 }

@@ -27,7 +27,10 @@
 // The directory is created (persistent, with its missing ancestors) on
 // first use. Items are ordered by sequence number (serial-number order,
 // correct across the int32 wrap: see package recipes), after priority for
-// a PriorityQueue, never by the random GUID.
+// a PriorityQueue, never by the random GUID. A Queue and a PriorityQueue
+// may share a directory: a PriorityQueue takes a Queue's item (no <prio>
+// in its name) as of priority 0, and a Queue takes every item by sequence
+// number alone.
 //
 // # Exactly once, even when replies are lost
 //
