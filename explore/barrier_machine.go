@@ -101,9 +101,18 @@ func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
 	f.mu.Unlock()
 }
 
-func newBarrierFamily(w *world) *barrierFamily {
+// newBarrierFamily makes the machine of the barrier. With faults, each
+// waiter's client library is drawn from t: a plain Conn, or a sim.Renewing
+// (Curator's: it renews an expired session at once, and a Wait under way
+// goes on with the new one: it must return ErrSessionExpired, see
+// checkSession).
+func newBarrierFamily(w *world, t *rapid.T) *barrierFamily {
 	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients)), closed: map[*sim.Conn]bool{}}
 	for _, c := range w.clients {
+		if c.idx > 0 && w.cfg.faults && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
+			c.renewing = w.sw.Renewing(c.conn.Index())
+			c.lateWatchEnd = rapid.Bool().Draw(t, fmt.Sprintf("p%d late watch end", c.idx))
+		}
 		tc := newTimedConn(w, c)
 		f.conns = append(f.conns, tc)
 		f.bs = append(f.bs, barrier.New(tc, barrierPath))
@@ -199,6 +208,14 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		// third of LossBurst's draws that sees a retry go on past a
 		// closed Conn).
 		"CloseWhileRetrying": func(t *rapid.T) { f.lossBurst(t, "close") },
+		// ExpireWaiting expires the session of a Renewing waiter while its
+		// Wait waits on its watch (the barrier is set first, and the
+		// waiter begins to wait, if need be): the Renewing renews the
+		// session at once,
+		// and the Wait, whose watch ended with the old session, must
+		// return ErrSessionExpired, not go on with the new session and
+		// pass (checkSession).
+		"ExpireWaiting": f.expireWaiting,
 		// ThirdPartyDelete: an operator deletes the barrier node, or its
 		// parent once that is empty (so the next Set creates it again).
 		"ThirdPartyDelete": func(t *rapid.T) {
@@ -273,6 +290,7 @@ func (f *barrierFamily) wait(c *client) {
 		if !closed || !errors.Is(err, zksim.ErrClosing) {
 			f.w.explainError(c, conn, ctx, "Wait", err)
 		}
+		f.w.checkSession(c, conn, ctx, "Wait", err)
 		if err == nil && sawSet {
 			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
 		}
@@ -313,6 +331,29 @@ func (f *barrierFamily) stuck() string {
 	return strings.Join(out, "; ")
 }
 
+// expireWaiting: see ExpireWaiting in actions.
+func (f *barrierFamily) expireWaiting(t *rapid.T) {
+	var renewing []*client
+	for _, c := range f.w.awake() {
+		if c.renewing != nil && (c.busy("wait") || !c.busy("")) {
+			renewing = append(renewing, c)
+		}
+	}
+	c := drawClient(t, renewing, "expire")
+	if !c.busy("wait") {
+		if p0 := f.w.clients[0]; f.czxid() == 0 && !p0.paused() && !p0.busy("") {
+			f.set(p0)
+			f.w.runFor(t, 50*time.Millisecond)
+		}
+		f.wait(c)
+		f.w.runFor(t, 50*time.Millisecond)
+	}
+	if c.renewing == nil || !c.busy("wait") || f.w.inFlight(c) {
+		return
+	}
+	f.w.inject(t, faults.Expire(c.conn.Index()))
+}
+
 // lossBurst loses a waiter's exists requests n times in a row (n drawn),
 // then, as then says, expires or closes its session while it waits to
 // retry.
@@ -339,7 +380,11 @@ func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 				f.mu.Lock()
 				f.closed[conn] = true
 				f.mu.Unlock()
-				c.start("close", func(context.Context) error { return conn.Close() })
+				var closer interface{ Close() error } = conn
+				if c.renewing != nil {
+					closer = c.renewing // the process closes its client library
+				}
+				c.start("close", func(context.Context) error { return closer.Close() })
 			}
 		}
 		f.w.runFor(t, 550*time.Millisecond)

@@ -87,6 +87,7 @@ func newGroupFamily(w *world, t *rapid.T, leave bool, size int) *groupFamily {
 	for _, c := range w.clients {
 		if w.cfg.faults && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
 			c.renewing = w.sw.Renewing(c.conn.Index())
+			c.lateWatchEnd = rapid.Bool().Draw(t, fmt.Sprintf("p%d late watch end", c.idx))
 		}
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
@@ -145,7 +146,7 @@ func (f *groupFamily) enter(c *client) {
 			err = m.start.Wait(ctx)
 		}
 		f.w.explainError(c, conn, ctx, "Enter", err)
-		f.checkSession(c, conn, ctx, "Enter", err)
+		f.w.checkSession(c, conn, ctx, "Enter", err)
 		alive := f.w.sessionAlive(conn)
 		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
@@ -217,7 +218,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		err := leave(ctx)
 		f.w.explainError(c, conn, ctx, "Leave", err)
-		f.checkSession(c, conn, ctx, "Leave", err)
+		f.w.checkSession(c, conn, ctx, "Leave", err)
 		if err != nil {
 			return err
 		}
@@ -245,25 +246,6 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		return nil
 	})
-}
-
-// checkSession: a call of a Renewing client that began on session conn and
-// returns when the Renewing runs on another session returns ErrSessionExpired
-// or ctx's error, never nil nor another error: the member it was is gone with
-// its session, and the new session has no member node (a wait that began on
-// one session never ends on another, recipes/internal/retry). The node
-// invariants of the call's own checks then do not apply (its session is
-// gone), so this is the check that sees a call going on with the new
-// session.
-func (f *groupFamily) checkSession(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
-	if c.renewing == nil {
-		return
-	}
-	cur := c.renewing.Current()
-	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && f.w.ctx.Err() != nil) {
-		return
-	}
-	f.w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
 }
 
 // can lists the awake idle clients whose member satisfies ok.
@@ -341,6 +323,14 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			c := drawClient(t, calling, "expire")
 			f.w.inject(t, faults.Expire(c.conn.Index()))
 		},
+		// ExpireWaiting expires the session of a Renewing member while its
+		// Enter or Leave waits on a watch (nothing in flight): the watch
+		// ends with the old session, and the call must return
+		// ErrSessionExpired, not go on with the new session
+		// (checkSession). With a double barrier, the member first enters
+		// (with the others, if no round is open) and begins to leave while
+		// the others stay: its Leave waits for them.
+		"ExpireWaiting": f.expireWaiting,
 		// Outage: a member whose Enter waits is cut off and cancelled; the
 		// connection stays down past the presumed expiry of its cleanup
 		// (which checkCleanup and checkGaveUp time), then comes back.
@@ -374,6 +364,42 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		a["LateDelete"] = f.lateDelete
 	}
 	return a
+}
+
+// expireWaiting: see ExpireWaiting in actions.
+func (f *groupFamily) expireWaiting(t *rapid.T) {
+	if !f.w.cfg.faults {
+		t.SkipNow()
+	}
+	var renewing []*client
+	for _, c := range f.w.awake() {
+		if c.renewing != nil {
+			renewing = append(renewing, c)
+		}
+	}
+	c := drawClient(t, renewing, "expire")
+	if f.leave && !c.busy("") {
+		if len(f.can(func(m *member) bool { return m.entered && !m.left })) == 0 && !f.anyBusy("leave") {
+			for _, o := range f.can(func(m *member) bool { return !m.entered }) {
+				f.enter(o)
+			}
+			f.w.runFor(t, 200*time.Millisecond)
+		}
+		if len(f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving })) > 1 && c.renewing != nil && !c.busy("") {
+			f.mu.Lock()
+			m := f.ms[c.idx]
+			ok := m.entered && !m.leaving
+			f.mu.Unlock()
+			if ok {
+				f.leaveGroup(c)
+				f.w.runFor(t, 50*time.Millisecond)
+			}
+		}
+	}
+	if c.renewing == nil || !c.busy("") || f.w.inFlight(c) {
+		return
+	}
+	f.w.inject(t, faults.Expire(c.conn.Index()))
 }
 
 // lateJoin: a member joins the open round late, just after the last

@@ -120,6 +120,9 @@ func (w *world) look(t *rapid.T) {
 	w.follow()
 	for _, c := range w.clients {
 		st := c.conn.State()
+		if c.renewing != nil && st == zksim.StateClosed && !c.busy("") && !c.paused() {
+			c.renewing = nil // the process closed its client library: it makes a plain one
+		}
 		if c.renewing == nil && (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
 			conn, err := w.sw.Connect()
 			if err != nil {
