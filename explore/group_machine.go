@@ -362,6 +362,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		}
 		a["LateJoin"] = f.lateJoin
 		a["LateDelete"] = f.lateDelete
+		a["LateJoinEmpty"] = f.lateJoinEmpty
 	}
 	return a
 }
@@ -451,6 +452,54 @@ func (f *groupFamily) lateDelete(t *rapid.T) {
 		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
 		if node != "none" {
 			f.w.inject(t, faults.DeleteNode(p))
+		}
+	})
+}
+
+// lateJoinEmpty: as in lateDelete, a third party deletes the member node
+// of the last member of an open round once it has listed the members and
+// found no other; its Leave then finds no member node at all, and deletes
+// the ready node of its round itself. Once it has listed the members
+// again, a newcomer joins the round (writing the ready node) before that
+// delete, which fails: the Leave must look again and wait for the
+// newcomer, not return nor fail (Leave's guarantee: it returns nil only
+// once its round's ready node is deleted).
+func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
+	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
+	f.w.sched.quiet = true // the interleaving is the action's: no other fault
+	defer func() { f.w.sched.quiet = false }()
+	f.whenListedAlone(t, j, func(alone int) {
+		p := ""
+		for _, c := range f.w.clients {
+			if c.conn.Index() == alone {
+				if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
+					p = f.dir + "/" + mine[0]
+				}
+			}
+		}
+		if p == "" {
+			return
+		}
+		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
+		f.w.inject(t, faults.DeleteNode(p))
+		f.mu.Lock()
+		f.lister, f.listedAlone = map[int]bool{alone: true}, -1
+		f.mu.Unlock()
+		// Its deliveries wait out the delay (the ready node's multi fails,
+		// it looks again), one step at a time from then on.
+		f.w.runFor(t, 100*time.Millisecond)
+		for i := 0; i < 2*lateJoinSteps && f.w.sw.Enabled() > 0 && !f.w.violated(); i++ {
+			f.w.step(t)
+			f.mu.Lock()
+			again := f.listedAlone
+			f.mu.Unlock()
+			if again >= 0 {
+				f.w.inject(t, faults.Delay(alone, 300*time.Millisecond))
+				if !j.busy("") {
+					f.enter(j)
+				}
+				return
+			}
 		}
 	})
 }
