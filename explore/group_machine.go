@@ -466,8 +466,6 @@ func (f *groupFamily) lateDelete(t *rapid.T) {
 // once its round's ready node is deleted).
 func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
 	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
-	f.w.sched.quiet = true // the interleaving is the action's: no other fault
-	defer func() { f.w.sched.quiet = false }()
 	f.whenListedAlone(t, j, func(alone int) {
 		p := ""
 		for _, c := range f.w.clients {
@@ -507,7 +505,12 @@ func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
 // whenListedAlone opens a round if none is open (without j), has its
 // members leave, and calls then with the index of the first of their
 // sessions that lists the members and finds no member node but its own.
+//
+// The calm stretches meet no fault meanwhile (the scheduler's quiet): the
+// interleaving is the action's, with the faults then injects.
 func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
+	f.w.sched.quiet = true
+	defer func() { f.w.sched.quiet = false }()
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}
