@@ -356,11 +356,11 @@ func (f *barrierFamily) expireWaiting(t *rapid.T) {
 
 // lossBurst loses a waiter's exists requests n times in a row (n drawn),
 // then, as then says, expires or closes its session while it waits to
-// retry.
+// retry. The waiter is one that waits, or an idle one that begins to.
 func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 	var waiting []*client
 	for _, c := range f.w.awake() {
-		if c.busy("wait") {
+		if c.busy("wait") || (c.idx > 0 && !c.busy("")) {
 			waiting = append(waiting, c)
 		}
 	}
@@ -368,6 +368,11 @@ func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 	n := rapid.IntRange(2, 11).Draw(t, "losses")
 	for i := range n {
 		f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+		if i == 0 && !c.busy("wait") {
+			// An idle waiter begins to wait: its first exists is lost
+			// (one that waits on its watch sends none until it fires).
+			f.wait(c)
+		}
 		if i == n-1 {
 			// The session expires, or the process closes it, while
 			// the waiter waits to retry: its Wait must fail at once,
