@@ -29,7 +29,10 @@ import (
 // (unless the third party deleted it meanwhile), once Remove returns nil
 // it is not; the Set with the bad ACL fails with ErrInvalidACL, and a Set
 // under a directory whose ACL refuses create fails with ErrNoAuth (at
-// once, not by trying again without end). Liveness:
+// once, not by trying again without end). With faults, each waiter's
+// client library is drawn (a plain Conn or a sim.Renewing, as below), and
+// ExpireWaiting expires a Renewing waiter's session while it waits on its
+// watch: its Wait must return ErrSessionExpired (checkSession). Liveness:
 // once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
@@ -53,7 +56,13 @@ import (
 // under way goes on (ExpireMidCall expires it with a request on its way);
 // a call that began on one session and returns on another returns
 // ErrSessionExpired or its context's error, never nil (checkSession): the
-// member went with its session. Liveness: once faults stop every member
+// member went with its session. A Renewing's watches may also learn that
+// they ended with the expired session only after it renewed (drawn:
+// lateWatchEnd; zksim.Conn orders no watch channel against the session
+// events), and ExpireWaiting expires a member's session while its Enter or
+// Leave waits on a watch. LateJoinEmpty: a third party deletes the last
+// member's node and a newcomer joins before that member's versioned delete
+// of the ready node, which fails: its Leave must look again. Liveness: once faults stop every member
 // enters and (double barrier) leaves.
 //
 // In all three, a call returns nil, its context's error, or an error
