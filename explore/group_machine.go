@@ -320,10 +320,6 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 					calling = append(calling, c)
 				}
 			}
-			if len(calling) == 0 {
-				f.startCall(t)
-				return
-			}
 			c := drawClient(t, calling, "expire")
 			f.w.inject(t, faults.Expire(c.conn.Index()))
 		},
@@ -369,44 +365,6 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		a["LateJoinEmpty"] = f.lateJoinEmpty
 	}
 	return a
-}
-
-// startCall, for ExpireMidCall when no Renewing member has a request in
-// flight: an idle Renewing member begins its Enter (or its Leave, once
-// entered), the World takes a drawn number of steps, and the member's
-// session expires if it has a request in flight then: the Enter or Leave
-// meets the expiry at that request.
-func (f *groupFamily) startCall(t *rapid.T) {
-	var idle []*client
-	for _, c := range f.w.awake() {
-		if c.renewing != nil && !c.busy("") {
-			idle = append(idle, c)
-		}
-	}
-	c := drawClient(t, idle, "call")
-	f.mu.Lock()
-	m := f.ms[c.idx]
-	enter, leave := !m.entered, f.leave && m.entered && !m.leaving && !m.left
-	f.mu.Unlock()
-	switch {
-	case enter:
-		f.enter(c)
-	case leave:
-		f.leaveGroup(c)
-	default:
-		return
-	}
-	for range rapid.IntRange(0, 6).Draw(t, "steps") {
-		f.w.sw.Enabled()
-		if f.w.violated() || !c.busy("") || f.w.sw.Enabled() == 0 {
-			break
-		}
-		f.w.step(t)
-	}
-	f.w.sw.Enabled()
-	if c.renewing != nil && c.busy("") && f.w.inFlight(c) {
-		f.w.inject(t, faults.Expire(c.conn.Index()))
-	}
 }
 
 // expireWaiting: see ExpireWaiting in actions.
