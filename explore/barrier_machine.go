@@ -29,7 +29,10 @@ import (
 // (unless the third party deleted it meanwhile), once Remove returns nil
 // it is not; the Set with the bad ACL fails with ErrInvalidACL, and a Set
 // under a directory whose ACL refuses create fails with ErrNoAuth (at
-// once, not by trying again without end). Liveness:
+// once, not by trying again without end). With faults, each waiter's
+// client library is drawn (a plain Conn or a sim.Renewing, as below), and
+// ExpireWaiting expires a Renewing waiter's session while it waits on its
+// watch: its Wait must return ErrSessionExpired (checkSession). Liveness:
 // once faults stop and the barrier is removed, every waiter returns.
 //
 // Double barrier and start barrier: every client is a member of one group
@@ -53,7 +56,13 @@ import (
 // under way goes on (ExpireMidCall expires it with a request on its way);
 // a call that began on one session and returns on another returns
 // ErrSessionExpired or its context's error, never nil (checkSession): the
-// member went with its session. Liveness: once faults stop every member
+// member went with its session. A Renewing's watches may also learn that
+// they ended with the expired session only after it renewed (drawn:
+// lateWatchEnd; zksim.Conn orders no watch channel against the session
+// events), and ExpireWaiting expires a member's session while its Enter or
+// Leave waits on a watch. LateJoinEmpty: a third party deletes the last
+// member's node and a newcomer joins before that member's versioned delete
+// of the ready node, which fails: its Leave must look again. Liveness: once faults stop every member
 // enters and (double barrier) leaves.
 //
 // In all three, a call returns nil, its context's error, or an error
@@ -101,9 +110,18 @@ func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
 	f.mu.Unlock()
 }
 
-func newBarrierFamily(w *world) *barrierFamily {
+// newBarrierFamily makes the machine of the barrier. With faults, each
+// waiter's client library is drawn from t: a plain Conn, or a sim.Renewing
+// (Curator's: it renews an expired session at once, and a Wait under way
+// goes on with the new one: it must return ErrSessionExpired, see
+// checkSession).
+func newBarrierFamily(w *world, t *rapid.T) *barrierFamily {
 	f := &barrierFamily{w: w, sawSet: make([]bool, len(w.clients)), closed: map[*sim.Conn]bool{}}
 	for _, c := range w.clients {
+		if c.idx > 0 && w.cfg.faults && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
+			c.renewing = w.sw.Renewing(c.conn.Index())
+			c.lateWatchEnd = rapid.Bool().Draw(t, fmt.Sprintf("p%d late watch end", c.idx))
+		}
 		tc := newTimedConn(w, c)
 		f.conns = append(f.conns, tc)
 		f.bs = append(f.bs, barrier.New(tc, barrierPath))
@@ -199,6 +217,14 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		// third of LossBurst's draws that sees a retry go on past a
 		// closed Conn).
 		"CloseWhileRetrying": func(t *rapid.T) { f.lossBurst(t, "close") },
+		// ExpireWaiting expires the session of a Renewing waiter while its
+		// Wait waits on its watch (the barrier is set first, and the
+		// waiter begins to wait, if need be): the Renewing renews the
+		// session at once,
+		// and the Wait, whose watch ended with the old session, must
+		// return ErrSessionExpired, not go on with the new session and
+		// pass (checkSession).
+		"ExpireWaiting": f.expireWaiting,
 		// ThirdPartyDelete: an operator deletes the barrier node, or its
 		// parent once that is empty (so the next Set creates it again).
 		"ThirdPartyDelete": func(t *rapid.T) {
@@ -273,6 +299,7 @@ func (f *barrierFamily) wait(c *client) {
 		if !closed || !errors.Is(err, zksim.ErrClosing) {
 			f.w.explainError(c, conn, ctx, "Wait", err)
 		}
+		f.w.checkSession(c, conn, ctx, "Wait", err)
 		if err == nil && sawSet {
 			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
 		}
@@ -313,13 +340,36 @@ func (f *barrierFamily) stuck() string {
 	return strings.Join(out, "; ")
 }
 
+// expireWaiting: see ExpireWaiting in actions.
+func (f *barrierFamily) expireWaiting(t *rapid.T) {
+	var renewing []*client
+	for _, c := range f.w.awake() {
+		if c.renewing != nil && (c.busy("wait") || !c.busy("")) {
+			renewing = append(renewing, c)
+		}
+	}
+	c := drawClient(t, renewing, "expire")
+	if !c.busy("wait") {
+		if p0 := f.w.clients[0]; f.czxid() == 0 && !p0.paused() && !p0.busy("") {
+			f.set(p0)
+			f.w.runFor(t, 50*time.Millisecond)
+		}
+		f.wait(c)
+		f.w.runFor(t, 50*time.Millisecond)
+	}
+	if c.renewing == nil || !c.busy("wait") || f.w.inFlight(c) {
+		return
+	}
+	f.w.inject(t, faults.Expire(c.conn.Index()))
+}
+
 // lossBurst loses a waiter's exists requests n times in a row (n drawn),
 // then, as then says, expires or closes its session while it waits to
-// retry.
+// retry. The waiter is one that waits, or an idle one that begins to.
 func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 	var waiting []*client
 	for _, c := range f.w.awake() {
-		if c.busy("wait") {
+		if c.busy("wait") || (c.idx > 0 && !c.busy("")) {
 			waiting = append(waiting, c)
 		}
 	}
@@ -327,6 +377,11 @@ func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 	n := rapid.IntRange(2, 11).Draw(t, "losses")
 	for i := range n {
 		f.w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpExists))
+		if i == 0 && !c.busy("wait") {
+			// An idle waiter begins to wait: its first exists is lost
+			// (one that waits on its watch sends none until it fires).
+			f.wait(c)
+		}
 		if i == n-1 {
 			// The session expires, or the process closes it, while
 			// the waiter waits to retry: its Wait must fail at once,
@@ -339,7 +394,11 @@ func (f *barrierFamily) lossBurst(t *rapid.T, then string) {
 				f.mu.Lock()
 				f.closed[conn] = true
 				f.mu.Unlock()
-				c.start("close", func(context.Context) error { return conn.Close() })
+				var closer interface{ Close() error } = conn
+				if c.renewing != nil {
+					closer = c.renewing // the process closes its client library
+				}
+				c.start("close", func(context.Context) error { return closer.Close() })
 			}
 		}
 		f.w.runFor(t, 550*time.Millisecond)

@@ -48,8 +48,8 @@ var Recipes = []Machine{
 	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newRenewingQueueFamily(w, t, lockingKind)
 	}},
-	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newBarrierFamily(w)
+	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newBarrierFamily(w, t)
 	}},
 	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newGroupFamily(w, t, true, rapid.IntRange(2, 3).Draw(t, "group size"))

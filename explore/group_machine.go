@@ -87,6 +87,7 @@ func newGroupFamily(w *world, t *rapid.T, leave bool, size int) *groupFamily {
 	for _, c := range w.clients {
 		if w.cfg.faults && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", c.idx)) {
 			c.renewing = w.sw.Renewing(c.conn.Index())
+			c.lateWatchEnd = rapid.Bool().Draw(t, fmt.Sprintf("p%d late watch end", c.idx))
 		}
 		f.ms = append(f.ms, f.newMember(c))
 		f.downSince = append(f.downSince, -1)
@@ -145,7 +146,7 @@ func (f *groupFamily) enter(c *client) {
 			err = m.start.Wait(ctx)
 		}
 		f.w.explainError(c, conn, ctx, "Enter", err)
-		f.checkSession(c, conn, ctx, "Enter", err)
+		f.w.checkSession(c, conn, ctx, "Enter", err)
 		alive := f.w.sessionAlive(conn)
 		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
@@ -217,7 +218,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		err := leave(ctx)
 		f.w.explainError(c, conn, ctx, "Leave", err)
-		f.checkSession(c, conn, ctx, "Leave", err)
+		f.w.checkSession(c, conn, ctx, "Leave", err)
 		if err != nil {
 			return err
 		}
@@ -245,25 +246,6 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		return nil
 	})
-}
-
-// checkSession: a call of a Renewing client that began on session conn and
-// returns when the Renewing runs on another session returns ErrSessionExpired
-// or ctx's error, never nil nor another error: the member it was is gone with
-// its session, and the new session has no member node (a wait that began on
-// one session never ends on another, recipes/internal/retry). The node
-// invariants of the call's own checks then do not apply (its session is
-// gone), so this is the check that sees a call going on with the new
-// session.
-func (f *groupFamily) checkSession(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
-	if c.renewing == nil {
-		return
-	}
-	cur := c.renewing.Current()
-	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && f.w.ctx.Err() != nil) {
-		return
-	}
-	f.w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
 }
 
 // can lists the awake idle clients whose member satisfies ok.
@@ -341,6 +323,14 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			c := drawClient(t, calling, "expire")
 			f.w.inject(t, faults.Expire(c.conn.Index()))
 		},
+		// ExpireWaiting expires the session of a Renewing member while its
+		// Enter or Leave waits on a watch (nothing in flight): the watch
+		// ends with the old session, and the call must return
+		// ErrSessionExpired, not go on with the new session
+		// (checkSession). With a double barrier, the member first enters
+		// (with the others, if no round is open) and begins to leave while
+		// the others stay: its Leave waits for them.
+		"ExpireWaiting": f.expireWaiting,
 		// Outage: a member whose Enter waits is cut off and cancelled; the
 		// connection stays down past the presumed expiry of its cleanup
 		// (which checkCleanup and checkGaveUp time), then comes back.
@@ -372,8 +362,45 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		}
 		a["LateJoin"] = f.lateJoin
 		a["LateDelete"] = f.lateDelete
+		a["LateJoinEmpty"] = f.lateJoinEmpty
 	}
 	return a
+}
+
+// expireWaiting: see ExpireWaiting in actions.
+func (f *groupFamily) expireWaiting(t *rapid.T) {
+	if !f.w.cfg.faults {
+		t.SkipNow()
+	}
+	var renewing []*client
+	for _, c := range f.w.awake() {
+		if c.renewing != nil {
+			renewing = append(renewing, c)
+		}
+	}
+	c := drawClient(t, renewing, "expire")
+	if f.leave && !c.busy("") {
+		if len(f.can(func(m *member) bool { return m.entered && !m.left })) == 0 && !f.anyBusy("leave") {
+			for _, o := range f.can(func(m *member) bool { return !m.entered }) {
+				f.enter(o)
+			}
+			f.w.runFor(t, 200*time.Millisecond)
+		}
+		if len(f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving })) > 1 && c.renewing != nil && !c.busy("") {
+			f.mu.Lock()
+			m := f.ms[c.idx]
+			ok := m.entered && !m.leaving
+			f.mu.Unlock()
+			if ok {
+				f.leaveGroup(c)
+				f.w.runFor(t, 50*time.Millisecond)
+			}
+		}
+	}
+	if c.renewing == nil || !c.busy("") || f.w.inFlight(c) {
+		return
+	}
+	f.w.inject(t, faults.Expire(c.conn.Index()))
 }
 
 // lateJoin: a member joins the open round late, just after the last
@@ -429,10 +456,61 @@ func (f *groupFamily) lateDelete(t *rapid.T) {
 	})
 }
 
+// lateJoinEmpty: as in lateDelete, a third party deletes the member node
+// of the last member of an open round once it has listed the members and
+// found no other; its Leave then finds no member node at all, and deletes
+// the ready node of its round itself. Once it has listed the members
+// again, a newcomer joins the round (writing the ready node) before that
+// delete, which fails: the Leave must look again and wait for the
+// newcomer, not return nor fail (Leave's guarantee: it returns nil only
+// once its round's ready node is deleted).
+func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
+	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
+	f.whenListedAlone(t, j, func(alone int) {
+		p := ""
+		for _, c := range f.w.clients {
+			if c.conn.Index() == alone {
+				if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
+					p = f.dir + "/" + mine[0]
+				}
+			}
+		}
+		if p == "" {
+			return
+		}
+		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
+		f.w.inject(t, faults.DeleteNode(p))
+		f.mu.Lock()
+		f.lister, f.listedAlone = map[int]bool{alone: true}, -1
+		f.mu.Unlock()
+		// Its deliveries wait out the delay (the ready node's multi fails,
+		// it looks again), one step at a time from then on.
+		f.w.runFor(t, 100*time.Millisecond)
+		for i := 0; i < 2*lateJoinSteps && f.w.sw.Enabled() > 0 && !f.w.violated(); i++ {
+			f.w.step(t)
+			f.mu.Lock()
+			again := f.listedAlone
+			f.mu.Unlock()
+			if again >= 0 {
+				f.w.inject(t, faults.Delay(alone, 300*time.Millisecond))
+				if !j.busy("") {
+					f.enter(j)
+				}
+				return
+			}
+		}
+	})
+}
+
 // whenListedAlone opens a round if none is open (without j), has its
 // members leave, and calls then with the index of the first of their
 // sessions that lists the members and finds no member node but its own.
+//
+// The calm stretches meet no fault meanwhile (the scheduler's quiet): the
+// interleaving is the action's, with the faults then injects.
 func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
+	f.w.sched.quiet = true
+	defer func() { f.w.sched.quiet = false }()
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}

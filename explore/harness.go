@@ -127,6 +127,9 @@ type client struct {
 	// sim.Renewing that replaces an expired session at once (follow
 	// keeps conn its current session).
 	renewing *sim.Renewing
+	// lateWatchEnd: its Renewing's watches learn that they ended with an
+	// expired session only once it renewed the session (timedConn.lateEnd).
+	lateWatchEnd bool
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // operations in flight, by name

@@ -34,6 +34,25 @@ func (w *world) explainError(c *client, conn *sim.Conn, ctx context.Context, op 
 	}
 }
 
+// checkSession: a call of a Renewing client that began on session conn and
+// returns when the Renewing runs on another session returns ErrSessionExpired
+// or ctx's error, never nil nor another error: what it did (a member node,
+// a watch) is gone with its session (a wait that began on
+// one session never ends on another, recipes/internal/retry). The node
+// invariants of the call's own checks then do not apply (its session is
+// gone), so this is the check that sees a call going on with the new
+// session.
+func (w *world) checkSession(c *client, conn *sim.Conn, ctx context.Context, op string, err error) {
+	if c.renewing == nil {
+		return
+	}
+	cur := c.renewing.Current()
+	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && w.ctx.Err() != nil) {
+		return
+	}
+	w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
+}
+
 // sessionAlive reports whether the server still has conn's session.
 func (w *world) sessionAlive(conn *sim.Conn) bool {
 	return slices.Contains(w.sw.Server().SessionIDs(), conn.SessionID())

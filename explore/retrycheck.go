@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/sim"
 )
 
 // The retry timing of the recipes (recipes/internal/retry), checked on
@@ -84,6 +85,10 @@ type timedConn struct {
 	// gated: only the requests, losses and State reads made while a call
 	// is under way (on) count (newCallConn).
 	gated bool
+	// lateWatchEnd: the watch channels of a Renewing tell a watcher that
+	// its watch ended with the expired session only once the Renewing
+	// runs on its new session (see lateEnd).
+	lateWatchEnd bool
 
 	mu          sync.Mutex
 	on          bool            // a call is under way (gated)
@@ -108,7 +113,7 @@ func newTimedConn(w *world, c *client) *timedConn {
 	if c.renewing != nil {
 		conn = c.renewing
 	}
-	tc := &timedConn{Conn: conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1}
+	tc := &timedConn{Conn: conn, w: w, idx: c.idx, connectedAt: -1, endAt: -1, lateWatchEnd: c.lateWatchEnd}
 	tc.watch(w.ctx)
 	return tc
 }
@@ -384,9 +389,66 @@ func (tc *timedConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat
 func (tc *timedConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "existsW " + path
 	tc.begin(ctx, key, true)
+	r := tc.renewing()
 	ok, st, ch, err := tc.Conn.ExistsW(ctx, path)
 	tc.end(ctx, key, err)
-	return ok, st, ch, err
+	return ok, st, tc.lateEnd(r, ch), err
+}
+
+// renewing returns the Renewing tc wraps and the session it runs on now,
+// if tc has lateWatchEnd.
+func (tc *timedConn) renewing() (r lateWatch) {
+	if !tc.lateWatchEnd {
+		return r
+	}
+	if rn, ok := tc.Conn.(*sim.Renewing); ok {
+		r.r, r.sess = rn, rn.Current()
+	}
+	return r
+}
+
+// lateWatch is a watch set through a Renewing, and the session it was set
+// on.
+type lateWatch struct {
+	r    *sim.Renewing
+	sess *sim.Conn
+}
+
+// lateEnd returns ch, or with lateWatchEnd a channel that forwards its
+// event, holding an EventNotWatching with ErrSessionExpired back until the
+// Renewing runs on a new session. zksim.Conn promises no order between a
+// watch's channel and the session events: a client library whose watches
+// learn of the expiry after it renewed the session (it renews on the
+// session-event channel, read by another goroutine) is one the recipes
+// must work with too: a wait must then not go on with the new session.
+func (tc *timedConn) lateEnd(r lateWatch, ch <-chan zksim.Event) <-chan zksim.Event {
+	if r.r == nil || ch == nil {
+		return ch
+	}
+	out := make(chan zksim.Event, 1)
+	ctx := tc.w.ctx
+	tc.w.wg.Add(1)
+	go func() {
+		defer tc.w.wg.Done()
+		var ev zksim.Event
+		select {
+		case ev = <-ch:
+		case <-ctx.Done():
+			return
+		}
+		if ev.Type == zksim.EventNotWatching && errors.Is(ev.Err, zksim.ErrSessionExpired) && r.r.Current() == r.sess {
+			sctx, cancel := context.WithCancel(ctx)
+			events := r.r.SessionEvents(sctx)
+			for r.r.Current() == r.sess {
+				if _, ok := <-events; !ok {
+					break
+				}
+			}
+			cancel()
+		}
+		out <- ev
+	}()
+	return out
 }
 
 // Get implements zksim.Conn.

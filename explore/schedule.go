@@ -32,6 +32,9 @@ type scheduler struct {
 	drawing  bool       // in a Step action: rapid decides
 	calm     sim.Policy // the calm stretches' faults; nil without faults
 	liveCalm sim.Policy // calm, limited, for the liveness phase
+	// quiet: the calm stretches meet no fault for now (an action that
+	// arranges an interleaving of its own, with faults of its choosing).
+	quiet bool
 }
 
 var (
@@ -57,7 +60,7 @@ func (s *scheduler) Start(w *sim.World) {
 // action (whose faults are rapid's draws and actions).
 func (s *scheduler) current() sim.Policy {
 	switch {
-	case s.drawing || s.calm == nil:
+	case s.drawing || s.calm == nil || s.quiet:
 		return nil
 	case s.w.isLive():
 		return s.liveCalm
@@ -120,6 +123,9 @@ func (w *world) look(t *rapid.T) {
 	w.follow()
 	for _, c := range w.clients {
 		st := c.conn.State()
+		if c.renewing != nil && st == zksim.StateClosed && !c.busy("") && !c.paused() {
+			c.renewing = nil // the process closed its client library: it makes a plain one
+		}
 		if c.renewing == nil && (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
 			conn, err := w.sw.Connect()
 			if err != nil {
