@@ -405,6 +405,23 @@ func newAPI(f *lockFamily, single bool) *electionAPI {
 var candidateSeq = regexp.MustCompile(`^(\d{10}|-\d{9,10})$`)
 
 // leaderNow returns the path of the current leader, "" if none.
+// noteDeleted records that a third party is about to delete p, if it
+// exists: its creation zxid and path, and for the single node the session
+// it is taken from. It reports whether p exists.
+func (a *electionAPI) noteDeleted(p string) bool {
+	_, st, err := a.w.observer.Exists(a.w.ctx, p)
+	if err != nil || st == nil {
+		return false
+	}
+	a.delMu.Lock()
+	a.deletedIDs[st.Czxid], a.deletedPaths[p] = true, true
+	a.delMu.Unlock()
+	if a.single {
+		a.robbed[st.EphemeralOwner] = true
+	}
+	return true
+}
+
 func (a *electionAPI) leaderNow() string {
 	if a.single {
 		if a.w.owner(a.path) == 0 {
@@ -712,14 +729,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			p := rapid.SampledFrom(nodes).Draw(t, "node")
-			if _, st, err := w.observer.Exists(w.ctx, p); err == nil && st != nil {
-				a.delMu.Lock()
-				a.deletedIDs[st.Czxid], a.deletedPaths[p] = true, true
-				a.delMu.Unlock()
-				if a.single {
-					a.robbed[st.EphemeralOwner] = true
-				}
-			}
+			a.noteDeleted(p)
 			w.inject(t, faults.DeleteNode(p))
 		},
 	}
@@ -738,13 +748,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		c := drawClient(t, cs, "delete while down")
 		key := a.holdKey(a.f.cs[c.idx])
 		w.inject(t, faults.Disconnect(c.conn.Index(), 200*time.Millisecond))
-		if _, st, err := w.observer.Exists(w.ctx, key); err == nil && st != nil {
-			a.delMu.Lock()
-			a.deletedIDs[st.Czxid], a.deletedPaths[key] = true, true
-			a.delMu.Unlock()
-			if a.single {
-				a.robbed[st.EphemeralOwner] = true
-			}
+		if a.noteDeleted(key) {
 			w.inject(t, faults.DeleteNode(key))
 		}
 	}
@@ -807,11 +811,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		}
 		c := drawClient(t, cs, "campaign after loss")
 		if _, ok := lost(c); !ok {
-			if _, st, err := w.observer.Exists(w.ctx, a.path); err == nil && st != nil {
-				a.delMu.Lock()
-				a.deletedIDs[st.Czxid], a.deletedPaths[a.path] = true, true
-				a.delMu.Unlock()
-				a.robbed[st.EphemeralOwner] = true
+			if a.noteDeleted(a.path) {
 				w.inject(t, faults.DeleteNode(a.path))
 			}
 			for i := 0; i < 50 && w.sw.Enabled() > 0 && !w.violated(); i++ {

@@ -314,14 +314,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			if !f.w.cfg.faults {
 				t.SkipNow()
 			}
-			var calling []*client
-			for _, c := range f.w.awake() {
-				if c.renewing != nil && c.busy("") && f.w.inFlight(c) {
-					calling = append(calling, c)
-				}
-			}
-			c := drawClient(t, calling, "expire")
-			f.w.inject(t, faults.Expire(c.conn.Index()))
+			f.w.expireMidCall(t, "")
 		},
 		// ExpireWaiting expires the session of a Renewing member while its
 		// Enter or Leave waits on a watch (nothing in flight): the watch

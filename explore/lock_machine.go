@@ -14,7 +14,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 
 	"github.com/zksim/zksim/recipes"
@@ -393,16 +392,7 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 		// renews it as the reply (the session's error) comes, and the
 		// acquisition must not go on with the new session (a call
 		// belongs to the session it began on: reportCall).
-		m["ExpireMidCall"] = func(t *rapid.T) {
-			var calling []*client
-			for _, c := range f.w.awake() {
-				if c.renewing != nil && c.busy("acquire") && f.w.inFlight(c) {
-					calling = append(calling, c)
-				}
-			}
-			c := drawClient(t, calling, "expire")
-			f.w.inject(t, faults.Expire(c.conn.Index()))
-		}
+		m["ExpireMidCall"] = func(t *rapid.T) { f.w.expireMidCall(t, "acquire") }
 	}
 	if f.api != nil {
 		maps.Copy(m, f.api.actions())

@@ -218,6 +218,20 @@ func (w *world) runFor(t *rapid.T, d time.Duration) {
 	w.flushNotes()
 }
 
+// expireMidCall expires the session of a Renewing client, drawn among
+// those running the operation called name ("": any) with a request on its
+// way, skipping the action when there is none.
+func (w *world) expireMidCall(t *rapid.T, name string) {
+	var calling []*client
+	for _, c := range w.awake() {
+		if c.renewing != nil && c.busy(name) && w.inFlight(c) {
+			calling = append(calling, c)
+		}
+	}
+	c := drawClient(t, calling, "expire")
+	w.inject(t, faults.Expire(c.conn.Index()))
+}
+
 // drawClient draws one of cs, skipping the action when cs is empty.
 func drawClient(t *rapid.T, cs []*client, what string) *client {
 	if len(cs) == 0 {
