@@ -23,9 +23,10 @@ import (
 type Renewing struct {
 	w *World
 
-	mu   sync.Mutex
-	cur  *Conn
-	subs []*pump.Pump
+	mu     sync.Mutex
+	cur    *Conn
+	subs   []*pump.Pump
+	closed bool // Close was called: an expiry learnt later is final
 }
 
 var (
@@ -64,10 +65,18 @@ func (r *Renewing) forward(ev zksim.Event) {
 
 // renewTo opens the new session of the Renewing on s, whose session
 // expired, and makes it the Renewing's current client; it returns nil if
-// the World is closed. announceRenewal then tells the Renewing's
-// subscribers.
+// the World is closed, or if the Renewing was closed: a closed client
+// library opens no session (Curator's CuratorFramework.close stops its
+// connection handling for good). announceRenewal then tells the
+// Renewing's subscribers.
 func (w *World) renewTo(s *session) *Conn {
 	r := s.renew
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil
+	}
 	c, err := w.Connect()
 	if err != nil {
 		return nil // closed
@@ -188,8 +197,12 @@ func (r *Renewing) SessionTimeout() time.Duration { return r.Current().SessionTi
 func (r *Renewing) State() zksim.State { return r.Current().State() }
 
 // Close implements zksim.Conn: it closes the current session; its
-// session-event channels close.
+// session-event channels close, and it renews no session after it, even
+// if it learns later that the session it closed had expired.
 func (r *Renewing) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	err := r.Current().Close()
 	r.finish()
 	return err

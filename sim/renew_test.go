@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim"
@@ -55,6 +56,42 @@ func TestRenewingReplacesExpiredSession(t *testing.T) {
 		run(t, w, ok.ok)
 		if !ok.get() {
 			t.Errorf("the old session's ephemeral node is still there, or the call failed")
+		}
+	})
+}
+
+// A Renewing that was closed renews nothing: a client library that was
+// told to close and learns only afterwards that its session had expired
+// (it was paused when the expiry came) stays on the closed session, as
+// Curator's does after close(). Found by exploration: a barrier Wait on a
+// closed Renewing returned on a session opened after the Close.
+func TestRenewingClosedRenewsNothing(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
+		r := w.Renewing(0)
+		first := r.SessionID()
+		inject := func(f faults.StepFault) {
+			t.Helper()
+			if err := w.Inject(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inject(faults.Pause(0, -1))
+		var closed box[bool]
+		w.Go(func(ctx context.Context) {
+			r.Close()
+			closed.put(true)
+		})
+		inject(faults.Expire(0))
+		inject(faults.Resume(0))
+		run(t, w, closed.ok)
+		if r.SessionID() != first || r.Current().Index() != 0 {
+			t.Errorf("closed Renewing moved to session %#x (client c%d), want %#x (c0)", r.SessionID(), r.Current().Index(), first)
+		}
+		if tr := w.TraceString(); strings.Contains(tr, "renewed") || strings.Contains(tr, "c1 connect") {
+			t.Errorf("a closed Renewing renewed its session:\n%s", tr)
+		}
+		if st := r.State(); st != zksim.StateExpired && st != zksim.StateClosed {
+			t.Errorf("closed Renewing in state %v, want StateExpired or StateClosed", st)
 		}
 	})
 }
