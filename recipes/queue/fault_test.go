@@ -29,6 +29,7 @@ var faultCases = bt.Cases{
 	"FaultLostAckReply":              testLostAckReply,
 	"FaultLockingConsumersDie":       testLockingConsumersDie,
 	"FaultAckCancelledItemDeleted":   testAckCancelledItemDeleted,
+	"FaultTakeRenewedDuringCleanup":  testTakeRenewedDuringCleanup,
 }
 
 // testLostOfferReply: an Offer whose create reply is lost, or whose
@@ -438,5 +439,60 @@ func testAckCancelledItemDeleted(t *testing.T, env *bt.Env) {
 	}
 	if claims, _, err := op.Children(ctx, dir+"/claims"); err != nil || len(claims) != 0 {
 		t.Fatalf("claims after the Ack: %v, %v; want none", claims, err)
+	}
+}
+
+// renewOnClaimDelete is a Conn that plays a client library renewing an
+// expired session (as Curator's does) at the worst moment for a Take: a
+// third party deletes the item just as the consumer claims it, and the
+// consumer's session expires while it deletes that claim again; the Conn
+// then goes on with a new session.
+type renewOnClaimDelete struct {
+	zksim.Conn            // the session it runs on now
+	next       zksim.Conn // the session it renews to
+	op         zksim.Conn // the third party
+	items      string     // the items directory
+	claims     string     // the claims directory
+	renewed    bool
+}
+
+func (c *renewOnClaimDelete) Create(ctx context.Context, p string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	if name, ok := strings.CutPrefix(p, c.claims+"/"); ok && !c.renewed {
+		if err := c.op.Delete(ctx, c.items+"/"+name, -1); err != nil {
+			return "", fmt.Errorf("third party's delete: %w", err)
+		}
+	}
+	return c.Conn.Create(ctx, p, data, mode, acl)
+}
+
+func (c *renewOnClaimDelete) Delete(ctx context.Context, p string, version int32) error {
+	if strings.HasPrefix(p, c.claims+"/") && !c.renewed {
+		c.renewed = true
+		c.Conn = c.next
+		return zksim.ErrSessionExpired
+	}
+	return c.Conn.Delete(ctx, p, version)
+}
+
+// testTakeRenewedDuringCleanup: a Take whose session expires while it
+// cleans up a claim on an item a third party deleted must end with
+// ErrSessionExpired, not go on to claim the next item on the session a
+// renewing Conn replaced it with (found by random exploration of the
+// locking-queue machine on a sim.Renewing).
+func testTakeRenewedDuringCleanup(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	op := env.Conn(t)
+	producer := queue.NewLocking(op, dir)
+	must(t, "Offer", producer.Offer(ctx, []byte("a")))
+	must(t, "Offer", producer.Offer(ctx, []byte("b")))
+	conn := &renewOnClaimDelete{Conn: env.MemConn(t), next: env.MemConn(t), op: op, items: dir + "/items", claims: dir + "/claims"}
+	q := queue.NewLocking(conn, dir)
+	it, err := q.Take(ctx)
+	if !conn.renewed {
+		t.Fatalf("Take never deleted its claim (the scenario did not arise): item %v, err %v", it, err)
+	}
+	if !errors.Is(err, zksim.ErrSessionExpired) {
+		t.Fatalf("Take across a renewal: item %v, err %v; want ErrSessionExpired", it, err)
 	}
 }

@@ -174,7 +174,13 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 		if (err != nil || !ok) && mayBeOurs {
 			cctx, cancel := retry.CleanupContext(ctx, q.conn)
 			defer cancel()
-			_ = it.release(cctx)
+			// A session that expired while we cleaned up ends the Take:
+			// the call belongs to its session, and a client library that
+			// renews the session (sim.Renewing, Curator's) would have it
+			// go on to the next item on a new one.
+			if rerr := it.release(cctx); err == nil && errors.Is(rerr, zksim.ErrSessionExpired) {
+				err = rerr
+			}
 		}
 	}()
 	for losses := 0; ; {
