@@ -91,17 +91,27 @@ func (g *group) enter(ctx context.Context) (err error) {
 				return err
 			}
 		} else {
-			members, err := g.members(ctx)
+			members, gated, err := g.listing(ctx)
 			if err != nil {
 				return err
 			}
-			if len(members) >= g.size {
+			switch {
+			case gated:
+				// The gate is open after all (the look that said it was
+				// not is older than our node): the members listed with
+				// it may be its round's, leaving. Look again, and join
+				// that round if it is still open; opening a round of our
+				// own on its members' count would let us pass without
+				// them (its last leaver may delete the gate at any time).
+			case len(members) >= g.size:
 				created, err := g.open(ctx, gate)
 				if err != nil || created {
 					return err
 				}
-			} else if err := wait(ctx, w); err != nil {
-				return err
+			default:
+				if err := wait(ctx, w); err != nil {
+					return err
+				}
 			}
 		}
 		// The gate was created, or (it was deleted and) something else
@@ -143,6 +153,13 @@ func (g *group) join(ctx context.Context, gate string) (bool, error) {
 // members lists the member nodes (every child but the gate), sorted by
 // name.
 func (g *group) members(ctx context.Context) ([]string, error) {
+	members, _, err := g.listing(ctx)
+	return members, err
+}
+
+// listing lists the member nodes (every child but the gate), sorted by
+// name, and reports whether the gate was among the children.
+func (g *group) listing(ctx context.Context) ([]string, bool, error) {
 	var children []string
 	err := retry.Do(ctx, g.conn, func() error {
 		var err error
@@ -150,12 +167,13 @@ func (g *group) members(ctx context.Context) ([]string, error) {
 		return err
 	})
 	if errors.Is(err, zksim.ErrNoNode) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	gated := slices.Contains(children, g.gate)
 	children = slices.DeleteFunc(children, func(c string) bool { return c == g.gate })
 	slices.Sort(children)
-	return children, nil
+	return children, gated, nil
 }

@@ -279,3 +279,57 @@ func lastLeaverHeld(t *testing.T, connect func(create, multi *hold) *heldConn, d
 	synctest.Wait()
 	return conns, left, last
 }
+
+// listedConn is a heldConn whose first listing, once done, waits for its
+// hold to be released before it returns.
+type listedConn struct {
+	*heldConn
+	list *hold
+}
+
+func (c *listedConn) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
+	children, st, err := c.heldConn.Children(ctx, p)
+	c.list.stop()
+	return children, st, err
+}
+
+// TestDoubleLateListsLeavingRound: the late member looked before the group
+// opened (no ready node), and its listing shows the ready node and the
+// last leaver's member node. The last leaver then deletes both. The late
+// member must not count that node to open a round of its own and pass
+// alone: it waits for the next round. (Random exploration of the
+// double-barrier machine found it passing alone.)
+func TestDoubleLateListsLeavingRound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		created, listed := newHold(), newHold()
+		c := newDouble(t, &listedConn{heldConn: connect(created, nil), list: listed}, dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		<-created.reached // c saw no ready node; its member node is not there yet
+
+		last := newHold() // the multi of whichever of a and b leaves last
+		a, b := newDouble(t, connect(nil, last), dir, 2), newDouble(t, connect(nil, last), dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+		la := goErr(func() error { return a.Leave(ctx) })
+		lb := goErr(func() error { return b.Leave(ctx) })
+		<-last.reached // the last leaver listed only itself
+		close(created.release)
+		<-listed.reached // c listed its own node, the last leaver's and ready
+		close(last.release)
+		must(t, "a.Leave", <-la)
+		must(t, "b.Leave", <-lb)
+		close(listed.release)
+		pending(t, ec, "Enter of a member that listed a leaving round")
+
+		d := newDouble(t, connect(nil, nil), dir, 2)
+		must(t, "d.Enter", d.Enter(ctx))
+		must(t, "c.Enter", <-ec)
+		lc := goErr(func() error { return c.Leave(ctx) })
+		must(t, "d.Leave", d.Leave(ctx))
+		must(t, "c.Leave", <-lc)
+	})
+}
