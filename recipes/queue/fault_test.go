@@ -30,6 +30,7 @@ var faultCases = bt.Cases{
 	"FaultLockingConsumersDie":       testLockingConsumersDie,
 	"FaultAckCancelledItemDeleted":   testAckCancelledItemDeleted,
 	"FaultTakeRenewedDuringCleanup":  testTakeRenewedDuringCleanup,
+	"FaultAckOnRenewedSession":       testAckOnRenewedSession,
 }
 
 // testLostOfferReply: an Offer whose create reply is lost, or whose
@@ -495,4 +496,40 @@ func testTakeRenewedDuringCleanup(t *testing.T, env *bt.Env) {
 	if !errors.Is(err, zksim.ErrSessionExpired) {
 		t.Fatalf("Take across a renewal: item %v, err %v; want ErrSessionExpired", it, err)
 	}
+}
+
+// swapConn is a Conn that a test moves to another session, as a client
+// library that renews an expired session does.
+type swapConn struct{ zksim.Conn }
+
+// testAckOnRenewedSession: a consumer's session ends while it holds an
+// item, another consumer claims the item, and the first consumer's Conn
+// goes on with a new session. Its Ack must fail with ErrClaimLost (and
+// ErrSessionExpired) and leave the other consumer's claim and the item
+// alone: a multi deleting the claim's path would delete the other's claim
+// (found by random exploration of the locking-queue machine on a
+// sim.Renewing, there with the item deleted by a third party).
+func testAckOnRenewedSession(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	op := env.Conn(t)
+	must(t, "Offer", queue.NewLocking(op, dir).Offer(ctx, []byte("job")))
+	first := env.MemConn(t)
+	conn := &swapConn{Conn: first}
+	it, err := queue.NewLocking(conn, dir).Take(ctx)
+	must(t, "Take", err)
+	must(t, "close the first session", first.Close())
+	other, err := queue.NewLocking(env.Conn(t), dir).Take(ctx)
+	must(t, "Take of the other consumer", err)
+	conn.Conn = env.MemConn(t) // renewed
+	if err := it.Ack(ctx); !errors.Is(err, queue.ErrClaimLost) || !errors.Is(err, zksim.ErrSessionExpired) {
+		t.Fatalf("Ack on a renewed session: %v; want ErrClaimLost and ErrSessionExpired", err)
+	}
+	if claims, _, err := op.Children(ctx, dir+"/claims"); err != nil || len(claims) != 1 {
+		t.Fatalf("claims after the stale Ack: %v, %v; want the other consumer's", claims, err)
+	}
+	if err := it.Release(ctx); !errors.Is(err, zksim.ErrSessionExpired) {
+		t.Fatalf("Release on a renewed session: %v; want ErrSessionExpired", err)
+	}
+	must(t, "Ack of the other consumer", other.Ack(ctx))
 }

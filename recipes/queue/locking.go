@@ -49,6 +49,9 @@ type Item struct {
 	name  string
 	data  []byte
 	token []byte // written in our claim, to tell it from other claims of our session
+	// session: the session that claimed the item; the claim, ephemeral,
+	// goes with it.
+	session int64
 	// done: acknowledged or released by a call that returned nil. The
 	// claim is then gone, and its path may be another consumer's claim.
 	done atomic.Bool
@@ -162,7 +165,7 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 // claims/name holding a fresh token. It reports false if another consumer
 // has it, or if the item is already gone.
 func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
-	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID(q.conn))}
+	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID(q.conn)), session: q.conn.SessionID()}
 	claim := q.claims + "/" + name
 	// mayBeOurs: a create of ours may have made the claim. On failure such
 	// a claim must be deleted, whatever ended the call: a claim of our live
@@ -256,7 +259,9 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 // no other consumer will get it. It waits out connection losses (after a
 // lost reply it checks whether the item is gone). It returns an error
 // matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted): the item then belongs to another consumer. An item already
+// was deleted), also when the Conn runs on a session renewed since the
+// claim (it then matches zksim.ErrSessionExpired too, and Ack touches
+// nothing): the item then belongs to another consumer. An item already
 // acknowledged or released gets ErrClaimLost at once: the claim's path may
 // be another consumer's claim by then.
 func (it *Item) Ack(ctx context.Context) (err error) {
@@ -271,6 +276,9 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 	q := it.q
 	itemPath, claimPath := q.items+"/"+it.name, q.claims+"/"+it.name
 	for losses := 0; ; {
+		if err := it.onOurSession(); err != nil {
+			return err
+		}
 		res, err := q.conn.Multi(ctx,
 			&zksim.DeleteOp{Path: claimPath, Version: -1},
 			&zksim.DeleteOp{Path: itemPath, Version: -1})
@@ -338,6 +346,9 @@ func (it *Item) Release(ctx context.Context) (err error) {
 			it.done.Store(true)
 		}
 	}()
+	if err := it.onOurSession(); err != nil {
+		return err
+	}
 	mine, err := it.claimIsMine(ctx)
 	if err != nil {
 		return claimLost(err)
@@ -346,6 +357,19 @@ func (it *Item) Release(ctx context.Context) (err error) {
 		return ErrClaimLost
 	}
 	return claimLost(seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name))
+}
+
+// onOurSession returns an error matching ErrClaimLost and
+// zksim.ErrSessionExpired once the Conn runs on another session than the
+// one that claimed the item (a client library that renews an expired
+// session, as Curator's does): the claim went with its session, and its
+// path may be another consumer's claim by now, which Ack's multi would
+// delete with the item.
+func (it *Item) onOurSession() error {
+	if it.q.conn.SessionID() != it.session {
+		return fmt.Errorf("%w: %w", ErrClaimLost, zksim.ErrSessionExpired)
+	}
+	return nil
 }
 
 // release deletes our claim if it is ours. Between the check and the
