@@ -88,9 +88,12 @@
 // zksim.ErrSessionExpired, as it would on a Conn that stays expired. A
 // request or a watch of the old session ends with that error; a call that
 // is waiting out a connection loss checks the SessionID when the
-// connection is back. (Not covered: a client that renews while the call is
-// between two requests, not waiting for either.) A process that goes on
-// with the new session starts over as a new member, contender or holder.
+// connection is back; a cleanup that meets the expiry ends its call too;
+// and what a session claimed stays bound to it (a locking-queue Item
+// begun on one session is not acknowledged or released on another).
+// (Not covered: a client that renews while the call is between two
+// requests, not waiting for either.) A process that goes on with the new
+// session starts over as a new member, contender or holder.
 //
 // # Connection states and what they mean for a holder
 //
