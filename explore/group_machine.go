@@ -233,7 +233,10 @@ func (f *groupFamily) leaveGroup(c *client) {
 			if f.cut[round] {
 				break
 			}
-			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
+			// A member of another round (one that opened after ours
+			// ended) is not waited for.
+			sameRound := round == 0 || o.round == 0 || o.round == round
+			if o.entered && !o.leaving && sameRound && f.w.sessionLive(f.w.clients[i]) {
 				early = append(early, fmt.Sprintf("p%d", i))
 			}
 		}
