@@ -42,6 +42,9 @@ type groupFamily struct {
 	// pzxid was pzxid (see owners).
 	count map[int64]int
 	pzxid int64
+	// gateMzxid is the gate's Mzxid as of the last request applied to its
+	// path (0: no gate): a setData that leaves it so did not apply.
+	gateMzxid int64
 	// lister holds the sessions whose listing of the directory lateJoin
 	// waits for; listedAlone, the first of them that listed it and found
 	// no member node but its own (-1: none yet).
@@ -615,18 +618,30 @@ func (f *groupFamily) owners() map[int64]int {
 
 // applied checks the writes to the gate: only a double-barrier member
 // whose node was created after the gate (it joins the open round late)
-// writes to it; nobody writes to a start barrier's.
+// writes to it; nobody writes to a start barrier's, nor tries to. A write
+// that failed (the gate gone, or at another version) wrote nothing.
 func (f *groupFamily) applied(c *client, r *zkmem.Request) {
 	f.noteListing(c, r)
-	if r.Op != zkmem.OpSetData || r.Path != f.gate() {
+	if r.Path != f.gate() {
+		return
+	}
+	ok, gst, err := f.w.observer.Exists(f.w.ctx, f.gate())
+	if err != nil {
+		return
+	}
+	before := f.gateMzxid
+	f.gateMzxid = 0
+	if ok {
+		f.gateMzxid = gst.Mzxid
+	}
+	if r.Op != zkmem.OpSetData {
 		return
 	}
 	if !f.leave {
 		f.w.violate("gate written", "p%d wrote to the start node", c.idx)
 		return
 	}
-	ok, gst, err := f.w.observer.Exists(f.w.ctx, f.gate())
-	if err != nil || !ok {
+	if !ok || gst.Mzxid == before {
 		return
 	}
 	for _, n := range f.w.ownedUnder(f.dir, c.conn.SessionID()) {

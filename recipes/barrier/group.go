@@ -86,7 +86,7 @@ func (g *group) enter(ctx context.Context) (err error) {
 			if !g.closes || gst.Czxid > mine.Czxid {
 				return nil // our node was there when the gate opened
 			}
-			joined, err := g.join(ctx, gate)
+			joined, err := g.join(ctx, gate, gst.Version)
 			if err != nil || joined {
 				return err
 			}
@@ -137,14 +137,21 @@ func (g *group) open(ctx context.Context, gate string) (bool, error) {
 	return created, err
 }
 
-// join writes to the open gate, after our member node exists, and reports
-// whether the gate was still there (we are a member of its round).
-func (g *group) join(ctx context.Context, gate string) (bool, error) {
+// join writes to the open gate, after our member node exists, at the
+// version we saw it at before our node was created, and reports whether
+// that gate was still there, unchanged (we are a member of its round). A
+// gate deleted or written since (another member joined, or the round
+// ended and the next one opened: a gate our node is older than) makes it
+// report false, for the caller to look again. So a member whose node is
+// older than the gate (it belongs to that round from the start) writes to
+// it only if that gate replaced the one it saw at the very version it saw
+// (a write no one is hurt by: the round cannot end before we leave).
+func (g *group) join(ctx context.Context, gate string, version int32) (bool, error) {
 	err := retry.Do(ctx, g.conn, func() error {
-		_, err := g.conn.Set(ctx, gate, nil, -1)
+		_, err := g.conn.Set(ctx, gate, nil, version)
 		return err
 	})
-	if errors.Is(err, zksim.ErrNoNode) {
+	if errors.Is(err, zksim.ErrNoNode) || errors.Is(err, zksim.ErrBadVersion) {
 		return false, nil
 	}
 	return err == nil, err

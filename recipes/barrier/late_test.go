@@ -333,3 +333,62 @@ func TestDoubleLateListsLeavingRound(t *testing.T) {
 		must(t, "c.Leave", <-lc)
 	})
 }
+
+// setHeldConn is a heldConn whose first write (a late member's join)
+// waits at set.
+type setHeldConn struct {
+	*heldConn
+	set *hold
+}
+
+func (c *setHeldConn) Set(ctx context.Context, p string, data []byte, version int32) (*zksim.Stat, error) {
+	c.set.stop()
+	return c.heldConn.Set(ctx, p, data, version)
+}
+
+// TestDoubleLateJoinsNextRound: the late member saw its round's ready
+// node (written by another late member), then that round ended and the
+// next one opened with the late member's node among its members, before
+// the late member wrote to the ready node. It is a member of the next
+// round from the start, so it passes without writing to that round's
+// ready node (random exploration of the double-barrier machine found it
+// writing there).
+func TestDoubleLateJoinsNextRound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, connect(nil, nil), dir, 2)
+		ea := goErr(func() error { return a.Enter(ctx) })
+		must(t, "b.Enter", b.Enter(ctx))
+		must(t, "a.Enter", <-ea)
+		e := newDouble(t, connect(nil, nil), dir, 2)
+		must(t, "e.Enter (late)", e.Enter(ctx)) // writes the ready node: version 1
+
+		created, set := newHold(), newHold()
+		c := newDouble(t, &setHeldConn{heldConn: connect(created, nil), set: set}, dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		<-created.reached // c saw the ready node at version 1
+		la := goErr(func() error { return a.Leave(ctx) })
+		lb := goErr(func() error { return b.Leave(ctx) })
+		must(t, "e.Leave", e.Leave(ctx))
+		must(t, "a.Leave", <-la)
+		must(t, "b.Leave", <-lb)
+		close(created.release)
+		<-set.reached // c's node exists; it is about to join the round it saw
+
+		dc := connect(nil, nil)
+		d := newDouble(t, dc, dir, 2)
+		must(t, "d.Enter", d.Enter(ctx)) // opens the next round: c and d
+		close(set.release)
+		must(t, "c.Enter", <-ec)
+		_, st, err := dc.Exists(ctx, dir+"/ready")
+		must(t, "exists ready", err)
+		if st.Version != 0 {
+			t.Errorf("the next round's ready node was written (version %d): c wrote to a round it belonged to from the start", st.Version)
+		}
+		lc := goErr(func() error { return c.Leave(ctx) })
+		must(t, "d.Leave", d.Leave(ctx))
+		must(t, "c.Leave", <-lc)
+	})
+}
