@@ -233,7 +233,9 @@ func (f *groupFamily) leaveGroup(c *client) {
 			if f.cut[round] {
 				break
 			}
-			if o.entered && !o.leaving && f.w.sessionLive(f.w.clients[i]) {
+			// A member of a later round (one that entered past the ready
+			// node its predecessors created anew) is not one of ours.
+			if o.entered && !o.leaving && (o.round == round || o.round == 0 || round == 0) && f.w.sessionLive(f.w.clients[i]) {
 				early = append(early, fmt.Sprintf("p%d", i))
 			}
 		}
@@ -732,7 +734,7 @@ func (f *groupFamily) checkCleanup() {
 		if f.downSince[i] < 0 {
 			f.downSince[i] = now
 		}
-		if st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+		if st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed || m.cancelled < 0 || !c.busy("enter") {
 			continue
 		}
 		// A request in flight (sent in a connected instant) ends with a
@@ -757,7 +759,7 @@ func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := conn.State()
-	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
+	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed {
 		return
 	}
 	down := f.downSince[c.idx]

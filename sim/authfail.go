@@ -14,7 +14,9 @@ import (
 // AUTH_FAILED, a terminal state (ZooKeeper.States.isAlive is false): it
 // tells its watcher (StateAuthFailed), fails every outstanding and later
 // call with AUTHFAILED (ClientCnxn.conLossPacket) without sending it, and
-// never reconnects; Close sends nothing. The server, which heard the
+// never reconnects; Close sends nothing. As this module's Conns do when a
+// session ends, its watches end with EventNotWatching (zkmem.Conn.FailAuth),
+// here carrying zksim.ErrAuthFailed. The server, which heard the
 // client for the last time at that reconnection, expires the session one
 // session timeout later, deleting its ephemeral nodes.
 //
@@ -69,12 +71,17 @@ func (w *World) reconnectFailsAuth(s *session) bool {
 	s.downSince = w.now
 	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
 	s.push(-1, item{kind: itemState, state: zksim.StateAuthFailed})
+	// The client library ends: its watches end with EventNotWatching
+	// (ErrAuthFailed), so no waiter on a watch waits forever.
+	_ = s.zc.FailAuth() // the connection is down: it cannot fail
 	return true
 }
 
 // refuseAuthFailed serves req, sent by a client whose authentication
 // failed, as its client library does: at once, without the server, with
-// zksim.ErrAuthFailed (a close: with nothing to do).
+// zksim.ErrAuthFailed (a close: with nothing to do). A call to a service
+// outside ZooKeeper (Conn.External) is not the client library's and goes
+// on as usual.
 func (w *World) refuseAuthFailed(s *session, req *request) {
 	if req.name != opClose {
 		req.res = result{err: zksim.ErrAuthFailed}

@@ -60,6 +60,16 @@ func failAuthScenario(t *testing.T, w *sim.World) string {
 		t.Fatalf("create: %v", err)
 	}
 	session := c.SessionID()
+	var watched box[<-chan zksim.Event]
+	w.Go(func(ctx context.Context) {
+		_, _, ch, err := c.ExistsW(ctx, "/w")
+		if err != nil {
+			t.Errorf("existsW: %v", err)
+		}
+		watched.put(ch)
+	})
+	run(t, w, watched.ok)
+	watch := watched.get()
 	if err := w.Inject(faults.FailAuth(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +83,14 @@ func failAuthScenario(t *testing.T, w *sim.World) string {
 		_, _, err := c.Get(ctx, "/e")
 		lost.put(err)
 	})
+	// A watch set before ends with EventNotWatching (ErrAuthFailed).
+	var ended box[zksim.Event]
+	w.Go(func(ctx context.Context) { ended.put(<-watch) })
 	run(t, w, func() bool { return slices.Contains(states.get(), zksim.StateAuthFailed) })
+	run(t, w, ended.ok)
+	if ev := ended.get(); ev.Type != zksim.EventNotWatching || !errors.Is(ev.Err, zksim.ErrAuthFailed) {
+		t.Errorf("watch event %+v, want EventNotWatching with ErrAuthFailed", ev)
+	}
 	if err := lost.get(); !errors.Is(err, zksim.ErrConnectionLoss) {
 		t.Errorf("call while disconnected: %v, want ErrConnectionLoss", err)
 	}
