@@ -43,7 +43,9 @@
 //     delivery across sessions);
 //   - Slow: the server takes 20ms or 300ms more over every request for
 //     0.5s or 3s;
-//   - FailAuth: a client whose operation waits out a connection loss
+//   - FailAuth (the recipe machines of Recipes; the flawed recipes'
+//     machines, caught from a fixed seed, go without): a client whose
+//     operation waits out a connection loss
 //     fails to authenticate when it reconnects (faults.FailAuth: a rotated
 //     credential) and is done for good: StateAuthFailed, every call fails
 //     with ErrAuthFailed, its session expires at the server's timeout. The

@@ -52,6 +52,10 @@ type family interface {
 type worldConfig struct {
 	clients int
 	faults  bool // the whole catalogue; false: scheduling and time only
+	// authFail adds the FailAuth action (authfail.go): the recipe
+	// machines draw it; the flawed recipes' machines, whose flaws are
+	// caught from a fixed seed, do not.
+	authFail bool
 }
 
 const (

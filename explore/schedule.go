@@ -292,7 +292,9 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	}
 	// FailAuth makes the reconnection of a client whose operation waits
 	// out a connection loss fail authentication (authfail.go).
-	a["FailAuth"] = w.failAuthMidCall
+	if w.cfg.authFail {
+		a["FailAuth"] = w.failAuthMidCall
+	}
 	// Expire makes the server expire a client's session now.
 	a["Expire"] = func(t *rapid.T) {
 		c := drawClient(t, w.clients, "expire")
