@@ -162,12 +162,3 @@ func failAuthScenario(t *testing.T, w *sim.World) string {
 	return w.TraceString()
 }
 
-// TestFailAuthTrace prints the trace of the scenario with -v.
-func TestFailAuthTrace(t *testing.T) {
-	if !testing.Verbose() {
-		t.Skip("-v prints the trace")
-	}
-	sim.Test(t, sim.Config{Seed: 7, Clients: 2, SessionTimeout: 4 * time.Second, ReconnectDelay: 100 * time.Millisecond}, func(t *testing.T, w *sim.World) {
-		t.Log("\n" + failAuthScenario(t, w))
-	})
-}
