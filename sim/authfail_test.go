@@ -161,4 +161,3 @@ func failAuthScenario(t *testing.T, w *sim.World) string {
 	}
 	return w.TraceString()
 }
-
