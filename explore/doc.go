@@ -42,7 +42,15 @@
 //     500ms, in order, while the others go on (delayed and reordered
 //     delivery across sessions);
 //   - Slow: the server takes 20ms or 300ms more over every request for
-//     0.5s or 3s.
+//     0.5s or 3s;
+//   - FailAuth (the recipe machines of Recipes; the flawed recipes'
+//     machines, caught from a fixed seed, go without): a client whose
+//     operation waits out a connection loss
+//     fails to authenticate when it reconnects (faults.FailAuth: a rotated
+//     credential) and is done for good: StateAuthFailed, every call fails
+//     with ErrAuthFailed, its session expires at the server's timeout. The
+//     operation must not return nil once that struck (a granted hold must
+//     say Lost instead), and its process then makes a new client.
 //
 // A lock holder's or leader's write to the protected resource is a call
 // outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
@@ -54,8 +62,8 @@
 // faults aimed at any request, the writes, the multis or the deletes), at
 // most two of each kind in the liveness phase. A check also draws whether
 // sequence numbers start next to the int32 wrap (sim.Config.NearWrap). A
-// client whose session ended gets a new one (a new sim client), as an
-// application would; a lock holder whose old session's hold still says
+// client whose session ended, or whose authentication failed, gets a new
+// one (a new sim client), as an application would; a lock holder whose old session's hold still says
 // Held stays under the exclusion check. The recipes draw their GUIDs from
 // their sim client's seeded stream (sim.Conn.RandReader), so they are the
 // same every time a schedule is replayed, in or out of go test. Each

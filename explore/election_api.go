@@ -502,7 +502,7 @@ func (a *electionAPI) applied(c *client, r *zkmem.Request) {
 // whatever order the Go scheduler wakes them, and a seed would not replay.
 func (a *electionAPI) apiConn(op string) *sim.Conn {
 	conn := a.conns[op]
-	if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed {
+	if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed || conn.State() == zksim.StateAuthFailed {
 		var err error
 		if conn, err = a.w.sw.Connect(); err != nil {
 			panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
@@ -1059,10 +1059,11 @@ var junkNames = []string{
 	"_c_junk-lock-0000000001", // another recipe's marker
 }
 
-// failedOK reports whether err is how a call ends when its session ended or
-// its ctx is done (the machine's shutdown).
+// failedOK reports whether err is how a call ends when its session ended,
+// its client failed to authenticate (authfail.go) or its ctx is done (the
+// machine's shutdown).
 func failedOK(err error) bool {
-	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) || errors.Is(err, context.Canceled)
+	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) || errors.Is(err, zksim.ErrAuthFailed) || errors.Is(err, context.Canceled)
 }
 
 func (a *electionAPI) check() {
@@ -1247,6 +1248,10 @@ func (a *electionAPI) judgeResults() {
 				// The machine closes no Conn (but at its end): a campaign
 				// whose session expired returns ErrSessionExpired.
 				bad = "the Conn is not closed"
+			case errors.Is(r.err, zksim.ErrAuthFailed):
+				if !w.sw.AuthFailed(r.conn.Index()) {
+					bad = "its client did not fail to authenticate"
+				}
 			case errors.Is(r.err, election.ErrNotCandidate) && r.what != "Campaign":
 				// Only if our node was deleted (by a third party) as we
 				// waited.
@@ -1312,7 +1317,7 @@ func (a *electionAPI) checkLost() {
 		if st == recipes.Lost && e.last != recipes.Lost {
 			cs := c.conn.State()
 			timedOut := e.last == recipes.Doubtful && e.since >= 0 && w.sw.Now()-e.since >= c.conn.SessionTimeout()
-			if key := a.holdKey(lc); key != "" && a.owners[key] == c.conn.SessionID() && cs != zksim.StateExpired && cs != zksim.StateClosed && !timedOut {
+			if key := a.holdKey(lc); key != "" && a.owners[key] == c.conn.SessionID() && cs != zksim.StateExpired && cs != zksim.StateClosed && !w.sw.AuthFailed(c.conn.Index()) && !timedOut {
 				w.violate("hold state", "p%d's hold became Lost (from %v) with its node %s there, its Conn %v", c.idx, e.last, key, cs)
 			}
 		}
@@ -1394,7 +1399,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			}
 		}
 		if closed {
-			ended := end == zksim.StateExpired || end == zksim.StateClosed || !slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
+			ended := end == zksim.StateExpired || end == zksim.StateClosed || end == zksim.StateAuthFailed || !slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
 			if early && !o.cancelled && !ended {
 				w.violate("observe", "p%d's Observe channel closed, its ctx not done, its session %v", c.idx, end)
 			}

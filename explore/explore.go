@@ -24,37 +24,37 @@ type Machine struct {
 // Recipes are the machines of the built-in recipes, with every fault of the
 // catalogue: each must pass with no violation.
 var Recipes = []Machine{
-	{Name: "LockMutex", What: "lock (exclusive)", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+	{Name: "LockMutex", What: "lock (exclusive)", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, mutexKind, true, true)
 	}},
-	{Name: "LockRWMutex", What: "read-write lock", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+	{Name: "LockRWMutex", What: "read-write lock", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, rwKind, true, true)
 	}},
-	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true}, newFamily: func(w *world, _ *rapid.T) family {
+	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true, authFail: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, semaphoreKind, true, true)
 	}},
-	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newLockFamily(w, electionKind, true, true).drawRenewing(t)
 	}},
-	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newLockFamily(w, singleNodeKind, true, true).drawRenewing(t)
 	}},
-	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "QueueFIFO", What: "FIFO queue", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newRenewingQueueFamily(w, t, fifoKind)
 	}},
-	{Name: "QueuePriority", What: "priority queue", cfg: worldConfig{clients: 2, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "QueuePriority", What: "priority queue", cfg: worldConfig{clients: 2, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newRenewingQueueFamily(w, t, priorityKind)
 	}},
-	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "QueueLocking", What: "locking queue", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newRenewingQueueFamily(w, t, lockingKind)
 	}},
-	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "Barrier", What: "barrier", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newBarrierFamily(w, t)
 	}},
-	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "BarrierDouble", What: "double barrier", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newGroupFamily(w, t, true, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
-	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true}, newFamily: func(w *world, t *rapid.T) family {
+	{Name: "BarrierStart", What: "start barrier", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newGroupFamily(w, t, false, rapid.IntRange(2, 3).Draw(t, "group size"))
 	}},
 }

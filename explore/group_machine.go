@@ -750,7 +750,7 @@ func (f *groupFamily) checkCleanup() {
 		if f.downSince[i] < 0 {
 			f.downSince[i] = now
 		}
-		if st == zksim.StateExpired || st == zksim.StateClosed || m.cancelled < 0 || !c.busy("enter") {
+		if st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed || m.cancelled < 0 || !c.busy("enter") {
 			continue
 		}
 		// A request in flight (sent in a connected instant) ends with a
@@ -775,7 +775,7 @@ func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := conn.State()
-	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed {
+	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed {
 		return
 	}
 	down := f.downSince[c.idx]

@@ -52,6 +52,10 @@ type family interface {
 type worldConfig struct {
 	clients int
 	faults  bool // the whole catalogue; false: scheduling and time only
+	// authFail adds the FailAuth action (authfail.go): the recipe
+	// machines draw it; the flawed recipes' machines, whose flaws are
+	// caught from a fixed seed, do not.
+	authFail bool
 }
 
 const (
@@ -138,6 +142,9 @@ type client struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // operations in flight, by name
+	// authStruck: operations under way when their client was armed to
+	// fail authentication (authfail.go), with that client's index.
+	authStruck map[string]int
 }
 
 // note is a line for the trace from a client goroutine: the machine puts
@@ -284,7 +291,12 @@ func (c *client) start(name string, op func(ctx context.Context) error) bool {
 		c.note("%s returned %v", name, err)
 		c.mu.Lock()
 		delete(c.running, name)
+		session, struck := c.authStruck[name]
+		delete(c.authStruck, name)
 		c.mu.Unlock()
+		if struck {
+			c.w.checkAuthOutcome(c, name, session, err)
+		}
 	}()
 	c.mu.Unlock()
 	// Let the operation run until it waits on the World (or returns)

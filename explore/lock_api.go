@@ -392,16 +392,19 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 		w.violate("acquire result", "p%d's %s of a new lock returned %v", c.idx, via, err)
 	}
 	if err != nil && !errors.Is(err, h.refusal()) && !errors.Is(err, context.Canceled) &&
-		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) {
+		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) && !errors.Is(err, zksim.ErrAuthFailed) {
 		// The package doc's list: ctx.Err(), an expired session, a closed
-		// Conn (ErrAlreadyHeld is checked above).
-		w.violate("acquire result", "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired or ErrClosing", c.idx, via, err)
+		// Conn, a failed authentication (recipes' doc; ErrAlreadyHeld is
+		// checked above).
+		w.violate("acquire result", "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired, ErrClosing or ErrAuthFailed", c.idx, via, err)
 	}
 	// And the error names what happened.
 	switch {
 	case errors.Is(err, zksim.ErrClosing) && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
 		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
 	case errors.Is(err, zksim.ErrSessionExpired) && conn.State() != zksim.StateExpired && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
+		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+	case errors.Is(err, zksim.ErrAuthFailed) && !f.w.sw.AuthFailed(conn.Index()):
 		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
 	}
 	st, key, token := h.State(), h.Key(), h.Token()
@@ -756,7 +759,7 @@ func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.H
 	case recipes.Lost:
 		cs := lc.conn.State()
 		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout()
-		if f.owned(lc, h, owners) && cs != zksim.StateExpired && cs != zksim.StateClosed && !lc.api.closed.Load() && !timedOut {
+		if f.owned(lc, h, owners) && cs != zksim.StateExpired && cs != zksim.StateClosed && !w.sw.AuthFailed(lc.conn.Index()) && !lc.api.closed.Load() && !timedOut {
 			w.violate("hold state", "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
 		}
 	}

@@ -457,8 +457,19 @@ func (f *lockFamily) check() {
 	// doc of recipes/lock), as soon as the tracker hears of it.
 	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
 	for _, s := range f.ending {
-		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
+		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired || cs == zksim.StateAuthFailed) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
 			w.violate("hold not lost", "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
+		}
+	}
+	// Likewise a hold whose client has been told that its authentication
+	// failed (authfail.go), once it has heard all the server had to say (a
+	// tracker whose request is on its way hears of it when that returns):
+	// the client is of no use any more, its session goes at the server's
+	// timeout.
+	for _, c := range w.clients {
+		lc := f.cs[c.idx]
+		if f.checkState && lc.h != nil && lc.conn != nil && lc.holding.Load() && lc.conn.State() == zksim.StateAuthFailed && !lc.h.State().Final() && !c.paused() && !w.sw.InFlight(lc.conn.Index()) {
+			w.violate("hold not lost", "p%d's hold says %v after its client c%d failed to authenticate", c.idx, lc.h.State(), lc.conn.Index())
 		}
 	}
 	if f.kind.readMarker != "" {
@@ -479,9 +490,10 @@ func (f *lockFamily) check() {
 		for _, name := range w.children(dir) {
 			c, ok := owners[w.owner(dir+"/"+name)]
 			// (A session its process closed goes, with its nodes, once the
-			// server hears of it, or expires.)
+			// server hears of it, or expires; so does one whose client
+			// failed to authenticate, at its timeout.)
 			if !ok || c.busy("acquire") || c.busy("release") || c.busy("protected") || c.busy("close") ||
-				f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed {
+				f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed || c.authFailed() {
 				continue
 			}
 			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))

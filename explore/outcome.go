@@ -14,7 +14,8 @@ import (
 // nil (it did what it says), ctx's error (its context is done), or an
 // error saying that its session can no longer act (zksim.ErrSessionExpired
 // once the server has expired the session, zksim.ErrClosing once the Conn
-// or the World is closed). Any other error, or one of these when its cause
+// or the World is closed, zksim.ErrAuthFailed once the client has failed
+// to authenticate: authfail.go). Any other error, or one of these when its cause
 // is absent (ctx.Err() while ctx is not done, ErrSessionExpired from a
 // session the server still has), is a dropped or invented error: a
 // violation. Machines check the calls that document only these outcomes.
@@ -28,6 +29,7 @@ func (w *world) explainError(c *client, conn *sim.Conn, ctx context.Context, op 
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
 	case errors.Is(err, zksim.ErrSessionExpired) && !w.sessionAlive(conn):
 	case errors.Is(err, zksim.ErrClosing) && w.ctx.Err() != nil:
+	case errors.Is(err, zksim.ErrAuthFailed) && w.sw.AuthFailed(conn.Index()):
 	default:
 		w.violate("unexplained error", "p%d's %s returned %v (session c%d live %v, context done %v)",
 			c.idx, op, err, conn.Index(), w.sessionAlive(conn), ctx.Err() != nil)

@@ -712,7 +712,8 @@ func (f *queueFamily) checkEmptyLocking(c *client, id int, before []int, claimsB
 
 // checkError records a violation if c's call op returned an error the
 // package does not document: a queue call fails only when its context
-// ends, its session expired or its Conn was closed; ErrEmpty comes from
+// ends, its session expired, its Conn was closed or its client failed to
+// authenticate; ErrEmpty comes from
 // TryTake and Peek, ErrClaimLost from a locking queue's Ack and Release.
 func (f *queueFamily) checkError(c *client, op string, err error) {
 	if err == nil || !f.kind.strict {
@@ -721,7 +722,9 @@ func (f *queueFamily) checkError(c *client, op string, err error) {
 	f.mu.Lock()
 	refused := f.mayRefuse[c.idx] && errors.Is(err, zksim.ErrNoAuth)
 	f.mu.Unlock()
-	if !allowedError(err) && !refused {
+	// ErrAuthFailed: its client failed to authenticate (authfail.go).
+	authFailed := errors.Is(err, zksim.ErrAuthFailed) && f.w.sw.AuthFailed(c.conn.Index())
+	if !allowedError(err) && !refused && !authFailed {
 		f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
 		return
 	}
@@ -945,7 +948,9 @@ func (f *queueFamily) checkClaims() {
 			owners = f.w.owners()
 		}
 		c, ok := owners[f.w.owner(queueDir+"/claims/"+name)]
-		if ok && !c.busy("") && !f.w.inFlight(c) {
+		// (A client that failed to authenticate can delete nothing: its
+		// claims go with its session, at the server's timeout.)
+		if ok && !c.busy("") && !f.w.inFlight(c) && !f.w.sw.AuthFailed(c.conn.Index()) {
 			f.w.violate("claim left behind", "p%d has nothing under way and still owns the claim %s", c.idx, name)
 		}
 	}

@@ -115,18 +115,19 @@ func DrawFate(t *rapid.T, r *zkmem.Request) sim.Fate {
 }
 
 // look waits until every client is blocked and puts what they did in the
-// trace, then gives a client whose session ended (and which has heard
-// so, runs nothing and is not paused) a new session.
+// trace, then gives a client whose session ended, or whose authentication
+// failed (and which has heard so, runs nothing and is not paused), a new
+// session.
 func (w *world) look(t *rapid.T) {
 	w.sw.Enabled()
 	w.flushNotes()
 	w.follow()
 	for _, c := range w.clients {
 		st := c.conn.State()
-		if c.renewing != nil && st == zksim.StateClosed && !c.busy("") && !c.paused() {
-			c.renewing = nil // the process closed its client library: it makes a plain one
+		if c.renewing != nil && (st == zksim.StateClosed || st == zksim.StateAuthFailed) && !c.busy("") && !c.paused() {
+			c.renewing = nil // the process closed its client library, or it failed for good: it makes a plain one
 		}
-		if c.renewing == nil && (st == zksim.StateExpired || st == zksim.StateClosed) && !c.busy("") && !c.paused() {
+		if c.renewing == nil && (st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed) && !c.busy("") && !c.paused() {
 			conn, err := w.sw.Connect()
 			if err != nil {
 				t.Fatalf("connect: %v", err)
@@ -288,6 +289,11 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 		}
 		c.partitioned = true
 		w.inject(t, faults.Disconnect(c.conn.Index(), -1))
+	}
+	// FailAuth makes the reconnection of a client whose operation waits
+	// out a connection loss fail authentication (authfail.go).
+	if w.cfg.authFail {
+		a["FailAuth"] = w.failAuthMidCall
 	}
 	// Expire makes the server expire a client's session now.
 	a["Expire"] = func(t *rapid.T) {

@@ -30,6 +30,7 @@ const (
 	KindSlowServer
 	KindDeleteNode
 	KindDeleteUnder
+	KindFailAuth
 	numKinds
 )
 
@@ -87,6 +88,8 @@ var catalog = [numKinds]spec{
 		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
 	KindDeleteUnder: {"DeleteUnder", fPath, leaf,
 		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
+	KindFailAuth: {"FailAuth", fClient, live,
+		func(f *sim.Faults, x StepFault) error { return f.FailAuth(x.Client) }},
 }
 
 // StepFault is a fault of the catalogue, injected as a step of the
@@ -159,6 +162,13 @@ func DeleteNode(path string) StepFault { return StepFault{Kind: KindDeleteNode, 
 // children, drawn from the World's fault generator when it strikes (the
 // trace shows the DeleteNode it became); with none, nothing happens.
 func DeleteUnder(dir string) StepFault { return StepFault{Kind: KindDeleteUnder, Path: dir} }
+
+// FailAuth makes the client's next reconnection (the one under way if its
+// connection is down) fail authentication, as a rotated SASL credential
+// does: the client enters StateAuthFailed for good, every call of it fails
+// with ErrAuthFailed, and the server expires its session a session timeout
+// later. Not for go-zookeeper clients, which have no such state.
+func FailAuth(client int) StepFault { return StepFault{Kind: KindFailAuth, Client: client} }
 
 // String prints the fault as the trace shows it: "Disconnect(c2, 1s)",
 // "LoseNextReply(c?, create)", "SlowServer(+100ms)".

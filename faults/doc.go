@@ -25,7 +25,11 @@
 //   - [SlowServer]: every request takes longer to serve for a while;
 //   - [DeleteNode] and [DeleteUnder]: a third party (an operator, a
 //     cleanup job) deletes a node, a given one or a leaf below a directory
-//     drawn from the seed.
+//     drawn from the seed;
+//   - [FailAuth]: the client's next reconnection fails authentication (a
+//     rotated SASL credential): it enters StateAuthFailed for good, every
+//     call fails with ErrAuthFailed, and its session expires at the server
+//     a session timeout later, as with ZooKeeper's Java client.
 //
 // Faults that strike a request as it reaches the server ([Effect] values,
 // placed with [Effect.If] and a [Predicate]): [LoseReply], [DropRequest],

@@ -49,7 +49,11 @@
 // nodes are gone, the session has ended, or the connection has been down
 // for one and a half session timeouts without a break (the server has then
 // expired the session, which deletes ephemeral nodes). So a call can return
-// some time after its context is done. Errors are sentinels matched with [errors.Is]; ZooKeeper errors
+// some time after its context is done. A client that failed to
+// authenticate (zksim.StateAuthFailed, as ZooKeeper's Java client after a
+// rejected credential) can do nothing more: a call returns
+// zksim.ErrAuthFailed, a cleanup stops (the server deletes the session's
+// ephemeral nodes when it expires it) and a hold becomes Lost. Errors are sentinels matched with [errors.Is]; ZooKeeper errors
 // come through wrapped, so errors.Is(err, zksim.ErrSessionExpired) works.
 //
 // Contender nodes (locks, leases, election candidates) are sequential and

@@ -18,7 +18,8 @@ const (
 	Doubtful
 	// Lost: certainly gone (Curator's LOST): the session expired, or the
 	// connection stayed down for the whole session timeout, or the node was
-	// deleted, or the Conn was closed. Lost is final.
+	// deleted, or the Conn was closed, or its client failed to
+	// authenticate (StateAuthFailed). Lost is final.
 	Lost
 	// Released: given up by the holder (Unlock, Release, Resign). Final.
 	Released

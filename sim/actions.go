@@ -25,6 +25,11 @@ func (w *World) admit(s *session) {
 		w.refresh(s)
 		return
 	}
+	if s.authFailed && req.name != opExternal {
+		w.refuseAuthFailed(s, req)
+		w.refresh(s)
+		return
+	}
 	req.fate = w.fate(s, req)
 	cost := w.cfg.Cost.Cost(req.size) + req.fate.Slow + w.slowExtra
 	if cost <= 0 {
@@ -62,6 +67,10 @@ func (w *World) fate(s *session, req *request) Fate {
 func (w *World) execute(s *session, req *request) {
 	if req.wire != nil {
 		w.executeWire(s, req)
+		return
+	}
+	if s.authFailed && req.name != opExternal {
+		w.refuseAuthFailed(s, req)
 		return
 	}
 	before := s.zc.State()
@@ -139,6 +148,14 @@ func (w *World) deliverHead(s *session) {
 			// Cut off again (Disconnect with no end) after the reconnection
 			// was asked for: the client stays down until Reconnect.
 			w.stepf("%s stays disconnected", s.name)
+			break
+		}
+		if s.authFailed {
+			// A client whose authentication failed never reconnects.
+			w.stepf("%s stays down: authentication failed", s.name)
+			break
+		}
+		if w.reconnectFailsAuth(s) {
 			break
 		}
 		before := s.zc.State()
@@ -219,7 +236,7 @@ func (w *World) runTimed(a *timed) {
 		w.expireNow(s)
 		w.stepf("%s session expired by the server (silent for %v)", s.name, s.zc.SessionTimeout())
 	case tReconnect:
-		if s.gen != a.gen || !s.down {
+		if s.gen != a.gen || !s.down || s.authFailed {
 			return
 		}
 		s.push(-1, item{kind: itemReconnect})

@@ -25,7 +25,8 @@ type CoverageKey struct {
 // that struck them (LoseReply, DropRequest, Shuffle, Slow), the failures
 // they got from a broken connection (ConnectionLoss, SessionExpired), and
 // the step faults that struck their client while they were in flight
-// (sent, not yet answered: Disconnect, Expire, Pause, Delay). A blind spot,
+// (sent, not yet answered: Disconnect, Expire, Pause, Delay, and
+// AuthFailed when its reconnection failed authentication). A blind spot,
 // say a multi that never lost its reply, shows as a zero.
 type Coverage map[CoverageKey]int
 
@@ -43,7 +44,7 @@ func (c Coverage) Add(o Coverage) {
 
 // coverageFaults are the report's columns, in order; others found are
 // added after them.
-var coverageFaults = []string{"LoseReply", "DropRequest", "ConnectionLoss", "SessionExpired", "Shuffle", "Slow", "Disconnect", "Expire", "Pause", "Delay"}
+var coverageFaults = []string{"LoseReply", "DropRequest", "ConnectionLoss", "SessionExpired", "Shuffle", "Slow", "Disconnect", "Expire", "Pause", "Delay", "AuthFailed"}
 
 // String prints c as a table: a row per area and op, a column per fault,
 // the first column the number of requests.
@@ -115,6 +116,8 @@ func (w *World) coverApplied(req *request) {
 			hit("ConnectionLoss")
 		case errors.Is(req.res.err, zksim.ErrSessionExpired):
 			hit("SessionExpired")
+		case errors.Is(req.res.err, zksim.ErrAuthFailed) && req.desc.Op != zkmem.OpAddAuth:
+			hit("AuthFailed")
 		}
 	}
 	if req.fate.Shuffle && req.desc.Op == zkmem.OpGetChildren {

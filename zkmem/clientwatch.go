@@ -47,7 +47,7 @@ func fireAll(m map[string][]chan zksim.Event, path string, ev zksim.Event) {
 func (c *Conn) receive(ev zksim.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state == zksim.StateClosed || c.state == zksim.StateExpired {
+	if c.state == zksim.StateClosed || c.state == zksim.StateExpired || c.state == zksim.StateAuthFailed {
 		return
 	}
 	p := ev.Path

@@ -94,7 +94,7 @@ func (c *Conn) reconnect() error {
 func (c *Conn) learnExpired(wasConnected bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.state == zksim.StateClosed || c.state == zksim.StateExpired {
+	if c.state == zksim.StateClosed || c.state == zksim.StateExpired || c.state == zksim.StateAuthFailed {
 		return
 	}
 	if c.redial != nil {

@@ -1,0 +1,77 @@
+package explore
+
+import (
+	"slices"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+)
+
+// Authentication failing on reconnect (faults.FailAuth), drawn while a
+// recipe call waits out a connection loss: when the client reconnects it
+// fails to authenticate (a rotated credential) and enters
+// StateAuthFailed for good, as ZooKeeper's Java client does; every call it
+// makes then fails with zksim.ErrAuthFailed, and the server expires its
+// session a session timeout later. The call that was waiting must give up
+// with an error (retry.WaitConnected returns zksim.ErrAuthFailed), never
+// return nil as if it had done its work, and a hold of the client must
+// become Lost (the machines' own checks: the lock machine's "hold not
+// lost"). Once the process has heard of the failure and runs nothing, it
+// makes a new client, as after an expiry (look).
+
+// failAuthMidCall arms a failed authentication for the reconnection of a
+// client drawn among the awake ones that run an operation while their
+// connection is down, skipping the action when there is none. It marks
+// the operations under way: each must return an error if the failure
+// strikes before it returns (checkAuthOutcome).
+func (w *world) failAuthMidCall(t *rapid.T) {
+	var waiting []*client
+	for _, c := range w.awake() {
+		i := c.conn.Index()
+		if c.busy("") && c.conn.State() == zksim.StateDisconnected && w.sw.Live(i) && !w.sw.AuthFailed(i) {
+			waiting = append(waiting, c)
+		}
+	}
+	c := drawClient(t, waiting, "fail auth")
+	c.mu.Lock()
+	if c.authStruck == nil {
+		c.authStruck = map[string]int{}
+	}
+	for name := range c.running {
+		c.authStruck[name] = c.conn.Index()
+	}
+	c.mu.Unlock()
+	w.inject(t, faults.FailAuth(c.conn.Index()))
+}
+
+// nilAfterAuthFailure are the operations that may return nil although
+// their client failed to authenticate while they ran, and why.
+var nilAfterAuthFailure = map[string]string{
+	"close": "a Close of a failed client has nothing to do and returns nil, as ZooKeeper.close does",
+	"acquire": "an acquisition may have been granted before the failure, and still be releasing what it used to wait " +
+		"(a semaphore's internal lock) when it strikes: it returns its hold, which must say Lost (the lock machine's \"hold not lost\")",
+	"write": "a holder's write goes to a service outside ZooKeeper",
+}
+
+// The election API's operations (apiOps) are left out too: most run on
+// sessions of their own (electionAPI.apiConn), not on the client's, and
+// the election machine checks every result (failedOK).
+
+// checkAuthOutcome checks what the operation name of c returned, err,
+// when it was under way as its client (session) was armed to fail
+// authentication: once the failure struck, nil is a violation (but see
+// nilAfterAuthFailure).
+func (w *world) checkAuthOutcome(c *client, name string, session int, err error) {
+	if _, ok := nilAfterAuthFailure[name]; ok || slices.Contains(apiOps, name) {
+		return
+	}
+	if err == nil && w.sw.AuthFailed(session) {
+		w.violate("auth failure ignored", "p%d's %s was waiting out a connection loss when its client (c%d) failed to authenticate, and returned nil: want an error (ErrAuthFailed)", c.idx, name, session)
+	}
+}
+
+// authFailed reports whether c's process has heard that its client's
+// authentication failed: its session is of no use any more.
+func (c *client) authFailed() bool { return c.conn.State() == zksim.StateAuthFailed }

@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"errors"
+	"time"
+
+	"github.com/zksim/zksim"
+)
+
+// Authentication failing on reconnect, as ZooKeeper's Java client meets
+// it when its SASL credentials were rotated or revoked while it was
+// disconnected: it reconnects to its session, fails to authenticate, and
+// the server drops the connection. The client library then enters
+// AUTH_FAILED, a terminal state (ZooKeeper.States.isAlive is false): it
+// tells its watcher (StateAuthFailed), fails every outstanding and later
+// call with AUTHFAILED (ClientCnxn.conLossPacket) without sending it, and
+// never reconnects; Close sends nothing. As this module's Conns do when a
+// session ends, its watches end with EventNotWatching (zkmem.Conn.FailAuth),
+// here carrying zksim.ErrAuthFailed. The server, which heard the
+// client for the last time at that reconnection, expires the session one
+// session timeout later, deleting its ephemeral nodes.
+//
+// go-zookeeper never enters StateAuthFailed (it ignores a failed re-auth
+// and reconnects), so the fault is not modelled for go-zookeeper clients.
+
+// ErrNoAuthFailure is returned by Faults.FailAuth for a go-zookeeper
+// client, which has no terminal authentication failure.
+var ErrNoAuthFailure = errors.New("sim: a go-zookeeper client never enters StateAuthFailed")
+
+// FailAuth arms a failed authentication for client i's next reconnection
+// (the one under way if its connection is down): when the client
+// reconnects it hears StateAuthFailed instead of StateConnected, and from
+// then on every request it sends, or has sent and not yet had served,
+// fails with zksim.ErrAuthFailed without reaching the server. The session
+// lives on at the server, unheard, until its timeout expires it (counted
+// from the failed reconnection). If the session has expired before the
+// client reconnects, the client learns of the expiry instead, as it
+// would.
+func (f *Faults) FailAuth(i int) error {
+	w := f.w
+	s := w.sessions[i]
+	if s.wire != nil {
+		return ErrNoAuthFailure
+	}
+	if s.gone || s.authFailed {
+		return ErrGone
+	}
+	s.failAuth = true
+	return nil
+}
+
+// AuthFailed reports whether client i's authentication failed: it is in
+// StateAuthFailed (or will be once it hears so).
+func (w *World) AuthFailed(i int) bool { return w.sessions[i].authFailed }
+
+// reconnectFailsAuth is the reconnection of s, at the head of its FIFO,
+// failing authentication (Faults.FailAuth): the server reopened the
+// session and dropped the connection, and the client gives up for good.
+// It reports false when no failure is armed or the session has expired
+// (the client learns that instead).
+func (w *World) reconnectFailsAuth(s *session) bool {
+	if !s.failAuth || s.gone {
+		return false
+	}
+	s.failAuth, s.authFailed = false, true
+	w.coverStrike(s, "AuthFailed")
+	w.stepf("%s reconnect: authentication failed -> %v", s.name, zksim.StateAuthFailed)
+	// The server heard the client at the reconnection: its expiry clock
+	// starts again; nothing will stop it now.
+	s.gen++
+	s.downSince = w.now
+	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+	s.push(-1, item{kind: itemState, state: zksim.StateAuthFailed})
+	// The client library ends: its watches end with EventNotWatching
+	// (ErrAuthFailed), so no waiter on a watch waits forever.
+	_ = s.zc.FailAuth() // the connection is down: it cannot fail
+	return true
+}
+
+// refuseAuthFailed serves req, sent by a client whose authentication
+// failed, as its client library does: at once, without the server, with
+// zksim.ErrAuthFailed (a close: with nothing to do). A call to a service
+// outside ZooKeeper (Conn.External) is not the client library's and goes
+// on as usual.
+func (w *World) refuseAuthFailed(s *session, req *request) {
+	if req.name != opClose {
+		req.res = result{err: zksim.ErrAuthFailed}
+	} else {
+		req.res = result{}
+	}
+	w.coverApplied(req)
+	s.push(-1, item{kind: itemReply, req: req})
+	if w.trace.on {
+		w.stepf("%s refuse %s %s%s -> %s [auth failed]", s.name, req.name, req.desc.Path, req.watchMark(), req.summary())
+	} else {
+		w.step++
+	}
+}
