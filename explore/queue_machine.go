@@ -179,6 +179,11 @@ type queueFamily struct {
 	itemNums map[string]int
 	plainQ   *queue.Queue
 	plainC   int64
+	// plainSessions: the sessions the producer has offered plain items
+	// on; each may own two receipts (one per queue value) for as long as
+	// the server keeps it, which after an authentication failure is a
+	// timeout past the producer's next session.
+	plainSessions map[int64]bool
 	// claimGone: the items whose claim the Delete action deleted.
 	claimGone map[int]bool
 	// cancelAts: where CancelAt cancels each client's call.
@@ -372,6 +377,12 @@ func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 	var plainQ *queue.Queue
 	if plain {
 		plainQ = f.plainQueue(p)
+		f.mu.Lock()
+		if f.plainSessions == nil {
+			f.plainSessions = map[int64]bool{}
+		}
+		f.plainSessions[p.conn.SessionID()] = true
+		f.mu.Unlock()
 	}
 	p.start("offer", func(ctx context.Context) error {
 		beginQueueOp(p)
@@ -394,8 +405,10 @@ func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 			// Withdrawn: the package deletes the item of an Offer whose
 			// context ended, if it is still there (while the session the
 			// Offer began on lives: a Renewing's new session does not
-			// clean up after the old one's call).
-			if f.kind.strict && f.w.sessionLive(p) && (conn == nil || conn == began(p)) && slices.Contains(f.present(), k) {
+			// clean up after the old one's call; a client that failed to
+			// authenticate can clean up nothing, though the server keeps
+			// its session a timeout longer).
+			if f.kind.strict && f.w.sessionLive(p) && !p.authFailed() && (conn == nil || conn == began(p)) && slices.Contains(f.present(), k) {
 				f.w.violate("withdrawn item queued", "p0's Offer of item %d was cancelled, and the item is still queued", k)
 			}
 		}
@@ -845,7 +858,7 @@ func (f *queueFamily) checkReceipts(names []string) {
 	}
 	count := map[int64]int{}
 	f.mu.Lock()
-	plainQ := f.plainQ
+	plainSessions := maps.Clone(f.plainSessions)
 	f.mu.Unlock()
 	for _, name := range names {
 		if !strings.HasPrefix(name, "_r_") {
@@ -856,7 +869,7 @@ func (f *queueFamily) checkReceipts(names []string) {
 			// The producer of a priority queue may also have a plain
 			// Queue value on the directory (plainQueue): two values.
 			limit := 1
-			if plainQ != nil && o == f.w.clients[0].conn.SessionID() {
+			if plainSessions[o] {
 				limit = 2
 			}
 			if count[o] == limit+1 {

@@ -27,7 +27,9 @@ func New(conn zksim.Conn, dir string, opts ...Option) *Queue {
 // Offer adds data at the tail of the queue. It blocks for the round trips
 // and across connection losses; an offer whose reply was lost is checked
 // against the receipt, never repeated. If ctx ends first the item is
-// deleted if it is still there (a consumer may have taken it already).
+// deleted if it is still there (a consumer may have taken it already),
+// while the session lives and the client can still act: after an expiry,
+// or an authentication failure, an item whose create was applied stays.
 func (q *Queue) Offer(ctx context.Context, data []byte) error {
 	return q.c.offer(ctx, data, itemName)
 }
