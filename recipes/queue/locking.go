@@ -49,6 +49,11 @@ type Item struct {
 	name  string
 	data  []byte
 	token []byte // written in our claim, to tell it from other claims of our session
+	// session is the session our claim was made on. A client library
+	// that replaces an expired session (Curator's, sim.Renewing) goes on
+	// with another: our claim went with the old one, and its path may be
+	// another consumer's claim by then.
+	session int64
 	// done: acknowledged or released by a call that returned nil. The
 	// claim is then gone, and its path may be another consumer's claim.
 	done atomic.Bool
@@ -180,6 +185,7 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 	for losses := 0; ; {
 		before := mayBeOurs
 		mayBeOurs = true
+		it.session = q.conn.SessionID()
 		_, err := q.conn.Create(ctx, claim, it.token, zksim.ModeEphemeral, q.acl)
 		if errors.Is(err, zksim.ErrNodeExists) {
 			// Ours if a create of ours whose reply was lost made it.
@@ -250,7 +256,10 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 // no other consumer will get it. It waits out connection losses (after a
 // lost reply it checks whether the item is gone). It returns an error
 // matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted): the item then belongs to another consumer. An item already
+// was deleted): the item then belongs to another consumer. A Conn that went
+// on with a new session once ours expired (a client library that renews
+// sessions) has lost the claim: ErrClaimLost with ErrSessionExpired, and
+// nothing is deleted. An item already
 // acknowledged or released gets ErrClaimLost at once: the claim's path may
 // be another consumer's claim by then.
 func (it *Item) Ack(ctx context.Context) (err error) {
@@ -265,6 +274,13 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 	q := it.q
 	itemPath, claimPath := q.items+"/"+it.name, q.claims+"/"+it.name
 	for losses := 0; ; {
+		// On another session than our claim's, the multi would delete
+		// whatever claim is at our claim's path, another consumer's
+		// perhaps, and the checks after a loss would take another
+		// consumer's Ack for ours.
+		if err := it.sameSession(); err != nil {
+			return err
+		}
 		res, err := q.conn.Multi(ctx,
 			&zksim.DeleteOp{Path: claimPath, Version: -1},
 			&zksim.DeleteOp{Path: itemPath, Version: -1})
@@ -274,6 +290,9 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 		case errors.Is(err, zksim.ErrConnectionLoss):
 			if err := retry.Pause(ctx, q.conn, losses); err != nil {
 				return claimLost(err)
+			}
+			if err := it.sameSession(); err != nil {
+				return err
 			}
 			losses++
 			mine, err := it.claimIsMine(ctx)
@@ -297,6 +316,16 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 			return claimLost(err)
 		}
 	}
+}
+
+// sameSession returns ErrClaimLost with ErrSessionExpired once our Conn
+// runs on another session than the one our claim was made on (a client
+// library that replaced an expired session): the claim is gone.
+func (it *Item) sameSession() error {
+	if it.q.conn.SessionID() != it.session {
+		return claimLost(zksim.ErrSessionExpired)
+	}
+	return nil
 }
 
 // itemGone reports whether the item no longer exists.
