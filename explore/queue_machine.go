@@ -165,7 +165,8 @@ type queueFamily struct {
 	claimDeletes int
 	// held: locking queue, the item each holder holds; holdThen, how
 	// HeldRace has it end its hold ("release", else Ack); lostClaims, the
-	// items whose claim HeldRace deleted while they were held.
+	// items whose claim HeldRace deleted (or expired with the holder's
+	// session) while they were held.
 	held       map[int]*queue.Item
 	holdThen   map[int]string
 	lostClaims map[*queue.Item]bool

@@ -39,7 +39,14 @@ import (
 //     next getData) is on its way: the check fails with the session, and
 //     so must the Ack (ErrClaimLost with ErrSessionExpired), not go on to
 //     look for the item on the new session, find it gone and succeed on
-//     an item a third party deleted (checkSession, lockingCall).
+//     an item a third party deleted (checkSession, lockingCall);
+//   - "renewed hold" (a holder on a Renewing): its session expires while
+//     it holds the item (the claim goes with it) and the Renewing goes on
+//     with a new one; an idle consumer, if there is one, takes an item
+//     and holds it (the same item, unless another comes first). The
+//     holder's Ack or Release, on the new session, must fail with
+//     ErrClaimLost, not delete the other consumer's claim with the item
+//     and succeed ("call on a lost claim").
 //
 // The package documents the outcomes (Item.Ack, Item.Release): "It returns
 // an error matching ErrClaimLost if our claim is gone (session expired, or
@@ -90,7 +97,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	}
 	races := heldRaces
 	if c.renewing != nil {
-		races = append(slices.Clip(races), "expired reply", "expired check")
+		races = append(slices.Clip(races), "expired reply", "expired check", "renewed hold")
 	}
 	race := rapid.SampledFrom(races).Draw(t, "race")
 	then := "ack"
@@ -102,6 +109,8 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	switch race {
 	case "claim", "lost claim":
 		f.claimDeletes++
+		f.lostClaims[it] = true
+	case "renewed hold":
 		f.lostClaims[it] = true
 	case "item", "lost item", "expired check":
 		f.deleted[k] = true
@@ -133,6 +142,15 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 		f.mu.Lock()
 		f.expireAts[c.idx] = expire
 		f.mu.Unlock()
+	}
+	if race == "renewed hold" {
+		old := c.session()
+		w.inject(t, faults.Expire(old.Index()))
+		w.runFor(t, 50*time.Millisecond)
+		if cs := f.consumers(); c.session() != old && len(cs) > 0 {
+			f.take(cs[rapid.IntRange(0, len(cs)-1).Draw(t, "taker")], false, "hold")
+			w.runFor(t, 100*time.Millisecond)
+		}
 	}
 	f.mu.Lock()
 	if ch, ok := f.holds[i]; ok {

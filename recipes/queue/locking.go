@@ -276,8 +276,7 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 	for losses := 0; ; {
 		// On another session than our claim's, the multi would delete
 		// whatever claim is at our claim's path, another consumer's
-		// perhaps, and the checks after a loss would take another
-		// consumer's Ack for ours.
+		// perhaps.
 		if err := it.sameSession(); err != nil {
 			return err
 		}
@@ -288,11 +287,11 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 		case err == nil:
 			return nil
 		case errors.Is(err, zksim.ErrConnectionLoss):
-			if err := retry.Pause(ctx, q.conn, losses); err != nil {
+			// Bound to our claim's session: a session replaced since the
+			// multi returns ErrSessionExpired here, not a check on the new
+			// session that takes another consumer's Ack for ours.
+			if err := retry.PauseOn(ctx, q.conn, it.session, losses); err != nil {
 				return claimLost(err)
-			}
-			if err := it.sameSession(); err != nil {
-				return err
 			}
 			losses++
 			mine, err := it.claimIsMine(ctx)
