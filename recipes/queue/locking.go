@@ -93,6 +93,11 @@ func (q *LockingQueue) TryTake(ctx context.Context) (*Item, error) {
 }
 
 func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error) {
+	// The call belongs to the session it began on (recipes/doc.go): one
+	// that a client library replaced since (a claim of ours found the item
+	// gone, and our session expired as it deleted the claim again) ends
+	// the call rather than have it claim on the new session.
+	session := q.conn.SessionID()
 	for {
 		items, itemsW, err := q.list(ctx, q.items, wait)
 		if err != nil {
@@ -109,6 +114,9 @@ func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error)
 		for _, it := range parseItems(items, false) {
 			if taken[it.name] {
 				continue
+			}
+			if q.conn.SessionID() != session {
+				return nil, false, zksim.ErrSessionExpired
 			}
 			item, ok, err := q.claim(ctx, it.name)
 			if err != nil || ok {

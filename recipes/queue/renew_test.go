@@ -3,6 +3,8 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/queue"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // simCall runs f as a client goroutine of w and steps w until it returns.
@@ -84,4 +87,89 @@ func TestAckAcrossSessionRenewal(t *testing.T) {
 			t.Fatalf("b's Ack: %v", err)
 		}
 	})
+}
+
+// renewingConn is a client library that replaces an expired session with
+// a new one (as sim.Renewing, over zkmem): renew expires the session and
+// goes on with a new one. beforeGet, if set, runs before each Get and may
+// answer it.
+type renewingConn struct {
+	zksim.Conn
+	srv       *zkmem.Server
+	beforeGet func(path string) (answered bool, err error)
+}
+
+func (r *renewingConn) renew(t *testing.T) {
+	r.srv.Control(r.Conn.SessionID()).Expire()
+	c, err := r.srv.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	r.Conn = c
+}
+
+func (r *renewingConn) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, error) {
+	if r.beforeGet != nil {
+		if answered, err := r.beforeGet(p); answered {
+			return nil, nil, err
+		}
+	}
+	return r.Conn.Get(ctx, p)
+}
+
+// TestTakeAcrossSessionRenewal: a locking-queue consumer on a client
+// library that renews expired sessions claims the first item, finds it
+// gone (acknowledged by another consumer meanwhile, here deleted by a
+// third party), and its session expires while it deletes its claim
+// again. Its TryTake began on that session and must fail with
+// ErrSessionExpired (recipes/doc.go: a call belongs to the session it
+// began on), not go on to claim the next item on the new session.
+func TestTakeAcrossSessionRenewal(t *testing.T) {
+	srv := zkmem.NewServer(zkmem.Options{})
+	t.Cleanup(srv.Close)
+	connect := func() *zkmem.Conn {
+		c, err := srv.Connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	ctx := t.Context()
+	const dir = "/lq"
+	p := queue.NewLocking(connect(), dir)
+	for _, d := range []string{"1", "2"} {
+		if err := p.Offer(ctx, []byte(d)); err != nil {
+			t.Fatalf("Offer: %v", err)
+		}
+	}
+	observer := connect()
+	r := &renewingConn{Conn: connect(), srv: srv}
+	stage := 0
+	r.beforeGet = func(p string) (bool, error) {
+		switch {
+		case stage == 0 && strings.HasPrefix(p, dir+"/items/"):
+			stage++
+			if err := observer.Delete(ctx, p, -1); err != nil {
+				t.Fatalf("third party's delete of %s: %v", p, err)
+			}
+		case stage == 1 && strings.HasPrefix(p, dir+"/claims/"):
+			stage++
+			r.renew(t)
+			return true, zksim.ErrSessionExpired
+		}
+		return false, nil
+	}
+	it, err := queue.NewLocking(r, dir).TryTake(ctx)
+	if stage != 2 {
+		t.Fatalf("the schedule did not happen (stage %d); TryTake: %v", stage, err)
+	}
+	if !errors.Is(err, zksim.ErrSessionExpired) {
+		got := "no item"
+		if it != nil {
+			got = fmt.Sprintf("item %q", it.Data())
+		}
+		t.Fatalf("TryTake across its session's renewal: %s, %v; want ErrSessionExpired", got, err)
+	}
 }
