@@ -342,6 +342,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// ExpireAt: a session expired at a request (see queue_renew.go).
 		a["ExpireAt"] = f.expireAt
 	}
+	if f.kind.strict && f.kind.locking && f.w.cfg.faults {
+		// ExpireGone: a claimed item gone and the session expired as
+		// the claim is undone (see queue_renew.go).
+		a["ExpireGone"] = f.expireGone
+	}
 	if f.kind.strict && !f.kind.priority {
 		// Refuse: a directory the server refuses to make (see
 		// queue_refuse.go).
