@@ -46,7 +46,8 @@ import (
 //     a plain Conn or a sim.Renewing, drawn; a call begun on one session
 //     of a Renewing returns ErrSessionExpired, not a result, once it runs
 //     on another (checkSession); ExpireAt expires a session at a request
-//     kind drawn;
+//     kind drawn; ExpireGone (locking queue) expires it as a claim whose
+//     item went is undone;
 //   - the priority queue also gets a plain Queue's items (the package
 //     documents them as of priority 0; the action Mixed);
 //   - the strict kinds' recipe calls keep to the retry timing: after an
