@@ -96,7 +96,8 @@ func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error)
 	// The call belongs to the session it began on (recipes/doc.go): one
 	// that a client library replaced since (a claim of ours found the item
 	// gone, and our session expired as it deleted the claim again) ends
-	// the call rather than have it claim on the new session.
+	// the call rather than have it claim on the new session, or report
+	// the queue empty, or wait, there.
 	session := q.conn.SessionID()
 	for {
 		items, itemsW, err := q.list(ctx, q.items, wait)
@@ -122,6 +123,9 @@ func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error)
 			if err != nil || ok {
 				return item, ok, err
 			}
+		}
+		if q.conn.SessionID() != session {
+			return nil, false, zksim.ErrSessionExpired // nor find it empty there
 		}
 		if !wait {
 			return nil, false, nil

@@ -124,8 +124,15 @@ func (r *renewingConn) Get(ctx context.Context, p string) ([]byte, *zksim.Stat, 
 // third party), and its session expires while it deletes its claim
 // again. Its TryTake began on that session and must fail with
 // ErrSessionExpired (recipes/doc.go: a call belongs to the session it
-// began on), not go on to claim the next item on the new session.
+// began on), not go on to claim the next item on the new session, nor,
+// with no next item, report the queue empty there.
 func TestTakeAcrossSessionRenewal(t *testing.T) {
+	for _, items := range [][]string{{"1", "2"}, {"1"}} {
+		t.Run(fmt.Sprintf("%d items", len(items)), func(t *testing.T) { testTakeAcrossSessionRenewal(t, items) })
+	}
+}
+
+func testTakeAcrossSessionRenewal(t *testing.T, items []string) {
 	srv := zkmem.NewServer(zkmem.Options{})
 	t.Cleanup(srv.Close)
 	connect := func() *zkmem.Conn {
@@ -139,7 +146,7 @@ func TestTakeAcrossSessionRenewal(t *testing.T) {
 	ctx := t.Context()
 	const dir = "/lq"
 	p := queue.NewLocking(connect(), dir)
-	for _, d := range []string{"1", "2"} {
+	for _, d := range items {
 		if err := p.Offer(ctx, []byte(d)); err != nil {
 			t.Fatalf("Offer: %v", err)
 		}
