@@ -448,6 +448,10 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			err  error
 		)
 		conn := began(c)
+		start := c.session() // the session the call begins on
+		if conn != nil {
+			start = conn
+		}
 		if lc, isLocking := q.(lockingConsumer); isLocking && end != "" {
 			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
 			if errors.Is(err, queue.ErrEmpty) {
@@ -473,6 +477,11 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		delete(f.emptyWatch, id)
 		f.mu.Unlock()
 		f.checkError(c, "Take", err)
+		if f.kind.strict && errors.Is(err, zksim.ErrSessionExpired) && f.w.sessionAlive(start) {
+			// The package documents ErrSessionExpired for a session that
+			// can no longer act, not for one the server still has.
+			f.w.violate("unexpected error", "p%d's Take returned %v, but its session c%d is live", c.idx, err, start.Index())
+		}
 		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
 			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
 		}
