@@ -46,7 +46,8 @@ import (
 //     a plain Conn or a sim.Renewing, drawn; a call begun on one session
 //     of a Renewing returns ErrSessionExpired, not a result, once it runs
 //     on another (checkSession); ExpireAt expires a session at a request
-//     kind drawn;
+//     kind drawn; ExpireGone (locking queue) expires it as a claim whose
+//     item went is undone;
 //   - the priority queue also gets a plain Queue's items (the package
 //     documents them as of priority 0; the action Mixed);
 //   - the strict kinds' recipe calls keep to the retry timing: after an
@@ -165,7 +166,8 @@ type queueFamily struct {
 	claimDeletes int
 	// held: locking queue, the item each holder holds; holdThen, how
 	// HeldRace has it end its hold ("release", else Ack); lostClaims, the
-	// items whose claim HeldRace deleted while they were held.
+	// items whose claim HeldRace deleted (or expired with the holder's
+	// session) while they were held.
 	held       map[int]*queue.Item
 	holdThen   map[int]string
 	lostClaims map[*queue.Item]bool
@@ -346,6 +348,11 @@ func (f *queueFamily) actions() map[string]func(*rapid.T) {
 		// ExpireAt: a session expired at a request (see queue_renew.go).
 		a["ExpireAt"] = f.expireAt
 	}
+	if f.kind.strict && f.kind.locking && f.w.cfg.faults {
+		// ExpireGone: a claimed item gone and the session expired as
+		// the claim is undone (see queue_renew.go).
+		a["ExpireGone"] = f.expireGone
+	}
 	if f.kind.strict && !f.kind.priority {
 		// Refuse: a directory the server refuses to make (see
 		// queue_refuse.go).
@@ -454,6 +461,10 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 			err  error
 		)
 		conn := began(c)
+		start := c.session() // the session the call begins on
+		if conn != nil {
+			start = conn
+		}
 		if lc, isLocking := q.(lockingConsumer); isLocking && end != "" {
 			data, ok, err = f.lockingCall(ctx, c, lc.q, wait, end)
 			if errors.Is(err, queue.ErrEmpty) {
@@ -479,6 +490,11 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		delete(f.emptyWatch, id)
 		f.mu.Unlock()
 		f.checkError(c, "Take", err)
+		if f.kind.strict && errors.Is(err, zksim.ErrSessionExpired) && f.w.sessionAlive(start) {
+			// The package documents ErrSessionExpired for a session that
+			// can no longer act, not for one the server still has.
+			f.w.violate("unexpected error", "p%d's Take returned %v, but its session c%d is live", c.idx, err, start.Index())
+		}
 		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
 			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
 		}

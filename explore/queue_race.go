@@ -33,7 +33,20 @@ import (
 //   - "expired reply" (a holder on a Renewing): as "lost reply", and the
 //     session expires as the loss arrives: the Ack, waiting for the
 //     connection, must fail with ErrSessionExpired, not look on the new
-//     session and succeed (checkSession).
+//     session and succeed (checkSession);
+//   - "expired check" (a holder on a Renewing): as "lost item", and the
+//     session expires as the Ack's check of its claim after the loss (its
+//     next getData) is on its way: the check fails with the session, and
+//     so must the Ack (ErrClaimLost with ErrSessionExpired), not go on to
+//     look for the item on the new session, find it gone and succeed on
+//     an item a third party deleted (checkSession, lockingCall);
+//   - "renewed hold" (a holder on a Renewing): its session expires while
+//     it holds the item (the claim goes with it) and the Renewing goes on
+//     with a new one; an idle consumer, if there is one, takes an item
+//     and holds it (the same item, unless another comes first). The
+//     holder's Ack or Release, on the new session, must fail with
+//     ErrClaimLost, not delete the other consumer's claim with the item
+//     and succeed ("call on a lost claim").
 //
 // The package documents the outcomes (Item.Ack, Item.Release): "It returns
 // an error matching ErrClaimLost if our claim is gone (session expired, or
@@ -84,11 +97,11 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	}
 	races := heldRaces
 	if c.renewing != nil {
-		races = append(slices.Clip(races), "expired reply")
+		races = append(slices.Clip(races), "expired reply", "expired check", "renewed hold")
 	}
 	race := rapid.SampledFrom(races).Draw(t, "race")
 	then := "ack"
-	if race != "lost reply" && race != "expired reply" {
+	if race != "lost reply" && race != "expired reply" && race != "expired check" {
 		then = rapid.SampledFrom([]string{"ack", "release"}).Draw(t, "then")
 	}
 	k, _ := itemNumber([]byte(data))
@@ -97,7 +110,9 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	case "claim", "lost claim":
 		f.claimDeletes++
 		f.lostClaims[it] = true
-	case "item", "lost item":
+	case "renewed hold":
+		f.lostClaims[it] = true
+	case "item", "lost item", "expired check":
 		f.deleted[k] = true
 	case "lost reply":
 		f.lostReplies[it] = true
@@ -107,21 +122,35 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	switch race {
 	case "claim", "lost claim":
 		w.inject(t, faults.DeleteNode(claim))
-	case "item", "lost item":
+	case "item", "lost item", "expired check":
 		w.inject(t, faults.DeleteNode(queueDir+"/items/"+name))
 	}
 	switch race {
 	case "lost claim":
 		w.inject(t, faults.DropNextRequest(c.conn.Index(), zkmem.OpMulti))
-	case "lost item", "lost reply", "expired reply":
+	case "lost item", "lost reply", "expired reply", "expired check":
 		w.inject(t, faults.LoseNextReply(c.conn.Index(), zkmem.OpMulti))
 	}
 	var expire *expirePoint
-	if race == "expired reply" {
+	switch race {
+	case "expired reply":
 		expire = &expirePoint{op: "multi", after: true}
+	case "expired check":
+		expire = &expirePoint{op: "get"}
+	}
+	if expire != nil {
 		f.mu.Lock()
 		f.expireAts[c.idx] = expire
 		f.mu.Unlock()
+	}
+	if race == "renewed hold" {
+		old := c.session()
+		w.inject(t, faults.Expire(old.Index()))
+		w.runFor(t, 50*time.Millisecond)
+		if cs := f.consumers(); c.session() != old && len(cs) > 0 {
+			f.take(cs[rapid.IntRange(0, len(cs)-1).Draw(t, "taker")], false, "hold")
+			w.runFor(t, 100*time.Millisecond)
+		}
 	}
 	f.mu.Lock()
 	if ch, ok := f.holds[i]; ok {

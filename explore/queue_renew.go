@@ -146,8 +146,17 @@ func (f *queueFamily) expireAt(t *rapid.T) {
 // expireWhenHit waits (at most expireAtWait of virtual time) for client c
 // to get to its expire point p, armed, and expires its session then.
 func (f *queueFamily) expireWhenHit(t *rapid.T, c *client, p *expirePoint) {
-	w := f.w
 	idx := c.conn.Index()
+	if f.runUntilHit(t, c, p) && !f.w.violated() {
+		f.w.inject(t, faults.Expire(idx))
+	}
+}
+
+// runUntilHit runs the simulator (at most expireAtWait of virtual time)
+// until client c gets to its point p, armed, and reports whether it did;
+// the point is disarmed then.
+func (f *queueFamily) runUntilHit(t *rapid.T, c *client, p *expirePoint) bool {
+	w := f.w
 	defer func() {
 		f.mu.Lock()
 		delete(f.expireAts, c.idx)
@@ -175,9 +184,72 @@ func (f *queueFamily) expireWhenHit(t *rapid.T, c *client, p *expirePoint) {
 		t.Fatalf("sim: %v", err)
 	}
 	w.flushNotes()
-	if hit() && !w.violated() {
-		w.inject(t, faults.Expire(idx))
+	return hit()
+}
+
+// expireGone runs the action ExpireGone on a locking queue: an idle
+// consumer on a Renewing calls TryTake with one or two unclaimed items
+// (drawn) queued, offered first if there are fewer; as the reply of its
+// claim's create
+// arrives a third party deletes the claimed item (as if another consumer
+// had taken and acknowledged it), and as the reply of its read of the
+// item (ErrNoNode) arrives its session expires: the call, deleting its
+// claim again, meets the expiry, and the Renewing goes on with a new
+// session. The call began on the old session and must end with
+// ErrSessionExpired, not claim the next item on the new one, nor report
+// the queue empty there (checkSession).
+func (f *queueFamily) expireGone(t *rapid.T) {
+	w := f.w
+	var cs []*client
+	for _, c := range f.consumers() {
+		if c.renewing != nil && !c.partitioned {
+			cs = append(cs, c)
+		}
 	}
+	c := drawClient(t, cs, "expire gone")
+	// One unclaimed item (the call then finds no other to claim) or two
+	// (it would claim the second).
+	want := rapid.IntRange(1, 2).Draw(t, "unclaimed")
+	for i := 0; len(f.present())-len(w.children(queueDir+"/claims")) < want; i++ {
+		p := w.clients[0]
+		if i == 2 || p.paused() || p.busy("") {
+			t.SkipNow()
+		}
+		f.offer(p, 0, false)
+		w.runFor(t, 50*time.Millisecond)
+	}
+	created := &expirePoint{op: "create", after: true}
+	f.mu.Lock()
+	f.expireAts[c.idx] = created
+	f.mu.Unlock()
+	w.trace("p%d: its claimed item goes, then its session as it reads the item", c.idx)
+	f.take(c, false, "")
+	if !f.runUntilHit(t, c, created) || w.violated() {
+		return
+	}
+	name := ""
+	for _, n := range w.children(queueDir + "/claims") {
+		if w.owner(queueDir+"/claims/"+n) == c.session().SessionID() {
+			name = n
+		}
+	}
+	if name == "" {
+		return // the create was another (the claims directory's, say)
+	}
+	p := f.kind.itemsDir + "/" + name
+	if data, _, err := w.observer.Get(w.ctx, p); err == nil {
+		if k, ok := itemNumber(data); ok {
+			f.mu.Lock()
+			f.deleted[k] = true
+			f.mu.Unlock()
+		}
+	}
+	w.inject(t, faults.DeleteNode(p))
+	read := &expirePoint{op: "get", after: true}
+	f.mu.Lock()
+	f.expireAts[c.idx] = read
+	f.mu.Unlock()
+	f.expireWhenHit(t, c, read)
 }
 
 // expireHit marks c's expire point hit if it is op (after or not).

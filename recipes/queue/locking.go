@@ -49,8 +49,10 @@ type Item struct {
 	name  string
 	data  []byte
 	token []byte // written in our claim, to tell it from other claims of our session
-	// session: the session that claimed the item; the claim, ephemeral,
-	// goes with it.
+	// session is the session our claim was made on. A client library
+	// that replaces an expired session (Curator's, sim.Renewing) goes on
+	// with another: our claim went with the old one, and its path may be
+	// another consumer's claim by then.
 	session int64
 	// done: acknowledged or released by a call that returned nil. The
 	// claim is then gone, and its path may be another consumer's claim.
@@ -91,6 +93,12 @@ func (q *LockingQueue) TryTake(ctx context.Context) (*Item, error) {
 }
 
 func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error) {
+	// The call belongs to the session it began on (recipes/doc.go): one
+	// that a client library replaced since (a claim of ours found the item
+	// gone, and our session expired as it deleted the claim again) ends
+	// the call rather than have it claim on the new session, or report
+	// the queue empty, or wait, there.
+	session := q.conn.SessionID()
 	for {
 		items, itemsW, err := q.list(ctx, q.items, wait)
 		if err != nil {
@@ -108,10 +116,16 @@ func (q *LockingQueue) take(ctx context.Context, wait bool) (*Item, bool, error)
 			if taken[it.name] {
 				continue
 			}
+			if q.conn.SessionID() != session {
+				return nil, false, zksim.ErrSessionExpired
+			}
 			item, ok, err := q.claim(ctx, it.name)
 			if err != nil || ok {
 				return item, ok, err
 			}
+		}
+		if q.conn.SessionID() != session {
+			return nil, false, zksim.ErrSessionExpired // nor find it empty there
 		}
 		if !wait {
 			return nil, false, nil
@@ -165,7 +179,7 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 // claims/name holding a fresh token. It reports false if another consumer
 // has it, or if the item is already gone.
 func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool, err error) {
-	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID(q.conn)), session: q.conn.SessionID()}
+	it := &Item{q: q, name: name, token: []byte(seqnode.NewGUID(q.conn))}
 	claim := q.claims + "/" + name
 	// mayBeOurs: a create of ours may have made the claim. On failure such
 	// a claim must be deleted, whatever ended the call: a claim of our live
@@ -177,18 +191,13 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 		if (err != nil || !ok) && mayBeOurs {
 			cctx, cancel := retry.CleanupContext(ctx, q.conn)
 			defer cancel()
-			// A session that expired while we cleaned up ends the Take:
-			// the call belongs to its session, and a client library that
-			// renews the session (sim.Renewing, Curator's) would have it
-			// go on to the next item on a new one.
-			if rerr := it.release(cctx); err == nil && errors.Is(rerr, zksim.ErrSessionExpired) {
-				err = rerr
-			}
+			_ = it.release(cctx)
 		}
 	}()
 	for losses := 0; ; {
 		before := mayBeOurs
 		mayBeOurs = true
+		it.session = q.conn.SessionID()
 		_, err := q.conn.Create(ctx, claim, it.token, zksim.ModeEphemeral, q.acl)
 		if errors.Is(err, zksim.ErrNodeExists) {
 			// Ours if a create of ours whose reply was lost made it.
@@ -259,9 +268,10 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 // no other consumer will get it. It waits out connection losses (after a
 // lost reply it checks whether the item is gone). It returns an error
 // matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted), also when the Conn runs on a session renewed since the
-// claim (it then matches zksim.ErrSessionExpired too, and Ack touches
-// nothing): the item then belongs to another consumer. An item already
+// was deleted): the item then belongs to another consumer. A Conn that went
+// on with a new session once ours expired (a client library that renews
+// sessions) has lost the claim: ErrClaimLost with ErrSessionExpired, and
+// nothing is deleted. An item already
 // acknowledged or released gets ErrClaimLost at once: the claim's path may
 // be another consumer's claim by then.
 func (it *Item) Ack(ctx context.Context) (err error) {
@@ -276,7 +286,10 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 	q := it.q
 	itemPath, claimPath := q.items+"/"+it.name, q.claims+"/"+it.name
 	for losses := 0; ; {
-		if err := it.onOurSession(); err != nil {
+		// On another session than our claim's, the multi would delete
+		// whatever claim is at our claim's path, another consumer's
+		// perhaps.
+		if err := it.sameSession(); err != nil {
 			return err
 		}
 		res, err := q.conn.Multi(ctx,
@@ -286,7 +299,10 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 		case err == nil:
 			return nil
 		case errors.Is(err, zksim.ErrConnectionLoss):
-			if err := retry.Pause(ctx, q.conn, losses); err != nil {
+			// Bound to our claim's session: a session replaced since the
+			// multi returns ErrSessionExpired here, not a check on the new
+			// session that takes another consumer's Ack for ours.
+			if err := retry.PauseOn(ctx, q.conn, it.session, losses); err != nil {
 				return claimLost(err)
 			}
 			losses++
@@ -311,6 +327,16 @@ func (it *Item) Ack(ctx context.Context) (err error) {
 			return claimLost(err)
 		}
 	}
+}
+
+// sameSession returns ErrClaimLost with ErrSessionExpired once our Conn
+// runs on another session than the one our claim was made on (a client
+// library that replaced an expired session): the claim is gone.
+func (it *Item) sameSession() error {
+	if it.q.conn.SessionID() != it.session {
+		return claimLost(zksim.ErrSessionExpired)
+	}
+	return nil
 }
 
 // itemGone reports whether the item no longer exists.
@@ -346,7 +372,7 @@ func (it *Item) Release(ctx context.Context) (err error) {
 			it.done.Store(true)
 		}
 	}()
-	if err := it.onOurSession(); err != nil {
+	if err := it.sameSession(); err != nil {
 		return err
 	}
 	mine, err := it.claimIsMine(ctx)
@@ -357,19 +383,6 @@ func (it *Item) Release(ctx context.Context) (err error) {
 		return ErrClaimLost
 	}
 	return claimLost(seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name))
-}
-
-// onOurSession returns an error matching ErrClaimLost and
-// zksim.ErrSessionExpired once the Conn runs on another session than the
-// one that claimed the item (a client library that renews an expired
-// session, as Curator's does): the claim went with its session, and its
-// path may be another consumer's claim by now, which Ack's multi would
-// delete with the item.
-func (it *Item) onOurSession() error {
-	if it.q.conn.SessionID() != it.session {
-		return fmt.Errorf("%w: %w", ErrClaimLost, zksim.ErrSessionExpired)
-	}
-	return nil
 }
 
 // release deletes our claim if it is ours. Between the check and the

@@ -139,6 +139,15 @@ func Pause(ctx context.Context, conn zksim.Conn, losses int) error {
 	return pause(ctx, conn, conn.SessionID(), losses)
 }
 
+// PauseOn is Pause bound to session rather than to the session conn has
+// when it is called: for a call whose work belongs to a session made
+// earlier (a locking-queue item's claim), so that a session replaced at
+// any time since returns zksim.ErrSessionExpired, the gap before Pause
+// included.
+func PauseOn(ctx context.Context, conn zksim.Conn, session int64, losses int) error {
+	return pause(ctx, conn, session, losses)
+}
+
 // pause is Pause for a wait bound to session.
 func pause(ctx context.Context, conn zksim.Conn, session int64, losses int) error {
 	if err := waitConnected(ctx, conn, session); err != nil {
