@@ -136,6 +136,9 @@ type client struct {
 	// sim.Renewing that replaces an expired session at once (follow
 	// keeps conn its current session).
 	renewing *sim.Renewing
+	// renewedFrom: the sessions its Renewing ran on before conn (follow
+	// adds them), whose requests may still be on their way.
+	renewedFrom []*sim.Conn
 	// lateWatchEnd: its Renewing's watches learn that they ended with an
 	// expired session only once it renewed the session (timedConn.lateEnd).
 	lateWatchEnd bool
@@ -391,6 +394,21 @@ func (w *world) awake() []*client {
 // server has not applied, or news from the server not yet delivered. A
 // client with nothing in flight has heard all the server has to say.
 func (w *world) inFlight(c *client) bool { return w.sw.InFlight(c.conn.Index()) }
+
+// inFlightAny reports whether a request of c's process is on its way on any
+// session: its current one, or one its Renewing ran on before (a call that
+// began there may still wait for a request it sent on it).
+func (w *world) inFlightAny(c *client) bool {
+	if w.inFlight(c) {
+		return true
+	}
+	for _, old := range c.renewedFrom {
+		if w.sw.InFlight(old.Index()) {
+			return true
+		}
+	}
+	return false
+}
 
 // run is a whole machine run: random actions, with the invariants checked
 // after every simulator step and after every action, then the liveness

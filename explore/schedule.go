@@ -150,6 +150,7 @@ func (w *world) follow() {
 		}
 		if cur := c.renewing.Current(); cur != c.conn {
 			c.mu.Lock()
+			c.renewedFrom = append(c.renewedFrom, c.conn)
 			c.conn = cur
 			c.mu.Unlock()
 			c.partitioned = false
