@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes/barrier"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -85,6 +86,19 @@ func lateSetup(t *testing.T) func(create, multi *hold) *heldConn {
 	}
 }
 
+// passNextRound: a new member on conn completes the next round of dir
+// with c, whose Enter (ec) waits for it, and both leave.
+func passNextRound(t *testing.T, conn zksim.Conn, dir string, c *barrier.DoubleBarrier, ec <-chan error) {
+	t.Helper()
+	ctx := t.Context()
+	d := newDouble(t, conn, dir, 2)
+	must(t, "d.Enter", d.Enter(ctx))
+	must(t, "c.Enter", <-ec)
+	lc := goErr(func() error { return c.Leave(ctx) })
+	must(t, "d.Leave", d.Leave(ctx))
+	must(t, "c.Leave", <-lc)
+}
+
 // TestDoubleLateAfterRound: the late member saw the ready node, then the
 // whole group left before its node was created. It must not pass alone: it
 // waits for the next round.
@@ -108,12 +122,7 @@ func TestDoubleLateAfterRound(t *testing.T) {
 		close(h.release)
 		pending(t, ec, "Enter of a member that arrived after its round left")
 
-		d := newDouble(t, connect(nil, nil), dir, 2)
-		must(t, "d.Enter", d.Enter(ctx))
-		must(t, "c.Enter", <-ec)
-		lc := goErr(func() error { return c.Leave(ctx) })
-		must(t, "d.Leave", d.Leave(ctx))
-		must(t, "c.Leave", <-lc)
+		passNextRound(t, connect(nil, nil), dir, c, ec)
 	})
 }
 
@@ -325,12 +334,7 @@ func TestDoubleLateListsLeavingRound(t *testing.T) {
 		close(listed.release)
 		pending(t, ec, "Enter of a member that listed a leaving round")
 
-		d := newDouble(t, connect(nil, nil), dir, 2)
-		must(t, "d.Enter", d.Enter(ctx))
-		must(t, "c.Enter", <-ec)
-		lc := goErr(func() error { return c.Leave(ctx) })
-		must(t, "d.Leave", d.Leave(ctx))
-		must(t, "c.Leave", <-lc)
+		passNextRound(t, connect(nil, nil), dir, c, ec)
 	})
 }
 
