@@ -237,12 +237,14 @@ func (f *queueFamily) expireGone(t *rapid.T) {
 		return // the create was another (the claims directory's, say)
 	}
 	p := f.kind.itemsDir + "/" + name
-	if data, _, err := w.observer.Get(w.ctx, p); err == nil {
-		if k, ok := itemNumber(data); ok {
-			f.mu.Lock()
-			f.deleted[k] = true
-			f.mu.Unlock()
-		}
+	data, _, err := w.observer.Get(w.ctx, p)
+	if err != nil {
+		return // the item is gone already (acknowledged, or deleted by hand)
+	}
+	if k, ok := itemNumber(data); ok {
+		f.mu.Lock()
+		f.deleted[k] = true
+		f.mu.Unlock()
 	}
 	w.inject(t, faults.DeleteNode(p))
 	read := &expirePoint{op: "get", after: true}
