@@ -40,7 +40,11 @@ func (w *world) failAuthMidCall(t *rapid.T) {
 		c.authStruck = map[string]int{}
 	}
 	for name := range c.running {
-		c.authStruck[name] = c.conn.Index()
+		// An operation begun on a session its Renewing has left works
+		// for that session, which is gone whatever happens to this one.
+		if c.startedOn[name] == c.conn.Index() {
+			c.authStruck[name] = c.conn.Index()
+		}
 	}
 	c.mu.Unlock()
 	w.inject(t, faults.FailAuth(c.conn.Index()))

@@ -139,6 +139,9 @@ type client struct {
 	// renewedFrom: the sessions its Renewing ran on before conn (follow
 	// adds them), whose requests may still be on their way.
 	renewedFrom []*sim.Conn
+	// startedOn: the session (client index) each running operation began
+	// on, by name.
+	startedOn map[string]int
 	// lateWatchEnd: its Renewing's watches learn that they ended with an
 	// expired session only once it renewed the session (timedConn.lateEnd).
 	lateWatchEnd bool
@@ -285,6 +288,10 @@ func (c *client) start(name string, op func(ctx context.Context) error) bool {
 	}
 	ctx, cancel := context.WithCancel(c.w.ctx)
 	c.running[name] = cancel
+	if c.startedOn == nil {
+		c.startedOn = map[string]int{}
+	}
+	c.startedOn[name] = c.conn.Index()
 	c.w.wg.Add(1)
 	c.w.trace("p%d %s (session c%d)", c.idx, name, c.conn.Index())
 	go func() {
