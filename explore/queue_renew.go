@@ -101,13 +101,7 @@ const expireAtWait = 200 * time.Millisecond
 // expireAt runs the action ExpireAt on a Renewing client.
 func (f *queueFamily) expireAt(t *rapid.T) {
 	w := f.w
-	var cs []*client
-	for _, c := range w.awake() {
-		if c.renewing != nil && !c.partitioned {
-			cs = append(cs, c)
-		}
-	}
-	c := drawClient(t, cs, "expire at")
+	c := drawClient(t, renewingReachable(w.awake()), "expire at")
 	if !c.busy("") {
 		// Idle: a call begins (the producer's Offer, a consumer's Take or
 		// TryTake).
@@ -200,13 +194,7 @@ func (f *queueFamily) runUntilHit(t *rapid.T, c *client, p *expirePoint) bool {
 // the queue empty there (checkSession).
 func (f *queueFamily) expireGone(t *rapid.T) {
 	w := f.w
-	var cs []*client
-	for _, c := range f.consumers() {
-		if c.renewing != nil && !c.partitioned {
-			cs = append(cs, c)
-		}
-	}
-	c := drawClient(t, cs, "expire gone")
+	c := drawClient(t, renewingReachable(f.consumers()), "expire gone")
 	// One unclaimed item (the call then finds no other to claim) or two
 	// (it would claim the second).
 	want := rapid.IntRange(1, 2).Draw(t, "unclaimed")
@@ -262,4 +250,16 @@ func (f *queueFamily) expireHit(c *client, op string, after bool) {
 		p.hit = true
 		c.note("expire point: %s (after the reply %v)", op, after)
 	}
+}
+
+// renewingReachable returns the clients of cs that run on a Renewing and
+// are not cut off by a Partition.
+func renewingReachable(cs []*client) []*client {
+	var out []*client
+	for _, c := range cs {
+		if c.renewing != nil && !c.partitioned {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -86,6 +86,15 @@ func lateSetup(t *testing.T) func(create, multi *hold) *heldConn {
 	}
 }
 
+// enterBoth has a and b enter together (a group of two).
+func enterBoth(t *testing.T, a, b *barrier.DoubleBarrier) {
+	t.Helper()
+	ctx := t.Context()
+	ea := goErr(func() error { return a.Enter(ctx) })
+	must(t, "b.Enter", b.Enter(ctx))
+	must(t, "a.Enter", <-ea)
+}
+
 // passNextRound: a new member on conn completes the next round of dir
 // with c, whose Enter (ec) waits for it, and both leave.
 func passNextRound(t *testing.T, conn zksim.Conn, dir string, c *barrier.DoubleBarrier, ec <-chan error) {
@@ -108,9 +117,7 @@ func TestDoubleLateAfterRound(t *testing.T) {
 		connect := lateSetup(t)
 		const dir = "/late"
 		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, connect(nil, nil), dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
+		enterBoth(t, a, b)
 
 		h := newHold()
 		c := newDouble(t, connect(h, nil), dir, 2)
@@ -137,9 +144,7 @@ func TestDoubleLateWhileLeaving(t *testing.T) {
 		const dir = "/late"
 		last := newHold() // the multi of whichever of a and b leaves last
 		a, b := newDouble(t, connect(nil, last), dir, 2), newDouble(t, connect(nil, last), dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
+		enterBoth(t, a, b)
 
 		h := newHold()
 		c := newDouble(t, connect(h, nil), dir, 2)
@@ -280,9 +285,7 @@ func lastLeaverHeld(t *testing.T, connect func(create, multi *hold) *heldConn, d
 	last := newHold()
 	conns := []*heldConn{connect(nil, last), connect(nil, last)}
 	a, b := newDouble(t, conns[0], dir, 2), newDouble(t, conns[1], dir, 2)
-	ea := goErr(func() error { return a.Enter(ctx) })
-	must(t, "b.Enter", b.Enter(ctx))
-	must(t, "a.Enter", <-ea)
+	enterBoth(t, a, b)
 	left := []<-chan error{goErr(func() error { return a.Leave(ctx) }), goErr(func() error { return b.Leave(ctx) })}
 	<-last.reached // the last leaver listed only itself
 	synctest.Wait()
@@ -320,9 +323,7 @@ func TestDoubleLateListsLeavingRound(t *testing.T) {
 
 		last := newHold() // the multi of whichever of a and b leaves last
 		a, b := newDouble(t, connect(nil, last), dir, 2), newDouble(t, connect(nil, last), dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
+		enterBoth(t, a, b)
 		la := goErr(func() error { return a.Leave(ctx) })
 		lb := goErr(func() error { return b.Leave(ctx) })
 		<-last.reached // the last leaver listed only itself
@@ -363,9 +364,7 @@ func TestDoubleLateJoinsNextRound(t *testing.T) {
 		connect := lateSetup(t)
 		const dir = "/late"
 		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, connect(nil, nil), dir, 2)
-		ea := goErr(func() error { return a.Enter(ctx) })
-		must(t, "b.Enter", b.Enter(ctx))
-		must(t, "a.Enter", <-ea)
+		enterBoth(t, a, b)
 		e := newDouble(t, connect(nil, nil), dir, 2)
 		must(t, "e.Enter (late)", e.Enter(ctx)) // writes the ready node: version 1
 
