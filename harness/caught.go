@@ -1,0 +1,227 @@
+package harness
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Caught is what exploring a machine that is expected to fail found.
+type Caught struct {
+	// Caught reports whether rapid found a failure; AsWanted, whether it
+	// broke one of the invariants wanted.
+	Caught, AsWanted bool
+	// Seed is rapid's seed that reproduces the failure (-rapid.seed).
+	Seed uint64
+	// Report is rapid's report of the failure.
+	Report string
+	// Schedule is the shrunk schedule: the actions of the minimal failing
+	// run, in order.
+	Schedule []string
+	// Logs is everything rapid logged, the minimal failing run's
+	// violations and trace included.
+	Logs []string
+}
+
+// CatchOptions tune Catch and ExpectCaught. The zero value is the
+// default.
+type CatchOptions struct {
+	// Checks is the number of checks to try (default: -rapid.checks).
+	Checks int
+	// Seed is rapid's seed (default: -rapid.seed, itself 0: random).
+	Seed uint64
+	// Echo, if set, receives rapid's logs as they come.
+	Echo io.Writer
+}
+
+// ExpectCaught explores m, a machine of code with a planted bug, and
+// passes only if a check breaks one of the invariants named in want (a
+// liveness failure is "liveness"). It then replays the failure twice from
+// its seed and fails unless both replays give the same trace, byte for
+// byte, and logs the shrunk schedule and the minimal failing run. It
+// writes no fail file and reads none, so it behaves the same in any
+// package, however often it runs.
+//
+// Every failure that breaks a wanted invariant counts as the same failure
+// while rapid shrinks, whatever else it breaks and whatever its details
+// say, so the shrunk schedule is the smallest that breaks a wanted
+// invariant. Each check runs in a synctest bubble of its own: do not wrap
+// it in rapid.SyncTest or synctest.Test.
+func ExpectCaught[P any](t *testing.T, m Machine[P], want ...string) Caught {
+	t.Helper()
+	c := Catch(t, m, CatchOptions{}, want...)
+	switch {
+	case !c.Caught:
+		t.Fatalf("not caught: no check broke %s", strings.Join(want, " or "))
+	case !c.AsWanted:
+		t.Fatalf("caught, but not as %s:\n%s\n%s", strings.Join(want, " or "), c.Report, strings.Join(c.Logs, "\n"))
+	}
+	Replay(t, m, c.Seed)
+	t.Logf("caught with -rapid.seed=%d: shrunk schedule (%d actions): %s", c.Seed, len(c.Schedule), strings.Join(c.Schedule, ", "))
+	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
+	return c
+}
+
+// caughtPrefix starts the message of every failure Catch wants.
+const caughtPrefix = "VIOLATION (wanted): "
+
+// Catch explores m as ExpectCaught does and reports what it found,
+// without failing t (t only hosts the synctest bubbles).
+func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Caught {
+	t.Helper()
+	r := newRunner(t, m)
+	defer setFlags(t, map[string]string{"rapid.nofailfile": "true", "rapid.failfile": ""})()
+	if o.Checks > 0 {
+		defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(o.Checks)})()
+	}
+	if o.Seed != 0 {
+		defer setFlags(t, map[string]string{"rapid.seed": strconv.FormatUint(o.Seed, 10)})()
+	}
+	wanted := wantedMessage(want)
+	c := &recorder{name: t.Name(), echo: o.Echo}
+	rapid.Check(c, inBubble(t, r.check1, wanted))
+	res := Caught{Caught: c.Failed(), Report: strings.Join(c.errs, "\n"), Logs: c.logs}
+	res.AsWanted = res.Caught && strings.Contains(res.Report, caughtPrefix)
+	if m := reproduceSeed.FindStringSubmatch(res.Report); m != nil {
+		res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	for _, l := range c.logs {
+		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
+			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+		}
+	}
+	return res
+}
+
+// wantedMessage returns the normalization of Catch: a failure breaking
+// one of want (or, for a failure of one's own, whose message matches one
+// of them as a regular expression) gets one message; any other keeps its
+// invariant names, its digits masked.
+func wantedMessage(want []string) func(string) string {
+	digits := regexp.MustCompile(`[0-9]+`)
+	return func(msg string) string {
+		names := strings.Split(strings.TrimPrefix(msg, "VIOLATION: "), ", ")
+		for _, w := range want {
+			for _, n := range names {
+				if n == w {
+					return caughtPrefix + strings.Join(want, " or ")
+				}
+			}
+			if re, err := regexp.Compile(w); err == nil && re.MatchString(msg) {
+				return caughtPrefix + strings.Join(want, " or ")
+			}
+		}
+		return digits.ReplaceAllString(msg, "#")
+	}
+}
+
+var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
+
+// Replay runs the check of rapid's seed twice, without shrinking, and
+// fails t unless both fail with the same trace, byte for byte: a failure
+// that does not replay is a bug of the harness (or of a machine that lets
+// something outside the seed decide). It returns the trace.
+func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
+	t.Helper()
+	var traces [2]string
+	for i := range traces {
+		r := newRunner(t, m)
+		var got []string
+		r.sink = func(trace string) { got = append(got, trace) }
+		undo := setFlags(t, map[string]string{
+			"rapid.checks": "1", "rapid.seed": strconv.FormatUint(seed, 10), "rapid.shrinktime": "1ms",
+			"rapid.nofailfile": "true", "rapid.failfile": "",
+		})
+		c := &recorder{name: t.Name()}
+		rapid.Check(c, r.property)
+		undo()
+		switch {
+		case !c.Failed():
+			t.Fatalf("replay %d of seed %d did not fail", i+1, seed)
+		case len(got) == 0:
+			t.Fatalf("replay %d of seed %d gave no trace", i+1, seed)
+		}
+		traces[i] = got[0] // the first check: the one the seed reproduces
+	}
+	if traces[0] != traces[1] {
+		t.Fatalf("two replays of seed %d gave different traces:\n%s\n---\n%s", seed, traces[0], traces[1])
+	}
+	t.Logf("replayed twice from seed %d: the same trace (%d lines), byte for byte", seed, strings.Count(traces[0], "\n"))
+	return traces[0]
+}
+
+// setFlags sets rapid's flags for a run and returns their undo.
+func setFlags(t *testing.T, values map[string]string) (undo func()) {
+	t.Helper()
+	old := map[string]string{}
+	for name, v := range values {
+		f := flag.Lookup(name)
+		if f == nil {
+			t.Fatalf("harness: no flag %s", name)
+		}
+		old[name] = f.Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatalf("harness: -%s=%s: %v", name, v, err)
+		}
+	}
+	return func() {
+		for name, v := range old {
+			_ = flag.Set(name, v)
+		}
+	}
+}
+
+// recorder is a rapid.TB that records what rapid says instead of failing
+// the test, so that the harness can tell what a run found.
+type recorder struct {
+	name string
+	echo io.Writer
+
+	mu     sync.Mutex
+	logs   []string
+	errs   []string
+	failed bool
+}
+
+func (c *recorder) Helper()      {}
+func (c *recorder) Name() string { return c.name }
+func (c *recorder) Logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	line := fmt.Sprintf(format, args...)
+	c.logs = append(c.logs, line)
+	if c.echo != nil {
+		fmt.Fprintln(c.echo, line)
+	}
+}
+func (c *recorder) Log(args ...any)                  { c.Logf("%s", fmt.Sprint(args...)) }
+func (c *recorder) Skipf(format string, args ...any) { c.Errorf("skip: "+format, args...) }
+func (c *recorder) Skip(args ...any)                 { c.Errorf("skip: %s", fmt.Sprint(args...)) }
+func (c *recorder) SkipNow()                         { c.Errorf("skip") }
+func (c *recorder) Errorf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+	c.failed = true
+}
+func (c *recorder) Error(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
+func (c *recorder) Fatalf(format string, args ...any) { c.Errorf(format, args...) }
+func (c *recorder) Fatal(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
+func (c *recorder) FailNow()                          { c.Fail() }
+func (c *recorder) Fail() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed = true
+}
+func (c *recorder) Failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}

@@ -1,0 +1,344 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/cryptotest"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// runner runs the checks of one machine and keeps their totals.
+type runner[P any] struct {
+	m      Machine[P]
+	parent *testing.T
+	err    error // from withDefaults: every check fails with it
+
+	mu    sync.Mutex
+	stats Stats
+	cover sim.Coverage
+	sink  func(trace string) // receives the trace of every check, if set
+}
+
+func newRunner[P any](t *testing.T, m Machine[P]) *runner[P] {
+	m, err := m.withDefaults()
+	return &runner[P]{m: m, parent: t, err: err, cover: sim.Coverage{}}
+}
+
+// Stats counts what the checks of a machine did.
+type Stats struct {
+	Checks, Actions, Steps int
+	Virtual                time.Duration
+}
+
+// property is one check of the machine, in a synctest bubble of its own.
+func (r *runner[P]) property(t *rapid.T) { inBubble(r.parent, r.check1, nil)(t) }
+
+// check1 is one check; it runs inside a bubble.
+func (r *runner[P]) check1(t *rapid.T) {
+	if r.err != nil {
+		t.Fatalf("%v", r.err)
+	}
+	if testing.Testing() { // cryptotest refuses a non-test binary
+		cryptotest.SetGlobalRandom(r.parent, 1)
+	}
+	w := r.newWorld(t)
+	defer w.shutdown()
+	defer func() {
+		w.flushNotes()
+		r.mu.Lock()
+		sink := r.sink
+		r.mu.Unlock()
+		if sink != nil {
+			sink(w.sw.TraceString())
+		}
+	}()
+	w.run(t, r)
+}
+
+// check runs the machine's checks with rapid under t and logs the totals
+// and the coverage table.
+func (r *runner[P]) check(t *testing.T) {
+	t.Helper()
+	rapid.Check(t, r.property)
+	r.logTotals(t)
+}
+
+// logTotals logs what the checks did and the coverage table.
+func (r *runner[P]) logTotals(tb rapid.TB) {
+	r.mu.Lock()
+	s, cover := r.stats, r.cover
+	r.mu.Unlock()
+	tb.Logf("%s: %d checks: %d actions, %d simulator steps, %v of virtual time", r.m.Name, s.Checks, s.Actions, s.Steps, s.Virtual)
+	tb.Logf("%s: coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", r.m.Name, cover)
+}
+
+// newWorld makes the World of one check from rapid's first draws: the
+// seed of the calm stretches, the PCT depth, the sequence start, the
+// fault mix, and which processes renew their sessions.
+func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
+	m := &r.m
+	rw := &runWorld{timeout: m.SessionTimeout, client: m.Client}
+	w := &World[P]{runWorld: rw}
+	rw.sched.w = rw
+	rw.ctx, rw.cancel = context.WithCancel(context.Background())
+	seed := rapid.Uint64Range(0, 1<<20).Draw(t, "seed")
+	depth := rapid.IntRange(0, 3).Draw(t, "pct depth")
+	nearWrap := !m.NoWrap && rapid.Bool().Draw(t, "near wrap")
+	rw.mix = drawMix(t, m.Faults)
+	if rw.mix != 0 {
+		rw.sched.calm = faults.Swarm(faults.SwarmOptions{Intensity: calmIntensity})
+		rw.sched.liveCalm = faults.Limit(liveFaults, rw.sched.calm)
+	}
+	native := 0
+	if m.Client == Native {
+		native = m.Processes
+	}
+	sw, err := sim.New(sim.Config{
+		Seed:           seed,
+		Clients:        native,
+		Server:         zkmem.Options{TickTime: m.SessionTimeout / 10},
+		SessionTimeout: m.SessionTimeout,
+		Policy:         &rw.sched,
+		Choose:         rw.sched.choose,
+		IdleTimeout:    m.LiveBound,
+		PCT:            sim.PCT{Depth: depth, Steps: 300},
+		NearWrap:       nearWrap,
+	})
+	if err != nil {
+		t.Fatalf("sim.New: %v", err)
+	}
+	rw.sw = sw
+	sw.Note("harness: %s, %d %s processes, faults %v", m.Name, m.Processes, m.Client, rw.mix)
+	if rw.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
+		t.Fatalf("connect observer: %v", err)
+	}
+	if m.Setup != nil {
+		if err := m.Setup(rw.ctx, rw.observer); err != nil {
+			t.Fatalf("Setup: %v", err)
+		}
+	}
+	for i := range m.Processes {
+		c := &proc{w: rw, idx: i, running: map[string]context.CancelFunc{}}
+		switch {
+		case m.Client == GoZK:
+			zc, events, err := sw.ConnectZK()
+			if err != nil {
+				t.Fatalf("connect go-zookeeper client: %v", err)
+			}
+			c.zc, c.sess = zc, sw.NumClients()-1
+			rw.wg.Add(1)
+			go func() {
+				defer rw.wg.Done()
+				for range events {
+				}
+			}()
+		default:
+			c.sess = i
+			if m.Renewing && rapid.Bool().Draw(t, fmt.Sprintf("p%d renewing", i)) {
+				c.renewing = sw.Renewing(i)
+				sw.Note("p%d: a Renewing client", i)
+			}
+		}
+		rw.cores = append(rw.cores, c)
+		w.procs = append(w.procs, &Process[P]{proc: c})
+	}
+	for _, p := range w.procs {
+		p.obj = m.New(p)
+	}
+	return w
+}
+
+// shutdown ends the check: operations are cancelled, the World closed
+// (pending calls fail), and it waits for every goroutine it started.
+func (w *runWorld) shutdown() {
+	w.cancel()
+	w.sw.Close()
+	_ = w.observer.Close()
+	w.wg.Wait()
+}
+
+// run is a whole check: rapid's actions, with the invariants checked after
+// every simulator step and every action, then the liveness phase.
+func (w *World[P]) run(t *rapid.T, r *runner[P]) {
+	m := &r.m
+	check := func() { w.checkInvariants(m.Invariants) }
+	actions := map[string]func(*rapid.T){
+		"Step": func(t *rapid.T) {
+			if w.sw.Enabled() == 0 {
+				t.SkipNow() // nothing can happen without time passing
+			}
+			w.sched.drawing = true
+			defer func() { w.sched.drawing = false }()
+			w.step(t, check)
+		},
+		"Settle": func(t *rapid.T) {
+			if w.sw.Enabled() == 0 {
+				t.SkipNow()
+			}
+			w.settle(t, check)
+		},
+		"Advance": func(t *rapid.T) {
+			d := rapid.SampledFrom([]time.Duration{w.timeout / 20, w.timeout * 2 / 5, w.timeout * 6 / 5}).Draw(t, "duration")
+			w.trace("advance %v", d)
+			w.runFor(t, d, check)
+		},
+	}
+	for _, row := range faultTable {
+		if row.action != nil && w.mix&row.fault != 0 {
+			actions[row.name] = func(t *rapid.T) { row.action(w.runWorld, t) }
+		}
+	}
+	for _, name := range m.opNames() {
+		op := m.Ops[name]
+		actions[name] = func(t *rapid.T) {
+			p := drawProc(t, w.awake())
+			op(t, w.procs[p.idx])
+		}
+	}
+	n := 0
+	for name, a := range actions {
+		actions[name] = func(t *rapid.T) {
+			w.sched.t = t
+			n++
+			a(t)
+		}
+	}
+	actions[""] = func(t *rapid.T) {
+		w.look(t, m)
+		check()
+		w.failOnViolations(t)
+	}
+	t.Repeat(actions)
+	w.liveness(t, m, check)
+	r.count(w, n)
+}
+
+// count adds a finished check to the totals.
+func (r *runner[P]) count(w *World[P], actions int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.Checks++
+	r.stats.Actions += actions
+	r.stats.Steps += w.sw.Steps()
+	r.stats.Virtual += w.sw.Now()
+	r.cover.Add(w.sw.Coverage())
+}
+
+// checkInvariants records the violations of invs.
+func (w *World[P]) checkInvariants(invs []Invariant[P]) {
+	for _, inv := range invs {
+		if err := inv.Check(w); err != nil {
+			w.violate(Violation{Invariant: inv.Name, Detail: err.Error(), At: w.sw.Now()})
+		}
+	}
+}
+
+// look waits until every client is blocked, puts what they did in the
+// trace, and gives a Native process whose session ended (and which runs
+// nothing and is not paused) a new client and a new object.
+func (w *World[P]) look(t *rapid.T, m *Machine[P]) {
+	w.sw.Enabled()
+	w.flushNotes()
+	w.follow()
+	for _, p := range w.procs {
+		if p.zc != nil || p.Busy("") || p.Paused() {
+			continue
+		}
+		st := w.sw.Conn(p.sess).State()
+		ended := st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed
+		if p.renewing != nil && (st == zksim.StateClosed || st == zksim.StateAuthFailed) {
+			p.renewing = nil // the library was closed or failed for good
+		}
+		if p.renewing == nil && ended {
+			conn, err := w.sw.Connect()
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			p.sess, p.partitioned = conn.Index(), false
+			p.gen++
+			w.trace("p%d new session c%d", p.idx, p.sess)
+			p.obj = m.New(p)
+		}
+	}
+}
+
+// failOnViolations fails the check if a violation was found.
+func (w *World[P]) failOnViolations(t *rapid.T) {
+	w.mu.Lock()
+	vs := append([]Violation(nil), w.violations...)
+	w.mu.Unlock()
+	if len(vs) > 0 {
+		w.fail(t, vs)
+	}
+}
+
+// fail logs the violations, where each process is, and the trace of the
+// run, and fails the check with the names of the invariants broken only.
+func (w *runWorld) fail(t *rapid.T, vs []Violation) {
+	w.flushNotes()
+	for _, v := range vs {
+		t.Logf("VIOLATION: %v", v)
+	}
+	t.Logf("processes: %s", w.describe())
+	t.Logf("trace of the run (simulator steps, virtual time):\n  %s", strings.Join(w.sw.Trace(), "\n  "))
+	t.Fatalf("%s", failMessage(vs))
+}
+
+// liveness stops the faults (paused processes resume, partitions heal,
+// the server is fast again), lets the processes run and time pass, and
+// fails unless every Eventually condition holds within LiveBound.
+func (w *World[P]) liveness(t *rapid.T, m *Machine[P], check func()) {
+	w.mu.Lock()
+	w.live = true
+	w.mu.Unlock()
+	w.sched.t = nil
+	w.sw.Faults().SlowServer(0, 0)
+	for _, p := range w.procs {
+		if p.Paused() {
+			_ = w.sw.Faults().Resume(p.sess)
+		}
+		if p.partitioned {
+			p.partitioned = false
+			_ = w.sw.Faults().Reconnect(p.sess)
+		}
+	}
+	w.trace("faults stop")
+	begin, steps := w.sw.Now(), w.sw.Steps()
+	tick := m.SessionTimeout / 4
+	for {
+		w.look(t, m)
+		if m.Liveness != nil {
+			for _, p := range w.procs {
+				m.Liveness(p)
+			}
+		}
+		check()
+		w.failOnViolations(t)
+		var pending []string
+		for _, inv := range m.Eventually {
+			if err := inv.Check(w); err != nil {
+				pending = append(pending, inv.Name+": "+err.Error())
+			}
+		}
+		if len(pending) == 0 {
+			return
+		}
+		over := w.sw.Now()-begin > m.LiveBound
+		if n := w.sw.Steps() - steps; n > liveStepLimit || over {
+			w.violate(Violation{Invariant: "liveness", At: w.sw.Now(), Detail: fmt.Sprintf(
+				"%v of virtual time and %d steps after faults stopped, still: %s", w.sw.Now()-begin, n, strings.Join(pending, "; "))})
+			w.failOnViolations(t)
+		}
+		w.runFor(t, tick, check)
+	}
+}

@@ -1,0 +1,233 @@
+package harness
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// The scheduling and fault actions of every machine. A Step action hands
+// every decision to rapid: which enabled event comes next (a request
+// reaching the server, or the head of one client's queue of replies and
+// events reaching it) and the fate of the request it admits. The calm
+// stretches (Settle, Advance, the liveness phase) leave the choices to the
+// World's seed, itself a draw (uniform, or PCT priorities of a drawn
+// depth), and meet the faults of a swarm drawn from that seed, at most
+// liveFaults of each kind in the liveness phase.
+
+const (
+	// settleLimit bounds the steps one Settle action takes.
+	settleLimit = 400
+	// runStepLimit bounds the steps one stretch of running time takes (an
+	// Advance action, a tick of the liveness phase): more is a livelock,
+	// a client that sends request after request without waiting on time.
+	runStepLimit = 2000
+	// liveStepLimit bounds the steps of the whole liveness phase.
+	liveStepLimit = 20000
+	// calmIntensity is the intensity of the calm stretches' swarm.
+	calmIntensity = 0.1
+	// liveFaults is how many step faults, and request faults, the liveness
+	// phase still meets from the swarm.
+	liveFaults = 2
+)
+
+// scheduler is the World's sim.Policy and sim.Config.Choose: while a Step
+// action runs, decisions are rapid draws; in the calm stretches, the
+// swarm's.
+type scheduler struct {
+	w        *runWorld
+	t        *rapid.T   // the running action's; nil in the liveness phase
+	drawing  bool       // in a Step action: rapid decides
+	calm     sim.Policy // the calm stretches' faults; nil without faults
+	liveCalm sim.Policy // calm, limited, for the liveness phase
+}
+
+var (
+	_ sim.Policy  = (*scheduler)(nil)
+	_ sim.Starter = (*scheduler)(nil)
+)
+
+func (s *scheduler) String() string {
+	if s.calm == nil {
+		return "rapid"
+	}
+	return "rapid; calm stretches: " + s.calm.String()
+}
+
+// Start implements sim.Starter: it draws the calm stretches' swarm.
+func (s *scheduler) Start(w *sim.World) {
+	if s.calm != nil {
+		sim.StartPolicy(s.liveCalm, w)
+	}
+}
+
+// current returns the policy of the calm stretch under way, nil in a Step
+// action.
+func (s *scheduler) current() sim.Policy {
+	switch {
+	case s.drawing || s.calm == nil:
+		return nil
+	case s.w.Live():
+		return s.liveCalm
+	}
+	return s.calm
+}
+
+// Step injects, in a calm stretch, what the swarm draws.
+func (s *scheduler) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+	if p := s.current(); p != nil {
+		return p.Step(w, rng)
+	}
+	return nil
+}
+
+// Request draws the fate of a request: rapid's in a Step action, the
+// swarm's in a calm stretch.
+func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
+	if p := s.current(); p != nil {
+		return p.Request(w, client, r, rng)
+	}
+	if !s.drawing {
+		return sim.Fate{}
+	}
+	return drawFate(s.t, s.w.mix, r)
+}
+
+// choose picks the event of a Step action; elsewhere the seed does.
+func (s *scheduler) choose(n int) int {
+	if !s.drawing {
+		return -1
+	}
+	return rapid.IntRange(0, n-1).Draw(s.t, "event")
+}
+
+// step takes one step of the simulator and checks the invariants once
+// every client has taken in what the step told it; it returns how many
+// events are enabled then.
+func (w *runWorld) step(t *rapid.T, check func()) int {
+	if err := w.sw.Step(); err != nil {
+		t.Fatalf("sim: %v", err)
+	}
+	enabled := w.sw.Enabled()
+	w.follow()
+	check()
+	w.flushNotes()
+	return enabled
+}
+
+// settle takes steps with no fault and the seed's choices until nothing is
+// enabled (or settleLimit steps were taken, or a violation found).
+func (w *runWorld) settle(t *rapid.T, check func()) {
+	enabled := w.sw.Enabled()
+	for i := 0; i < settleLimit && enabled > 0 && !w.violated(); i++ {
+		enabled = w.step(t, check)
+	}
+}
+
+// runFor lets d of virtual time pass, the World taking steps with the
+// seed's choices, and checks the invariants after every step (it stops
+// early when one is violated). It records a livelock if the clients take
+// more than runStepLimit steps before d has passed.
+func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func()) {
+	deadline, first := w.sw.Now()+d, w.sw.Steps()
+	// The scheduler lets time run to its next timer; this one ends the
+	// stretch on time.
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		time.Sleep(d)
+		w.sw.Wake()
+	}()
+	err := w.sw.Run(func() bool {
+		w.follow()
+		check()
+		if n := w.sw.Steps() - first; n > runStepLimit {
+			w.violate(Violation{Invariant: "livelock", At: w.sw.Now(),
+				Detail: fmt.Sprintf("%d simulator steps without %v of virtual time passing: %s", n, d, w.describe())})
+		}
+		return w.violated() || w.sw.Now() >= deadline
+	})
+	if err != nil {
+		t.Fatalf("sim: %v", err)
+	}
+	w.flushNotes()
+}
+
+// inject injects f as a step of the simulator.
+func (w *runWorld) inject(t *rapid.T, f sim.Fault) {
+	w.flushNotes()
+	if err := w.sw.Inject(f); err != nil && err != sim.ErrGone {
+		t.Fatalf("inject %v: %v", f, err)
+	}
+}
+
+// all returns every process.
+func (w *runWorld) all() []*proc { return w.cores }
+
+// awake returns the processes that are not paused.
+func (w *runWorld) awake() []*proc {
+	var out []*proc
+	for _, c := range w.cores {
+		if !c.Paused() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// drawProc draws one of ps, skipping the action when ps is empty.
+func drawProc(t *rapid.T, ps []*proc) *proc {
+	if len(ps) == 0 {
+		t.SkipNow()
+	}
+	return ps[rapid.IntRange(0, len(ps)-1).Draw(t, "process")]
+}
+
+// drawSession draws one of ps and returns its session.
+func (w *runWorld) drawSession(t *rapid.T, ps []*proc) int { return drawProc(t, ps).sess }
+
+// partition breaks a process's connection, or heals one a Partition broke.
+func (w *runWorld) partition(t *rapid.T) {
+	p := drawProc(t, w.cores)
+	if p.partitioned {
+		if p.Paused() {
+			t.SkipNow() // a paused process cannot reconnect
+		}
+		p.partitioned = false
+		w.inject(t, faults.Reconnect(p.sess))
+		return
+	}
+	p.partitioned = true
+	w.inject(t, faults.Disconnect(p.sess, -1))
+}
+
+// pause stops a process, or resumes a paused one.
+func (w *runWorld) pause(t *rapid.T) {
+	p := drawProc(t, w.cores)
+	if p.Paused() {
+		w.inject(t, faults.Resume(p.sess))
+		return
+	}
+	w.inject(t, faults.Pause(p.sess, -1))
+}
+
+// follow makes each Renewing process's session the one its library runs on
+// now, as soon as it renewed.
+func (w *runWorld) follow() {
+	for _, c := range w.cores {
+		if c.renewing == nil {
+			continue
+		}
+		if cur := c.renewing.Current(); cur.Index() != c.sess {
+			c.sess = cur.Index()
+			c.partitioned = false
+			w.trace("p%d renewed: session c%d", c.idx, c.sess)
+		}
+	}
+}
