@@ -1,8 +1,8 @@
 package harness_test
 
 import (
-	"context"
 	"cmp"
+	"context"
 	"errors"
 	"slices"
 	"strconv"

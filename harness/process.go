@@ -33,11 +33,11 @@ func (p *Process[P]) Obj() P { return p.obj }
 type proc struct {
 	w           *runWorld
 	idx         int
-	sess        int            // the simulator client (session index) it runs on
-	zc          *zk.Conn       // GoZK: its go-zookeeper client
-	renewing    *sim.Renewing  // a Renewing Native client, else nil
-	partitioned bool           // disconnected by a Partition fault
-	gen         int            // how many clients the process had before this one
+	sess        int           // the simulator client (session index) it runs on
+	zc          *zk.Conn      // GoZK: its go-zookeeper client
+	renewing    *sim.Renewing // a Renewing Native client, else nil
+	partitioned bool          // disconnected by a Partition fault
+	gen         int           // how many clients the process had before this one
 	mu          sync.Mutex
 	running     map[string]context.CancelFunc // operations in flight, by name
 }
