@@ -316,6 +316,11 @@ func (w *World) executeWire(s *session, req *request) {
 	if req.desc.Op == zkmem.OpCloseSession && r.replied {
 		s.gone = true
 	}
+	switch req.desc.Op { // the requests of the client's calls, not its session's upkeep
+	case zkmem.OpPing, zkmem.OpSetWatches, zkmem.OpCloseSession:
+	default:
+		w.coverApplied(req)
+	}
 	if w.trace.on {
 		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.name, req.desc.Path, req.watchMark(), wireSummary(req), req.note)
 	} else {
