@@ -242,6 +242,15 @@ func (w *World) NumClients() int { return len(w.sessions) }
 
 // Live reports whether client i's session is still open as far as the
 // server knows (not expired, not closed).
+//
+// A native client (Conn) is one session: once it expired or closed, Live
+// stays false, and a process that goes on makes a new client (Connect), the
+// next index. A go-zookeeper client (ConnectZK) is one *zk.Conn over any
+// number of sessions: go-zookeeper opens a new session by itself after its
+// old one expired, under the same index. For it Live is false from the step
+// at which the server expired its session (or it closed) until the step at
+// which the server granted it a new one, and true again after that; compare
+// zk.Conn.SessionID with Server().SessionIDs() to ask about one session.
 func (w *World) Live(i int) bool { return !w.sessions[i].gone }
 
 // Paused reports whether client i is paused.
