@@ -47,7 +47,14 @@ func exploreMain(args []string) int {
 	setUsage(fs, "zksim explore [flags]", "Explores the built-in recipes (locks, election, queues, barriers) with rapid state\n"+
 		"machines on the deterministic simulator: clients, lost replies, dropped requests,\n"+
 		"disconnects, session expiry and process pauses drawn from a seed, the recipes'\n"+
-		"invariants checked after every step.")
+		"invariants checked after every step.\n\n"+
+		"To explore your own code (on zksim.Conn or go-zookeeper's *zk.Conn), write a\n"+
+		"harness.Machine in a test of your own (package github.com/zksim/zksim/harness:\n"+
+		"processes, operations, named invariants, what must eventually hold) and run it\n"+
+		"with go test: harness.Check(t, m) explores it, -rapid.checks and -rapid.seed set\n"+
+		"the checks and replay a run; harness.ExpectCaught(t, m, \"invariant\") asserts\n"+
+		"that a planted bug is caught. The README's \"Exploring your own code\" has a\n"+
+		"complete example.")
 	if ok, status := parseFlags(fs, args, func() error { return checkExplore(o) }); !ok {
 		return status
 	}
