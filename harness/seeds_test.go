@@ -1,0 +1,35 @@
+package harness_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/zksim/zksim/harness"
+)
+
+// TestBlindElectorOnRandomSeeds, with ZKSIM_FLAW_SEEDS=N, tries the planted
+// bug of the README's example from N random seeds at 1,000 checks each and
+// reports, for each, whether it was caught and the length of its shrunk
+// schedule. It is random exploration, not part of CI.
+func TestBlindElectorOnRandomSeeds(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("ZKSIM_FLAW_SEEDS"))
+	if n == 0 {
+		t.Skip("set ZKSIM_FLAW_SEEDS=N to try N random seeds")
+	}
+	caught, longest := 0, 0
+	for range n {
+		seed := rand.Uint64()>>1 | 1 // math/rand/v2: not the crypto/rand the checks make deterministic
+		c := harness.Catch(t, electionMachine(true), harness.CatchOptions{Checks: 1000, Seed: seed}, "two leaders")
+		t.Logf("seed %d: caught %v, shrunk to %d actions: %v", seed, c.AsWanted, len(c.Schedule), c.Schedule)
+		if c.AsWanted {
+			caught++
+			longest = max(longest, len(c.Schedule))
+		}
+	}
+	t.Logf("caught on %d of %d seeds; longest shrunk schedule %d actions", caught, n, longest)
+	if caught < n {
+		t.Errorf("missed on %d seeds", n-caught)
+	}
+}
