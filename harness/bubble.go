@@ -18,8 +18,10 @@ import (
 // message alone.
 //
 // normalize, if set, rewrites the message of a failure before rapid sees
-// it (ExpectCaught gives every failure it wants one message).
-func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) string) func(*rapid.T) {
+// it (ExpectCaught gives every failure it wants one message); after, if
+// set, is told how each check ended: "" for a pass, else the message rapid
+// sees.
+func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) string, after func(msg string)) func(*rapid.T) {
 	return func(t *rapid.T) {
 		defer watchdog().Stop() // on wall-clock time: outside the bubble
 		done := make(chan any, 1)
@@ -33,10 +35,21 @@ func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) str
 		}()
 		p := <-done
 		if p == nil {
+			if after != nil {
+				after("")
+			}
 			return
 		}
-		if msg := fmt.Sprint(p); normalize != nil && fmt.Sprintf("%T", p) == "rapid.stopTest" && normalize(msg) != msg {
-			failAtDepth(t, normalize(msg), depthOf(normalize(msg)))
+		failure := fmt.Sprintf("%T", p) == "rapid.stopTest"
+		msg := fmt.Sprint(p)
+		if failure && normalize != nil {
+			msg = normalize(msg)
+		}
+		if after != nil && failure {
+			after(msg)
+		}
+		if failure && msg != fmt.Sprint(p) {
+			failAtDepth(t, msg, depthOf(msg))
 		}
 		repanic(p)
 	}

@@ -4,12 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -79,6 +81,7 @@ func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Ca
 	t.Helper()
 	r := newRunner(t, m)
 	defer setFlags(t, map[string]string{"rapid.nofailfile": "true", "rapid.failfile": ""})()
+	defer shrinkByBudget(t)()
 	if o.Checks > 0 {
 		defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(o.Checks)})()
 	}
@@ -87,15 +90,17 @@ func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Ca
 	}
 	wanted := wantedMessage(want)
 	c := &recorder{name: t.Name(), echo: o.Echo}
-	rapid.Check(c, inBubble(t, r.check1, wanted))
+	rapid.Check(c, r.prop(wanted))
 	res := Caught{Caught: c.Failed(), Report: strings.Join(c.errs, "\n"), Logs: c.logs}
 	res.AsWanted = res.Caught && strings.Contains(res.Report, caughtPrefix)
 	if m := reproduceSeed.FindStringSubmatch(res.Report); m != nil {
 		res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 	}
-	for _, l := range c.logs {
-		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
-			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+	if best := r.minimal(); best != nil {
+		res.Schedule = best.actions
+		if len(best.failure) > 0 && !slices.Contains(res.Logs, best.failure[0]) {
+			// rapid's replay of the minimal run came after the budget
+			res.Logs = append(res.Logs, best.failure...)
 		}
 	}
 	return res
@@ -159,6 +164,36 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 	}
 	t.Logf("replayed twice from seed %d: the same trace (%d lines), byte for byte", seed, strings.Count(traces[0], "\n"))
 	return traces[0]
+}
+
+// shrinkCap bounds, in wall-clock time, the shrinking of a failure whose
+// checks Machine.ShrinkBudget bounds. It is a safety net, not a budget: a
+// shrink that reaches it depends on the machine's speed.
+const shrinkCap = 10 * time.Minute
+
+// shrinkByBudget lets rapid shrink a failure until no smaller schedule
+// fails the same way or Machine.ShrinkBudget checks have run, instead of
+// for -rapid.shrinktime of wall-clock time (30s by default), unless the
+// command line or RAPID_SHRINKTIME set it: the shrunk schedule is then a
+// function of the seed alone, the same on an idle machine and a loaded
+// one. It returns the undo.
+func shrinkByBudget(t *testing.T) (undo func()) {
+	t.Helper()
+	if userSetFlag("rapid.shrinktime", "RAPID_SHRINKTIME") {
+		return func() {}
+	}
+	return setFlags(t, map[string]string{"rapid.shrinktime": shrinkCap.String()})
+}
+
+// userSetFlag reports whether the command line set flag name, or the
+// environment variable env (rapid's own way of setting it) is set.
+func userSetFlag(name, env string) bool {
+	if _, ok := os.LookupEnv(env); ok {
+		return true
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // setFlags sets rapid's flags for a run and returns their undo.

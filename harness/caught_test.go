@@ -36,7 +36,7 @@ func boomMachine() harness.Machine[*atomic.Bool] {
 // leaves no fail file behind (a second run would read it).
 func TestExpectCaughtShrinksAndLeavesNoFailFile(t *testing.T) {
 	c := harness.ExpectCaught(t, boomMachine(), "no boom")
-	require.Equal(t, []string{"Boom"}, c.Schedule)
+	require.Equal(t, []string{"Boom p0"}, c.Schedule)
 	_, err := os.Stat(filepath.Join("testdata", "rapid", t.Name()))
 	require.True(t, os.IsNotExist(err), "a fail file was left behind: %v", err)
 	again := harness.Catch(t, boomMachine(), harness.CatchOptions{Seed: c.Seed}, "no boom")

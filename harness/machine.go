@@ -73,6 +73,12 @@ type Machine[P any] struct {
 	// processes get a new client, and a new object, once their session
 	// ended and nothing of theirs runs.
 	Renewing bool
+	// ShrinkBudget bounds the shrinking of a failure by the number of
+	// checks rapid runs after the first failure (default 1,000), so that
+	// the shrunk schedule depends on the seed alone, not on how fast the
+	// machine runs. A negative budget shrinks until no smaller schedule
+	// fails the same way.
+	ShrinkBudget int
 	// NoWrap keeps sequence numbers starting at 0. Without it each check
 	// draws whether they start next to the int32 wrap (sim.Config.NearWrap),
 	// so ordering code meets 2147483647 followed by -2147483648.
@@ -132,6 +138,12 @@ func (m Machine[P]) withDefaults() (Machine[P], error) {
 	}
 	if m.SessionTimeout < 20*time.Millisecond {
 		return m, fmt.Errorf("harness: Machine.SessionTimeout %v is below 20ms", m.SessionTimeout)
+	}
+	switch {
+	case m.ShrinkBudget == 0:
+		m.ShrinkBudget = 1000
+	case m.ShrinkBudget < 0:
+		m.ShrinkBudget = 0 // no bound
 	}
 	if m.LiveBound == 0 {
 		m.LiveBound = 20 * m.SessionTimeout

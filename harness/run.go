@@ -27,11 +27,24 @@ type runner[P any] struct {
 	stats Stats
 	cover sim.Coverage
 	sink  func(trace string) // receives the trace of every check, if set
+
+	// The shrink, counted in checks (see prop).
+	budget int        // checks after the first failure; 0: no bound
+	target string     // the message of the first failure
+	runs   int        // checks since the first failure
+	last   *runRecord // the check that ended last
+	best   *runRecord // the last check that failed as the first did
+}
+
+// runRecord is what one check did, for the report of a failure.
+type runRecord struct {
+	actions []string // the actions it took, in order
+	failure []string // its violations, processes and trace, as logged
 }
 
 func newRunner[P any](t *testing.T, m Machine[P]) *runner[P] {
 	m, err := m.withDefaults()
-	return &runner[P]{m: m, parent: t, err: err, cover: sim.Coverage{}}
+	return &runner[P]{m: m, parent: t, err: err, cover: sim.Coverage{}, budget: m.ShrinkBudget}
 }
 
 // Stats counts what the checks of a machine did.
@@ -41,7 +54,56 @@ type Stats struct {
 }
 
 // property is one check of the machine, in a synctest bubble of its own.
-func (r *runner[P]) property(t *rapid.T) { inBubble(r.parent, r.check1, nil)(t) }
+func (r *runner[P]) property(t *rapid.T) { inBubble(r.parent, r.check1, nil, nil)(t) }
+
+// prop is the property of an exploration: one check in a bubble of its
+// own, failures rewritten by normalize (if set), and the shrink bounded by
+// a number of checks rather than by wall-clock time. rapid shrinks a
+// failure by trying smaller schedules, each a check, in an order that
+// depends on the failure alone; once budget checks have run since the
+// first failure, every further check passes at once without drawing, so
+// rapid's shrinker stops where it got to. The shrunk schedule is then a
+// function of the seed, whatever the machine's speed. rapid's own replay
+// of the minimal run comes after the budget, so the harness keeps that
+// run's record itself (best): every check that fails as the first did is
+// one rapid keeps as its smallest so far.
+func (r *runner[P]) prop(normalize func(string) string) func(*rapid.T) {
+	bubble := inBubble(r.parent, r.check1, normalize, r.ended)
+	return func(t *rapid.T) {
+		r.mu.Lock()
+		spent := r.target != "" && r.budget > 0 && r.runs >= r.budget
+		if r.target != "" {
+			r.runs++
+		}
+		r.mu.Unlock()
+		if !spent {
+			bubble(t)
+		}
+	}
+}
+
+// ended is told how each check of prop ended.
+func (r *runner[P]) ended(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if msg == "" {
+		return
+	}
+	if r.target == "" {
+		r.target = msg
+	}
+	if msg == r.target {
+		r.best = r.last
+	}
+}
+
+// minimal returns the record of the smallest failing check, nil if none
+// failed.
+func (r *runner[P]) minimal() *runRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.best
+}
 
 // check1 is one check; it runs inside a bubble.
 func (r *runner[P]) check1(t *rapid.T) {
@@ -53,6 +115,11 @@ func (r *runner[P]) check1(t *rapid.T) {
 	}
 	w := r.newWorld(t)
 	defer w.shutdown()
+	defer func() {
+		r.mu.Lock()
+		r.last = &runRecord{actions: w.actions, failure: w.failLog}
+		r.mu.Unlock()
+	}()
 	defer func() {
 		w.flushNotes()
 		r.mu.Lock()
@@ -66,11 +133,23 @@ func (r *runner[P]) check1(t *rapid.T) {
 }
 
 // check runs the machine's checks with rapid under t and logs the totals
-// and the coverage table.
+// and the coverage table, and, on failure, rapid's report and the minimal
+// failing run.
 func (r *runner[P]) check(t *testing.T) {
 	t.Helper()
-	rapid.Check(t, r.property)
+	defer shrinkByBudget(t)()
+	rec := &recorder{name: t.Name()}
+	rapid.Check(rec, r.prop(nil))
+	for _, l := range rec.logs {
+		t.Log(l)
+	}
 	r.logTotals(t)
+	if rec.Failed() {
+		if best := r.minimal(); best != nil {
+			t.Logf("minimal failing run (%d actions: %s):\n%s", len(best.actions), strings.Join(best.actions, ", "), strings.Join(best.failure, "\n"))
+		}
+		t.Error(strings.Join(rec.errs, "\n"))
+	}
 }
 
 // logTotals logs what the checks did and the coverage table.
@@ -202,6 +281,7 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 		op := m.Ops[name]
 		actions[name] = func(t *rapid.T) {
 			p := drawProc(t, w.awake())
+			w.actions[len(w.actions)-1] += fmt.Sprintf(" p%d", p.idx)
 			op(t, w.procs[p.idx])
 		}
 	}
@@ -210,6 +290,15 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 		actions[name] = func(t *rapid.T) {
 			w.sched.t = t
 			n++
+			w.actions = append(w.actions, name)
+			defer func() {
+				if p := recover(); p != nil {
+					if fmt.Sprintf("%T", p) == "rapid.invalidData" { // skipped: not taken
+						w.actions = w.actions[:len(w.actions)-1]
+					}
+					panic(p)
+				}
+			}()
 			a(t)
 		}
 	}
@@ -287,10 +376,13 @@ func (w *World[P]) failOnViolations(t *rapid.T) {
 func (w *runWorld) fail(t *rapid.T, vs []Violation) {
 	w.flushNotes()
 	for _, v := range vs {
-		t.Logf("VIOLATION: %v", v)
+		w.failLog = append(w.failLog, fmt.Sprintf("VIOLATION: %v", v))
 	}
-	t.Logf("processes: %s", w.describe())
-	t.Logf("trace of the run (simulator steps, virtual time):\n  %s", strings.Join(w.sw.Trace(), "\n  "))
+	w.failLog = append(w.failLog, "processes: "+w.describe(),
+		"trace of the run (simulator steps, virtual time):\n  "+strings.Join(w.sw.Trace(), "\n  "))
+	for _, l := range w.failLog {
+		t.Logf("%s", l)
+	}
 	t.Fatalf("%s", failMessage(vs))
 }
 

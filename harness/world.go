@@ -39,6 +39,8 @@ type runWorld struct {
 	wg       sync.WaitGroup
 	sched    scheduler
 	mix      Fault // the faults this check drew
+	actions  []string // the actions taken, for the report of a failure
+	failLog  []string // what fail logged
 
 	mu         sync.Mutex
 	violations []Violation
