@@ -28,6 +28,9 @@ type Caught struct {
 	// Schedule is the shrunk schedule: the actions of the minimal failing
 	// run, in order.
 	Schedule []string
+	// ShrinkChecks counts the checks run from the first failure to the
+	// end of shrinking (at most Machine.ShrinkBudget).
+	ShrinkChecks int
 	// Logs is everything rapid logged, the minimal failing run's
 	// violations and trace included.
 	Logs []string
@@ -67,7 +70,7 @@ func ExpectCaught[P any](t *testing.T, m Machine[P], want ...string) Caught {
 		t.Fatalf("caught, but not as %s:\n%s\n%s", strings.Join(want, " or "), c.Report, strings.Join(c.Logs, "\n"))
 	}
 	Replay(t, m, c.Seed)
-	t.Logf("caught with -rapid.seed=%d: shrunk schedule (%d actions): %s", c.Seed, len(c.Schedule), strings.Join(c.Schedule, ", "))
+	t.Logf("caught with -rapid.seed=%d: shrunk in %d checks to a schedule of %d actions: %s", c.Seed, c.ShrinkChecks, len(c.Schedule), strings.Join(c.Schedule, ", "))
 	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
 	return c
 }
@@ -96,6 +99,9 @@ func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Ca
 	if m := reproduceSeed.FindStringSubmatch(res.Report); m != nil {
 		res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
 	}
+	r.mu.Lock()
+	res.ShrinkChecks = r.runs
+	r.mu.Unlock()
 	if best := r.minimal(); best != nil {
 		res.Schedule = best.actions
 		if len(best.failure) > 0 && !slices.Contains(res.Logs, best.failure[0]) {

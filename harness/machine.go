@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"sort"
 	"testing"
 	"time"
@@ -74,8 +76,10 @@ type Machine[P any] struct {
 	// ended and nothing of theirs runs.
 	Renewing bool
 	// ShrinkBudget bounds the shrinking of a failure by the number of
-	// checks rapid runs after the first failure (default 1,000), so that
-	// the shrunk schedule depends on the seed alone, not on how fast the
+	// checks rapid runs after the first failure (default 20,000: in
+	// practice until no smaller schedule fails the same way; the
+	// environment variable ZKSIM_SHRINK_BUDGET overrides it), so that the
+	// shrunk schedule depends on the seed alone, not on how fast the
 	// machine runs. A negative budget shrinks until no smaller schedule
 	// fails the same way.
 	ShrinkBudget int
@@ -84,6 +88,13 @@ type Machine[P any] struct {
 	// so ordering code meets 2147483647 followed by -2147483648.
 	NoWrap bool
 }
+
+// ShrinkBudgetEnv is the environment variable that overrides every
+// machine's ShrinkBudget.
+const ShrinkBudgetEnv = "ZKSIM_SHRINK_BUDGET"
+
+// defaultShrinkBudget is ShrinkBudget's default.
+const defaultShrinkBudget = 20000
 
 // Client is the client library a machine's processes use.
 type Client int
@@ -139,9 +150,16 @@ func (m Machine[P]) withDefaults() (Machine[P], error) {
 	if m.SessionTimeout < 20*time.Millisecond {
 		return m, fmt.Errorf("harness: Machine.SessionTimeout %v is below 20ms", m.SessionTimeout)
 	}
+	if v, ok := os.LookupEnv(ShrinkBudgetEnv); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return m, fmt.Errorf("harness: %s=%q: not a number of checks", ShrinkBudgetEnv, v)
+		}
+		m.ShrinkBudget = n
+	}
 	switch {
 	case m.ShrinkBudget == 0:
-		m.ShrinkBudget = 1000
+		m.ShrinkBudget = defaultShrinkBudget
 	case m.ShrinkBudget < 0:
 		m.ShrinkBudget = 0 // no bound
 	}

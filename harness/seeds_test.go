@@ -22,7 +22,7 @@ func TestBlindElectorOnRandomSeeds(t *testing.T) {
 	for range n {
 		seed := rand.Uint64()>>1 | 1 // math/rand/v2: not the crypto/rand the checks make deterministic
 		c := harness.Catch(t, electionMachine(true), harness.CatchOptions{Checks: 1000, Seed: seed}, "two leaders")
-		t.Logf("seed %d: caught %v, shrunk to %d actions: %v", seed, c.AsWanted, len(c.Schedule), c.Schedule)
+		t.Logf("seed %d: caught %v, shrunk in %d checks to %d actions: %v", seed, c.AsWanted, c.ShrinkChecks, len(c.Schedule), c.Schedule)
 		if c.AsWanted {
 			caught++
 			longest = max(longest, len(c.Schedule))
