@@ -280,8 +280,7 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 	for _, name := range m.opNames() {
 		op := m.Ops[name]
 		actions[name] = func(t *rapid.T) {
-			p := drawProc(t, w.awake())
-			w.actions[len(w.actions)-1] += fmt.Sprintf(" p%d", p.idx)
+			p := w.drawProc(t, w.awake())
 			op(t, w.procs[p.idx])
 		}
 	}

@@ -181,20 +181,25 @@ func (w *runWorld) awake() []*proc {
 	return out
 }
 
-// drawProc draws one of ps, skipping the action when ps is empty.
-func drawProc(t *rapid.T, ps []*proc) *proc {
+// drawProc draws one of ps, skipping the action when ps is empty; the
+// schedule names the process after the action.
+func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 	if len(ps) == 0 {
 		t.SkipNow()
 	}
-	return ps[rapid.IntRange(0, len(ps)-1).Draw(t, "process")]
+	p := ps[rapid.IntRange(0, len(ps)-1).Draw(t, "process")]
+	if n := len(w.actions); n > 0 {
+		w.actions[n-1] += fmt.Sprintf(" p%d", p.idx)
+	}
+	return p
 }
 
 // drawSession draws one of ps and returns its session.
-func (w *runWorld) drawSession(t *rapid.T, ps []*proc) int { return drawProc(t, ps).sess }
+func (w *runWorld) drawSession(t *rapid.T, ps []*proc) int { return w.drawProc(t, ps).sess }
 
 // partition breaks a process's connection, or heals one a Partition broke.
 func (w *runWorld) partition(t *rapid.T) {
-	p := drawProc(t, w.cores)
+	p := w.drawProc(t, w.cores)
 	if p.partitioned {
 		if p.Paused() {
 			t.SkipNow() // a paused process cannot reconnect
@@ -209,7 +214,7 @@ func (w *runWorld) partition(t *rapid.T) {
 
 // pause stops a process, or resumes a paused one.
 func (w *runWorld) pause(t *rapid.T) {
-	p := drawProc(t, w.cores)
+	p := w.drawProc(t, w.cores)
 	if p.Paused() {
 		w.inject(t, faults.Resume(p.sess))
 		return
