@@ -160,19 +160,14 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		}
 		resp.Err = err
 	case OpAddAuth:
-		id, ok := authenticate(req.AuthScheme, req.Auth)
+		id, ok := authenticate(req.AuthScheme, req.Auth, sess.addr)
 		if !ok {
 			// As a real server does, the connection goes after the reply;
 			// the session survives.
 			resp.Err, resp.Closed = zksim.ErrAuthFailed, true
 			return
 		}
-		for _, a := range sess.auth {
-			if a == id {
-				return
-			}
-		}
-		sess.auth = append(sess.auth, id)
+		sess.addAuth(id)
 	case OpAddWatch:
 		var wm watchMode
 		switch req.AddWatchMode {
