@@ -259,3 +259,66 @@ func (r *raw) whoAmI(xid int32) []zkmem.Identity {
 	}
 	return out
 }
+
+// TestResumedSessionHasOnlyItsAddress checks, on the wire server and a real
+// ZooKeeper 3.8, with raw frames from 127.0.0.2: a session resumed on a new
+// connection has lost the digest identity its old connection added (NoAuth
+// on a digest-only node, whoAmI says only ip) until it sends addAuth
+// again; and a connection that asks for the session with a wrong password
+// is refused and closes the owner's connection too, the session living on.
+func TestResumedSessionHasOnlyItsAddress(t *testing.T) {
+	for _, backend := range []struct {
+		name string
+		addr func(t *testing.T) string
+	}{
+		{"zkwire", func(t *testing.T) string { return zkwire.NewTestServer(t).Addr() }},
+		{"real", func(t *testing.T) string { return zkserver.Shared(t).Addr() }},
+	} {
+		t.Run(backend.name, func(t *testing.T) {
+			addr := backend.addr(t)
+			path := fmt.Sprintf("/resume-%d", time.Now().UnixNano())
+			acl := []jute.ACL{{Perms: zksim.PermAll, ID: jute.ID{Scheme: "digest", ID: zksim.DigestID("u", "p")}}}
+			getData := func(r *raw, xid int32) int32 {
+				t.Helper()
+				r.sendFrame(&jute.RequestHeader{Xid: xid, Type: jute.OpGetData}, &jute.PathWatchRequest{Path: path})
+				h, _ := r.reply(xid)
+				return h.Err
+			}
+
+			first := dialRawFrom(t, addr, v4Other)
+			resp := first.connect(newSession)
+			first.addAuth("u:p")
+			first.sendFrame(&jute.RequestHeader{Xid: 1, Type: jute.OpCreate}, &jute.CreateRequest{Path: path, Data: []byte("d"), ACL: acl})
+			created, _ := first.reply(1)
+			require.Equal(t, int32(0), created.Err, "create")
+			require.Equal(t, int32(0), getData(first, 2), "getData with the digest identity")
+
+			// Resumed elsewhere without addAuth: only the address.
+			second := dialRawFrom(t, addr, v4Other)
+			again := second.connect(jute.ConnectRequest{TimeOut: resp.TimeOut, SessionID: resp.SessionID, Passwd: resp.Passwd, LastZxidSeen: created.Zxid})
+			require.Equal(t, resp.SessionID, again.SessionID, "resumed")
+			first.closed()
+			require.Equal(t, int32(zksim.ErrNoAuth.Code), getData(second, 3), "getData on the resumed session before addAuth")
+			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "127.0.0.2"}}, second.whoAmI(4))
+			second.addAuth("u:p")
+			require.Equal(t, int32(0), getData(second, 5), "getData after addAuth again")
+
+			// A wrong password while the owner is connected: refused, and
+			// the owner's connection closes; the session lives on.
+			bad := dialRawFrom(t, addr, v4Client)
+			pw := append([]byte(nil), resp.Passwd...)
+			pw[0] ^= 0xff
+			refused := bad.connect(jute.ConnectRequest{TimeOut: resp.TimeOut, SessionID: resp.SessionID, Passwd: pw})
+			require.Equal(t, int64(0), refused.SessionID, "wrong password refused")
+			bad.closed()
+			second.closed()
+			third := dialRawFrom(t, addr, v4Other)
+			back := third.connect(jute.ConnectRequest{TimeOut: resp.TimeOut, SessionID: resp.SessionID, Passwd: resp.Passwd, LastZxidSeen: created.Zxid})
+			require.Equal(t, resp.SessionID, back.SessionID, "the session outlives the wrong password")
+			require.Equal(t, int32(zksim.ErrNoAuth.Code), getData(third, 6), "getData on the session resumed again")
+			third.sendFrame(&jute.RequestHeader{Xid: 7, Type: jute.OpCloseSession})
+			h, _ := third.reply(7)
+			require.Equal(t, int32(0), h.Err, "closeSession")
+		})
+	}
+}
