@@ -217,8 +217,10 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			sess.startExpiry(sess.timeout)
 		}
 	case OpWhoAmI:
+		// The connection's identities in the order of its hash set, as
+		// the server lists them.
 		resp.Identities = make([]Identity, len(sess.auth))
-		for i, a := range sess.auth {
+		for i, a := range authIterationOrder(sess.auth) {
 			id := a.id
 			if a.scheme == "digest" {
 				// DigestAuthenticationProvider.getUserName: the user only.

@@ -213,15 +213,21 @@ func outcome(err error) string {
 	return err.Error()
 }
 
-// TestWhoAmIIsThePeerAddress checks whoAmI from 127.0.0.2 and ::1, with
-// and without a digest identity: the ip identity is the client's address
-// as the server writes it.
+// TestWhoAmIIsThePeerAddress checks whoAmI from 127.0.0.1, 127.0.0.2 and
+// ::1, with and without a digest identity: the ip identity is the client's
+// address as the server writes it, and the identities come in the server's
+// order.
 func TestWhoAmIIsThePeerAddress(t *testing.T) {
 	for _, b := range identityBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
 			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "127.0.0.2"}}, b.whoAmI(t, v4Other, ""))
 			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "0:0:0:0:0:0:0:1"}}, b.whoAmI(t, v6Client, ""))
-			require.ElementsMatch(t, []zkmem.Identity{{Scheme: "ip", ID: "127.0.0.2"}, {Scheme: "digest", ID: "u"}}, b.whoAmI(t, v4Other, "u:p"))
+			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "127.0.0.2"}, {Scheme: "digest", ID: "u"}}, b.whoAmI(t, v4Other, "u:p"))
+			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "0:0:0:0:0:0:0:1"}, {Scheme: "digest", ID: "u"}}, b.whoAmI(t, v6Client, "u:p"))
+			require.Equal(t, []zkmem.Identity{{Scheme: "ip", ID: "127.0.0.1"}, {Scheme: "digest", ID: "u"}}, b.whoAmI(t, v4Client, "u:p"))
+			// The server lists them in its hash set's order, not in the
+			// order they were added.
+			require.Equal(t, []zkmem.Identity{{Scheme: "digest", ID: "b"}, {Scheme: "ip", ID: "127.0.0.1"}}, b.whoAmI(t, v4Client, "b:pw"))
 		})
 	}
 }
