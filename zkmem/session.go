@@ -116,8 +116,9 @@ func (s *Server) OpenSession(timeout time.Duration, addr netip.Addr, sink Sink) 
 //
 // As on a ZooKeeper server, a connection that asks for a live session
 // closes the session's current connection first, whether its password is
-// right or not (its Sink hears Closed with zksim.ErrConnectionLoss; the
-// session lives on and its expiry clock starts). On success the session's
+// right or not (its Sink hears Closed with zksim.ErrConnectionLoss, so an
+// in-process Conn stays down until Control.Reconnect; the session lives
+// on and its expiry clock starts). On success the session's
 // expiry clock stops and sink replaces the old transport's; watches are not
 // restored (send OpSetWatches). The identities the old connection added
 // with addAuth stay with it: the session comes back with only ip:addr, as
