@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,8 @@ type Conn struct {
 	connected chan struct{} // closed at the first StateConnected
 	expiredCh chan struct{} // closed when the session is seen to expire
 	closedCh  chan struct{} // closed by Close, before it waits for anything
+
+	local netip.Addr // WithLocalAddr; the zero Addr lets the system pick
 
 	netMu   sync.Mutex
 	netConn net.Conn // the latest socket go-zookeeper dialled
@@ -82,6 +85,7 @@ type options struct {
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	logger         zk.Logger
+	localAddr      netip.Addr
 }
 
 // DefaultConnectTimeout bounds Connect when neither its ctx has a deadline
@@ -103,6 +107,13 @@ func WithConnectTimeout(d time.Duration) Option {
 // SessionTimeout reports the result.
 func WithSessionTimeout(d time.Duration) Option {
 	return func(o *options) { o.sessionTimeout = d }
+}
+
+// WithLocalAddr makes every connection to a server leave from addr, a
+// local address (say, 127.0.0.2 or ::1 on loopback), as the server's "ip"
+// identity of the session. By default the system picks it.
+func WithLocalAddr(addr netip.Addr) Option {
+	return func(o *options) { o.localAddr = addr }
 }
 
 // Logger receives go-zookeeper's log lines. *log.Logger is one.
@@ -145,6 +156,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Conn, erro
 		closedCh:  make(chan struct{}),
 		state:     zksim.StateConnecting,
 		watches:   make(map[watchKey][]*forwarder),
+		local:     o.localAddr,
 	}
 	zc, zkEvents, err := zk.Connect(servers, o.sessionTimeout,
 		zk.WithEventCallback(c.onEvent),

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -83,7 +84,11 @@ func (c *Conn) dial(network, address string, timeout time.Duration) (net.Conn, e
 	if c.finished.Load() {
 		return nil, errFinished
 	}
-	nc, err := net.DialTimeout(network, address, timeout)
+	d := net.Dialer{Timeout: timeout}
+	if c.local.IsValid() {
+		d.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(c.local, 0))
+	}
+	nc, err := d.Dial(network, address)
 	c.netMu.Lock()
 	defer c.netMu.Unlock()
 	if !slices.Contains(c.tried, address) {

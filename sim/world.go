@@ -168,6 +168,11 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	// Session passwords from the seed, not from crypto/rand: a replay is
+	// the same run, byte for byte.
+	var secret [8]byte
+	binary.LittleEndian.PutUint64(secret[:], cfg.Seed)
+	w.srv.SetSessionSecret(append([]byte("zksim/sim session secret "), secret[:]...))
 	if cfg.NearWrap {
 		seed := cfg.Seed
 		w.srv.SetSequenceStart(func(path string) int32 {

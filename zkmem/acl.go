@@ -23,9 +23,6 @@ type authID struct {
 	id     string
 }
 
-// clientIP is the address every in-process connection comes from.
-const clientIP = "127.0.0.1"
-
 // aclInterner interns ACLs; last short-cuts the common case of many nodes
 // created in a row with the same ACL.
 type aclInterner struct {
@@ -322,14 +319,15 @@ func checkACL(acl *aclList, perm int32, auth []authID) error {
 	return zksim.ErrNoAuth
 }
 
-// authenticate turns an AddAuth call into an identity
-// (the server's AuthenticationProvider.handleAuthentication).
-func authenticate(scheme string, auth []byte) (authID, bool) {
+// authenticate turns an AddAuth call on a connection whose "ip" identity
+// is ip into an identity (the server's
+// AuthenticationProvider.handleAuthentication).
+func authenticate(scheme string, auth []byte, ip string) (authID, bool) {
 	switch scheme {
 	case "digest":
 		return authID{scheme: "digest", id: generateDigest(string(auth))}, true
 	case "ip":
-		return authID{scheme: "ip", id: clientIP}, true
+		return authID{scheme: "ip", id: ip}, true
 	}
 	return authID{}, false
 }

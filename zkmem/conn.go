@@ -2,6 +2,7 @@ package zkmem
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,9 @@ type Conn struct {
 	// lastZxid is the zxid of the last reply this client saw; guarded by
 	// srv.mu. A reconnect re-registers watches relative to it.
 	lastZxid int64
+	// creds are the addAuths that succeeded, in order, which a reconnect
+	// sends again; guarded by srv.mu.
+	creds []credential
 
 	mu         sync.Mutex // guards the client-side state below
 	state      zksim.State
@@ -44,11 +48,15 @@ var (
 )
 
 // Connect opens a new session on the server and returns its connection. It
-// fails with ErrClosing once the server is closed.
+// fails with ErrClosing once the server is closed, and with an error naming
+// the option for a zero WithClientAddr.
 func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
-	cfg := connConfig{sessionTimeout: defaultSessionTimeout}
+	cfg := connConfig{sessionTimeout: defaultSessionTimeout, addr: DefaultClientAddr}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if !cfg.addr.IsValid() {
+		return nil, errors.New("zkmem: WithClientAddr: the zero netip.Addr is no address")
 	}
 	c := &Conn{
 		srv:        s,
@@ -68,7 +76,7 @@ func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
 	if s.closed {
 		return nil, zksim.ErrClosing
 	}
-	c.sess = s.openSession(cfg.sessionTimeout, (*connSink)(c))
+	c.sess = s.openSession(cfg.sessionTimeout, cfg.addr, (*connSink)(c))
 	c.lastZxid = s.zxid
 	s.conns[c] = struct{}{}
 	return c, nil
@@ -387,9 +395,18 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 
 // AddAuth implements zksim.Conn. Schemes "digest" (auth "user:password")
 // and "ip" are known; any other fails with ErrAuthFailed, and, as on a real
-// server, the connection is dropped (the session survives).
+// server, the connection is dropped (the session survives). The server
+// keeps an identity only for the connection that added it; as
+// go-zookeeper does, the Conn remembers every AddAuth that succeeded and
+// adds it again each time it reconnects (one whose reply was lost is not
+// remembered, and is gone after the reconnection).
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	err := c.do(ctx, &Request{Op: OpAddAuth, AuthScheme: scheme, Auth: auth}, new(Response))
+	if err == nil {
+		c.srv.mu.Lock()
+		c.creds = append(c.creds, credential{scheme: scheme, auth: slices.Clone(auth)})
+		c.srv.mu.Unlock()
+	}
 	return err
 }
 

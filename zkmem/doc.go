@@ -26,6 +26,22 @@
 // FIFO. [Session.Ping], [Session.Detach] and [Session.Close] are the
 // transport's heartbeat, its closed connection, and closeSession.
 //
+// # Identities and passwords
+//
+// A session's identities are those of the connection it is attached to,
+// as on a ZooKeeper server: "ip" with the client's address (given to
+// OpenSession and ResumeSession; an in-process Conn's is
+// [DefaultClientAddr] unless [WithClientAddr] says otherwise), written as
+// the server writes it, and those addAuth added on that connection. A
+// session resumed on a new connection comes back with only its "ip"
+// identity; the in-process Conn, as go-zookeeper and kazoo, sends its
+// credentials again when it reconnects. "ip" ACLs match as in ZooKeeper
+// 3.8: IPv4 expressions with an optional mask; an IPv6 client matches none.
+// [Session.Password] is an HMAC of the session id under a secret each
+// server draws from crypto/rand ([Server.SetSessionSecret] fixes it, as the
+// simulator does from its seed), so a session id alone does not let anyone
+// resume the session.
+//
 // # The fault plane
 //
 // A session's faults are armed and decided in one place, on the server side,

@@ -44,14 +44,14 @@ func replayEphemerals(t *testing.T, hist []childStep) [][]string {
 	t.Helper()
 	srv := NewServer(Options{})
 	defer srv.Close()
-	admin, err := srv.OpenSession(time.Minute, new(eventLog))
+	admin, err := srv.OpenSession(time.Minute, DefaultClientAddr, new(eventLog))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp := admin.Do(&Request{Op: OpCreate, Path: "/p", Mode: zksim.ModePersistent, ACL: zksim.OpenACL(), TTL: -1}); resp.Err != nil {
 		t.Fatal(resp.Err)
 	}
-	owner, err := srv.OpenSession(time.Minute, new(eventLog))
+	owner, err := srv.OpenSession(time.Minute, DefaultClientAddr, new(eventLog))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func replayEphemerals(t *testing.T, hist []childStep) [][]string {
 	}
 	last := ephemerals(t, owner)
 	w := new(eventLog)
-	watcher, err := srv.OpenSession(time.Minute, w)
+	watcher, err := srv.OpenSession(time.Minute, DefaultClientAddr, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestEphemeralOrderMatchesJava(t *testing.T) {
 func TestGetEphemeralsPrefix(t *testing.T) {
 	srv := NewServer(Options{})
 	defer srv.Close()
-	owner, err := srv.OpenSession(time.Minute, new(eventLog))
+	owner, err := srv.OpenSession(time.Minute, DefaultClientAddr, new(eventLog))
 	if err != nil {
 		t.Fatal(err)
 	}

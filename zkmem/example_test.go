@@ -59,7 +59,7 @@ func ExampleSession() {
 	srv := zkmem.NewServer(zkmem.Options{})
 	defer srv.Close()
 	sink := &printSink{}
-	sess, _ := srv.OpenSession(10*time.Second, sink)
+	sess, _ := srv.OpenSession(10*time.Second, zkmem.DefaultClientAddr, sink)
 
 	sess.Do(&zkmem.Request{Op: zkmem.OpCreate, Path: "/a", ACL: zksim.OpenACL(), TTL: -1})
 	sess.Do(&zkmem.Request{Op: zkmem.OpGetData, Path: "/a", Watch: true})

@@ -160,19 +160,14 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		}
 		resp.Err = err
 	case OpAddAuth:
-		id, ok := authenticate(req.AuthScheme, req.Auth)
+		id, ok := authenticate(req.AuthScheme, req.Auth, sess.addr)
 		if !ok {
 			// As a real server does, the connection goes after the reply;
 			// the session survives.
 			resp.Err, resp.Closed = zksim.ErrAuthFailed, true
 			return
 		}
-		for _, a := range sess.auth {
-			if a == id {
-				return
-			}
-		}
-		sess.auth = append(sess.auth, id)
+		sess.addAuth(id)
 	case OpAddWatch:
 		var wm watchMode
 		switch req.AddWatchMode {
@@ -222,8 +217,10 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			sess.startExpiry(sess.timeout)
 		}
 	case OpWhoAmI:
+		// The connection's identities in the order of its hash set, as
+		// the server lists them.
 		resp.Identities = make([]Identity, len(sess.auth))
-		for i, a := range sess.auth {
+		for i, a := range authIterationOrder(sess.auth) {
 			id := a.id
 			if a.scheme == "digest" {
 				// DigestAuthenticationProvider.getUserName: the user only.

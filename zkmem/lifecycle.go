@@ -49,7 +49,11 @@ func (c *Conn) faultDrop() {
 
 // reconnect connects a disconnected Conn to its session again (see
 // Control.Reconnect): it resumes the session with its id, password and last
-// zxid, then re-registers its watches with a setWatches request.
+// zxid, sends again the credentials of its AddAuth calls (the session comes
+// back with only its ip identity, as on a server), then re-registers its
+// watches with a setWatches request. The credentials are added as part of
+// the reconnection, not as requests: no fault can hit them, and none
+// fails (only known schemes were remembered).
 func (c *Conn) reconnect() error {
 	c.mu.Lock()
 	if c.redial != nil {
@@ -80,6 +84,14 @@ func (c *Conn) reconnect() error {
 		return stateErr(c.State())
 	}
 	sess.attach((*connSink)(c))
+	// A new connection: the server knows only its address until the client
+	// library sends its credentials again, which it does first thing.
+	sess.resetAuth(c.cfg.addr)
+	for _, cr := range c.creds {
+		if id, ok := authenticate(cr.scheme, cr.auth, sess.addr); ok {
+			sess.addAuth(id)
+		}
+	}
 	c.publish(zksim.StateConnected)
 	w := &SetWatches{RelativeZxid: c.lastZxid}
 	w.Data, w.Exist, w.Child, w.Persistent, w.Recursive = c.watchPaths()

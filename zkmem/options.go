@@ -1,6 +1,7 @@
 package zkmem
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/zksim/zksim"
@@ -74,6 +75,17 @@ type connConfig struct {
 	sessionTimeout time.Duration
 	reconnectDelay time.Duration
 	transport      func(zksim.Event, func(zksim.Event))
+	addr           netip.Addr
+}
+
+// WithClientAddr sets the address the Conn's connections come from
+// (default DefaultClientAddr, 127.0.0.1): its session's "ip" identity,
+// which "ip" ACLs are matched against and whoAmI reports, as a server
+// would see a client at that address. An IPv4-mapped IPv6 address counts
+// as its IPv4 address; an IPv6 one matches no "ip" ACL, as on a ZooKeeper
+// 3.8 server. Connect fails for the zero netip.Addr.
+func WithClientAddr(addr netip.Addr) ConnOption {
+	return func(c *connConfig) { c.addr = addr }
 }
 
 // WithEventTransport makes the Conn hand every watch event for its session

@@ -17,6 +17,8 @@ type Server struct {
 	// seqStart, if set, gives a new node's first sequence number
 	// (SetSequenceStart).
 	seqStart func(path string) int32
+	// secret keys the session passwords (SetSessionSecret).
+	secret sessionSecret
 
 	mu           sync.Mutex
 	closed       bool
@@ -51,6 +53,7 @@ func NewServer(opts Options) *Server {
 		dataWatches:  newWatchTable(),
 		childWatches: newWatchTable(),
 		reapable:     btree.NewG[*node](8, func(a, b *node) bool { return a.path < b.path }),
+		secret:       newSessionSecret(),
 	}
 	read := s.acls.intern(zksim.ReadACL())
 	s.tree = newTree(s.acls.intern(zksim.OpenACL()), read)

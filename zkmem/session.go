@@ -1,9 +1,9 @@
 package zkmem
 
 import (
-	"bytes"
-	"encoding/binary"
+	"crypto/subtle"
 	"errors"
+	"net/netip"
 	"sort"
 	"time"
 
@@ -25,7 +25,9 @@ type Session struct {
 	sink        Sink
 	connected   bool // a transport is attached
 	dead        bool // closed or expired
-	auth        []authID
+	password    []byte
+	addr        string              // the "ip" identity of the attached connection
+	auth        []authID            // the identities of the attached connection
 	ephemerals  *ephemeralSet       // nil before the first ephemeral
 	dataPaths   map[string]struct{} // paths in the server's data watch table
 	childPaths  map[string]struct{} // paths in the server's child watch table
@@ -64,24 +66,10 @@ func (sess *Session) Paused() bool {
 }
 
 // Password returns the session's 16-byte password, which a client presents
-// with the id to resume the session (Server.ResumeSession). It is derived
-// from the id, so it is the same from run to run.
-func (sess *Session) Password() []byte { return sessionPassword(sess.id) }
-
-func sessionPassword(id int64) []byte {
-	p := make([]byte, 16)
-	x := uint64(id)
-	for i := 0; i < 16; i += 8 {
-		// splitmix64: a fixed, well-mixed function of the id.
-		x += 0x9e3779b97f4a7c15
-		z := x
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		binary.BigEndian.PutUint64(p[i:], z)
-	}
-	return p
-}
+// with the id to resume the session (Server.ResumeSession). It is keyed by
+// a secret of the server (see Server.SetSessionSecret): knowing the id is
+// not enough to derive it.
+func (sess *Session) Password() []byte { return append([]byte(nil), sess.password...) }
 
 // negotiateTimeout clamps a requested timeout as ZooKeeperServer does.
 func (s *Server) negotiateTimeout(d time.Duration) time.Duration {
@@ -99,48 +87,72 @@ func (s *Server) negotiateTimeout(d time.Duration) time.Duration {
 // a server at least as recent.
 var ErrZxidAhead = errors.New("zkmem: client has seen a zxid ahead of the server")
 
-// OpenSession opens a new session (a createSession transaction) whose
-// transport hears from the server through sink. The requested timeout is
-// negotiated: clamped to [Options.MinSessionTimeout,
-// Options.MaxSessionTimeout]. It fails with zksim.ErrClosing once the
-// server is closed.
-func (s *Server) OpenSession(timeout time.Duration, sink Sink) (*Session, error) {
+// OpenSession opens a new session (a createSession transaction) for a
+// client connected from addr, whose transport hears from the server through
+// sink. The session's only identity is ip:addr (see Server.ResumeSession
+// for how the id is written). The requested timeout is negotiated: clamped
+// to [Options.MinSessionTimeout, Options.MaxSessionTimeout]. It fails with
+// zksim.ErrClosing once the server is closed, and with an error for the
+// zero netip.Addr.
+func (s *Server) OpenSession(timeout time.Duration, addr netip.Addr, sink Sink) (*Session, error) {
+	if !addr.IsValid() {
+		return nil, errNoClientAddr
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, zksim.ErrClosing
 	}
-	return s.openSession(timeout, sink), nil
+	return s.openSession(timeout, addr, sink), nil
 }
 
-// ResumeSession attaches a new connection to session id, as a client that
-// lost its connection does: password must be the session's, and lastZxid
-// the last zxid the client saw. An unknown or expired session, or a wrong
-// password, fails with zksim.ErrSessionExpired; a lastZxid ahead of the
-// server with ErrZxidAhead; a closed server with zksim.ErrClosing. The
-// session's expiry clock stops and sink replaces the old transport's;
-// watches are not restored (send OpSetWatches).
-func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, sink Sink) (*Session, error) {
+// ResumeSession attaches a new connection, from a client at addr, to
+// session id, as a client that lost its connection does: password must be
+// the session's, and lastZxid the last zxid the client saw. An unknown or
+// expired session, or a wrong password, fails with
+// zksim.ErrSessionExpired; a lastZxid ahead of the server with
+// ErrZxidAhead; a closed server with zksim.ErrClosing; the zero netip.Addr
+// with an error.
+//
+// As on a ZooKeeper server, a connection that asks for a live session
+// closes the session's current connection first, whether its password is
+// right or not (its Sink hears Closed with zksim.ErrConnectionLoss, so an
+// in-process Conn stays down until Control.Reconnect; the session lives
+// on and its expiry clock starts). On success the session's
+// expiry clock stops and sink replaces the old transport's; watches are not
+// restored (send OpSetWatches). The identities the old connection added
+// with addAuth stay with it: the session comes back with only ip:addr, as
+// the server writes it (an IPv4 address in dotted decimal, an IPv6 one as
+// eight hex groups, "0:0:0:0:0:0:0:1" for ::1), until the client sends
+// addAuth again, as go-zookeeper and kazoo do on reconnecting.
+func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, addr netip.Addr, sink Sink) (*Session, error) {
+	if !addr.IsValid() {
+		return nil, errNoClientAddr
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, zksim.ErrClosing
 	}
-	sess := s.sessions[id]
-	if sess == nil || sess.dead || !bytes.Equal(password, sessionPassword(id)) {
-		return nil, zksim.ErrSessionExpired
-	}
 	if lastZxid > s.zxid {
+		// Refused before the session is looked at: its connection stays.
 		return nil, ErrZxidAhead
 	}
+	sess := s.sessions[id]
+	if sess == nil || sess.dead {
+		return nil, zksim.ErrSessionExpired
+	}
 	if sess.connected {
-		// A new connection replaces the old one, which the server closes.
-		sess.connected = false
-		sess.dropWatches()
-		sess.dropHeld()
+		// ZooKeeperServer.processConnectRequest closes the session's
+		// connection before it checks the password.
+		s.disconnect(sess)
 		sess.sink.Closed(zksim.ErrConnectionLoss)
 	}
+	if subtle.ConstantTimeCompare(password, sess.password) != 1 {
+		return nil, zksim.ErrSessionExpired
+	}
 	sess.attach(sink)
+	sess.resetAuth(addr)
 	return sess, nil
 }
 
@@ -155,8 +167,9 @@ func (sess *Session) attach(sink Sink) {
 	sess.lastHeard = time.Now()
 }
 
-// openSession creates a session (a createSession transaction).
-func (s *Server) openSession(timeout time.Duration, sink Sink) *Session {
+// openSession creates a session (a createSession transaction) for a
+// client at addr.
+func (s *Server) openSession(timeout time.Duration, addr netip.Addr, sink Sink) *Session {
 	s.begin()
 	sess := &Session{
 		srv:        s,
@@ -164,10 +177,11 @@ func (s *Server) openSession(timeout time.Duration, sink Sink) *Session {
 		timeout:    s.negotiateTimeout(timeout),
 		sink:       sink,
 		connected:  true,
-		auth:       []authID{{scheme: "ip", id: clientIP}},
 		dataPaths:  make(map[string]struct{}),
 		childPaths: make(map[string]struct{}),
 	}
+	sess.password = s.secret.password(sess.id)
+	sess.resetAuth(addr)
 	s.nextSession++
 	s.sessions[sess.id] = sess
 	return sess

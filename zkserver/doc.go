@@ -3,7 +3,8 @@
 //
 // [Start] launches ZooKeeper 3.8 from the Debian `zookeeper` package as a
 // child JVM (org.apache.zookeeper.server.ZooKeeperServerMain) on a free
-// 127.0.0.1 port, with its own temporary data directory and configuration,
+// 127.0.0.1 port ([WithClientPortAddress] picks another loopback address,
+// such as ::1), with its own temporary data directory and configuration,
 // waits until it answers the `ruok` four-letter word with `imok` and `srvr`
 // reports it serving (`ruok` answers a moment before sessions are
 // accepted), and stops it (SIGKILL to its process group, then wait) when the

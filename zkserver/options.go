@@ -9,6 +9,7 @@ import (
 type Option func(*config)
 
 type config struct {
+	host         string // clientPortAddress
 	startTimeout time.Duration
 	heap         string
 	cfgLines     []string // extra zoo.cfg lines, "key=value"
@@ -16,7 +17,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{startTimeout: 60 * time.Second, heap: "256m"}
+	return config{host: "127.0.0.1", startTimeout: 60 * time.Second, heap: "256m"}
 }
 
 func buildConfig(opts []Option) config {
@@ -43,6 +44,16 @@ func WithConfig(key, value string) Option {
 // defaults, so it overrides them (for instance "zookeeper.forceSync", "no").
 func WithSystemProperty(key, value string) Option {
 	return func(c *config) { c.sysProps = append(c.sysProps, fmt.Sprintf("-D%s=%s", key, value)) }
+}
+
+// WithClientPortAddress makes the server listen on host, a loopback
+// address, instead of 127.0.0.1 (clientPortAddress). With an IPv6 address
+// ("::1") the JVM runs without java.net.preferIPv4Stack, and only IPv6
+// clients reach the server: tests of what a client from ::1 may do use
+// such a server beside one on 127.0.0.1 (a ZooKeeper server listens on one
+// address, and a wildcard one would take clients from the network).
+func WithClientPortAddress(host string) Option {
+	return func(c *config) { c.host = host }
 }
 
 // WithHeap sets the JVM's maximum heap, as for -Xmx (default "256m").

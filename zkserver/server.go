@@ -71,7 +71,8 @@ func keepLog(path, testName string) string {
 	return f.Name()
 }
 
-// Addr returns the server's client address, "127.0.0.1:port".
+// Addr returns the server's client address, "127.0.0.1:port" ("[::1]:port"
+// with WithClientPortAddress("::1")).
 func (s *Server) Addr() string { return s.addr }
 
 // LogPath returns the file that holds the server's output.
@@ -114,7 +115,7 @@ func launch(inst installation, dir string, cfg config) (*Server, error) {
 }
 
 func launchOnce(inst installation, dir string, logFile *os.File, cfg config) (*Server, error) {
-	port, err := freePort()
+	port, err := freePort(cfg.host)
 	if err != nil {
 		return nil, err
 	}
@@ -126,12 +127,13 @@ func launchOnce(inst installation, dir string, logFile *os.File, cfg config) (*S
 	if err := os.WriteFile(cfgPath, []byte(zooCfg(dataDir, port, cfg)), 0o644); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "zkserver: starting on 127.0.0.1:%d at %s\n", port, time.Now().Format(time.RFC3339Nano))
+	addr := net.JoinHostPort(cfg.host, strconv.Itoa(port))
+	fmt.Fprintf(logFile, "zkserver: starting on %s at %s\n", addr, time.Now().Format(time.RFC3339Nano))
 	proc, err := startProcess(inst.java, jvmArgs(inst, cfgPath, cfg), dir, logFile)
 	if err != nil {
 		return nil, fmt.Errorf("zkserver: start %s: %w", inst.java, err)
 	}
-	s := &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: logFile.Name(), proc: proc}
+	s := &Server{addr: addr, logPath: logFile.Name(), proc: proc}
 	if err := waitReady(s, cfg.startTimeout); err != nil {
 		s.Stop()
 		return nil, err
@@ -146,7 +148,7 @@ func zooCfg(dataDir string, port int, cfg config) string {
 		"syncLimit=5",
 		"dataDir=" + dataDir,
 		"clientPort=" + strconv.Itoa(port),
-		"clientPortAddress=127.0.0.1",
+		"clientPortAddress=" + cfg.host,
 		"maxClientCnxns=0",
 		"4lw.commands.whitelist=*",
 		"admin.enableServer=false",
@@ -160,7 +162,7 @@ func jvmArgs(inst installation, cfgPath string, cfg config) []string {
 		"-Xmx" + cfg.heap,
 		"-Xms32m",
 		"-XX:+UseSerialGC",
-		"-Djava.net.preferIPv4Stack=true",
+		"-Djava.net.preferIPv4Stack=" + strconv.FormatBool(!strings.Contains(cfg.host, ":")),
 		"-Djava.awt.headless=true",
 		"-Dzookeeper.extendedTypesEnabled=true",
 		"-Dznode.container.checkIntervalMs=100",
@@ -173,10 +175,10 @@ func jvmArgs(inst installation, cfgPath string, cfg config) []string {
 	return append(args, "-cp", inst.classpath, "org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
 }
 
-// freePort asks the kernel for a free loopback port. Another process may
+// freePort asks the kernel for a free port on host. Another process may
 // take it before ZooKeeper binds it; launch retries then.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return 0, err
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"net"
+	"net/netip"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +27,7 @@ type conn struct {
 	br     *bufio.Reader
 	seq    int64
 	remote string
+	from   netip.Addr // the peer's address: the session's "ip" identity
 	since  time.Time
 
 	sess atomic.Pointer[session]
@@ -69,6 +72,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		br:     bufio.NewReaderSize(nc, 4<<10),
 		seq:    connSeq.Add(1),
 		remote: nc.RemoteAddr().String(),
+		from:   peerAddr(nc.RemoteAddr()),
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
 		bw:     bufio.NewWriterSize(nc, 4<<10),
@@ -296,7 +300,7 @@ func (c *conn) connect(body []byte) bool {
 	}
 	resp := jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
 	if req.SessionID == 0 {
-		zs, err := zk.OpenSession(time.Duration(req.TimeOut)*time.Millisecond, (*sink)(c))
+		zs, err := zk.OpenSession(time.Duration(req.TimeOut)*time.Millisecond, c.from, (*sink)(c))
 		if err != nil {
 			return false
 		}
@@ -323,7 +327,7 @@ func (c *conn) connect(body []byte) bool {
 		ws.sweep.Stop()
 		ws.sweep = nil
 	}
-	zs, err := zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, (*sink)(c))
+	zs, err := zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, c.from, (*sink)(c))
 	if err != nil {
 		ws.conn = old
 		ws.mu.Unlock()
@@ -346,6 +350,31 @@ func (c *conn) connect(body []byte) bool {
 	resp.Passwd = zs.Password()
 	c.enqueue(jute.AppendFrame(nil, &resp), false)
 	return true
+}
+
+// peerAddr is the address a connection's client comes from, as its "ip"
+// identity: a TCP peer's IP (an IPv4-mapped IPv6 address as IPv4, as a
+// Java server sees it; an IPv6 zone as the interface's index, which is how
+// Java writes it), and zkmem.DefaultClientAddr for a connection with no IP
+// peer (net.Pipe, a Unix socket).
+func peerAddr(a net.Addr) netip.Addr {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return zkmem.DefaultClientAddr
+	}
+	ip, ok := netip.AddrFromSlice(ta.IP)
+	if !ok {
+		return zkmem.DefaultClientAddr
+	}
+	ip = ip.Unmap()
+	if ta.Zone != "" && ip.Is6() {
+		zone := ta.Zone
+		if ifi, err := net.InterfaceByName(zone); err == nil {
+			zone = strconv.Itoa(ifi.Index)
+		}
+		ip = ip.WithZone(zone)
+	}
+	return ip
 }
 
 // handle runs one request. It reports whether the connection goes on.

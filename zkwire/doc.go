@@ -23,6 +23,16 @@
 // a connection that does not complete the handshake is closed after
 // Options.SessionlessTimeout.
 //
+// A session's "ip" identity is the TCP peer's address (IPv4 or IPv6, as a
+// ZooKeeper server writes it; 127.0.0.1 for a connection with no IP peer,
+// such as a net.Pipe or a FrameConn), and the identities addAuth adds go
+// with the connection: a session resumed on a new connection has only its
+// "ip" identity. A connection asking for a live session closes the
+// session's connection before its password is checked, as the real server
+// does. Session passwords are keyed by a secret of the zkmem server (see
+// zkmem.Server.SetSessionSecret), not derivable from the ids that GET
+// /sessions, cons and dump show.
+//
 // # Frame by frame
 //
 // [Server.NewFrameConn] makes a connection whose frames its owner carries

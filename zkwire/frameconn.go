@@ -28,7 +28,8 @@ type FrameOut interface {
 // notifications in the server's order, faults realised by closing the
 // connection. There is no read timeout: the owner decides when a silent
 // session expires (through zkmem's Control). Four-letter words are not
-// answered.
+// answered. Its client's address, the session's "ip" identity, is
+// zkmem.DefaultClientAddr (127.0.0.1).
 //
 // Only one goroutine at a time may call its methods.
 type FrameConn struct {
@@ -44,6 +45,7 @@ func (s *Server) NewFrameConn(out FrameOut) *FrameConn {
 		srv:    s,
 		seq:    connSeq.Add(1),
 		remote: "frames",
+		from:   zkmem.DefaultClientAddr,
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),

@@ -137,6 +137,13 @@ func TestHandshake(t *testing.T) {
 		t.Fatalf("wrong password response %+v", br)
 	}
 	bad.closed()
+	// As on a real server, asking for the session closed its connection
+	// before the password was checked; the session lives on.
+	again.closed()
+	again = dialRaw(t, srv.Addr())
+	if ar := again.connect(jute.ConnectRequest{TimeOut: 1000, SessionID: resp.SessionID, Passwd: resp.Passwd, LastZxidSeen: h.Zxid, HasReadOnly: true}); ar.SessionID != resp.SessionID {
+		t.Fatalf("resume after a wrong password %+v", ar)
+	}
 
 	// A client that has seen a zxid the server has not: closed unanswered.
 	ahead := dialRaw(t, srv.Addr())
