@@ -333,9 +333,15 @@ func (sess *Session) Detach() {
 // close its session, which then lives until it expires.
 func (sess *Session) Close() error { return sess.Do(&Request{Op: OpCloseSession}).Err }
 
+// copyBytes copies a data buffer, keeping nil (jute's null, length -1)
+// apart from empty (length 0) as a real server does: a node created or set
+// with empty data reads back empty, one given nil reads back nil. An empty
+// copy allocates nothing.
 func copyBytes(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
-	return append([]byte(nil), b...)
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
 }
