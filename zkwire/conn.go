@@ -366,11 +366,6 @@ func (c *conn) handle(body []byte) bool {
 		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: -1, Err: jute.ErrUnimplemented}), true)
 		return false
 	}
-	if h.Type == jute.OpReconfig {
-		// Reconfiguration is off, as on a standalone server by default.
-		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: c.srv.zk.LastZxid(), Err: jute.ErrReconfigDisabled}), false)
-		return true
-	}
 	req, reads, ok := decodeRequest(h.Type, d)
 	if !ok {
 		if h.Type == jute.OpAuth {

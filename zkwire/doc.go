@@ -62,9 +62,11 @@
 //   - SASL (op 102), and createSession and deleteContainer sent by a client
 //     (ops the server uses internally), are answered as unknown ops:
 //     Unimplemented, then the connection closes.
-//   - reconfig is answered ReconfigDisabled, and a request body that does
-//     not decode MarshallingError, without consuming a zxid (a real server
-//     writes an error transaction for them).
+//   - A request body that does not decode is answered MarshallingError
+//     without consuming a zxid (a real server writes an error transaction
+//     for some). reconfig is answered as by a standalone server, with a
+//     zxid: ReconfigDisabled, or Unimplemented when
+//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled).
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's

@@ -126,7 +126,7 @@ type Frame struct {
 	Op int32
 	// Request is what it asks (for a multiRead, its first read, with Op
 	// zkmem.OpMultiRead). Its Op is zkmem.OpAny for an op zkmem does not
-	// run (reconfig, SASL, an unknown code).
+	// run (SASL, an unknown code).
 	Request zkmem.Request
 }
 
@@ -141,7 +141,7 @@ func ParseFrame(body []byte) (f Frame, ok bool) {
 		return f, false
 	}
 	f.Xid, f.Op = h.Xid, h.Type
-	if !validOp(h.Type) || h.Type == jute.OpReconfig {
+	if !validOp(h.Type) {
 		return f, true
 	}
 	req, reads, ok := decodeRequest(h.Type, d)
