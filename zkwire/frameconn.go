@@ -48,8 +48,8 @@ func (s *Server) NewFrameConn(out FrameOut) *FrameConn {
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 		out:    out,
+		stats:  newCnxnStats(),
 	}
-	c.lastOp.Store("NA")
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
