@@ -74,5 +74,11 @@
 //   - The four-letter words answered by default are ruok, srvr, stat, mntr,
 //     cons, dump, envi, conf and isro (a real server answers only srvr
 //     unless 4lw.commands.whitelist says more); Options.FourLetterWords
-//     narrows them. Their figures are zkmem's.
+//     narrows them. Their figures are zkmem's; srvr, stat and cons print
+//     them in the real server's format (cons: FinalRequestProcessor's op
+//     names, latencies in whole milliseconds), except that the version is
+//     "3.8.0-zksim" and connections are listed in the order they came, not
+//     a Java hash set's. go-zookeeper's FLWCons reads cons; its FLWSrvr,
+//     written for ZooKeeper 3.4's date format, can parse neither zksim's
+//     srvr nor a real 3.8 server's.
 package zkwire
