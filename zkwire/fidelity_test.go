@@ -3,7 +3,9 @@ package zkwire_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zksim/zksim/zkmem"
@@ -19,12 +21,16 @@ import (
 // with CI=true it must run.
 
 // againstBoth runs f on a wire server and on the test binary's shared real
-// server, each given the address and a root path of its own, /name.
+// server, each given the address and a root path of its own, /name-N (N
+// counts the runs, so that -count=2 finds no node of the first run).
 func againstBoth(t *testing.T, name string, f func(t *testing.T, addr, root string)) {
 	t.Helper()
-	t.Run("wire", func(t *testing.T) { f(t, zkwire.NewTestServer(t).Addr(), "/"+name) })
-	t.Run("real", func(t *testing.T) { f(t, zkserver.Shared(t).Addr(), "/"+name) })
+	root := fmt.Sprintf("/%s-%d", name, runs.Add(1))
+	t.Run("wire", func(t *testing.T) { f(t, zkwire.NewTestServer(t).Addr(), root) })
+	t.Run("real", func(t *testing.T) { f(t, zkserver.Shared(t).Addr(), root) })
 }
+
+var runs atomic.Int64
 
 var openACL = []jute.ACL{{Perms: 31, ID: jute.ID{Scheme: "world", ID: "anyone"}}}
 
@@ -225,7 +231,7 @@ func TestReconfigAnswers(t *testing.T) {
 			check := func(t *testing.T, addr string) {
 				r := dialRaw(t, addr)
 				r.connect(newSession)
-				root := "/reconfig-" + tc.name
+				root := fmt.Sprintf("/reconfig-%s-%d", tc.name, runs.Add(1))
 				created, _ := r.call(1, jute.OpCreate, &jute.CreateRequest{Path: root, ACL: openACL})
 				h, body := r.call(2, jute.OpReconfig, &jute.ReconfigRequest{NewMembers: "server.1=127.0.0.1:2888:3888;2181", CurConfigID: -1})
 				if h.Err != tc.want || h.Zxid != created.Zxid+1 || len(body) != 0 {
