@@ -40,7 +40,10 @@ type Conn interface {
 	// exists: NodeCreated, NodeDataChanged or NodeDeleted fires it.
 	ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan Event, error)
 
-	// Get returns the data and Stat of the znode at path.
+	// Get returns the data and Stat of the znode at path. As on a real
+	// server, null and empty data stay apart: a node created or set with
+	// nil data reads back nil, one given empty data reads back a non-nil
+	// empty slice, and the system nodes (/, /zookeeper, ...) read back empty.
 	Get(ctx context.Context, path string) ([]byte, *Stat, error)
 
 	// GetW is Get that also sets a data watch (NodeDataChanged or

@@ -10,7 +10,11 @@
 //     session expired by a second client closing it;
 //     and through the control endpoint: session expiry (LOST, the ephemeral
 //     and the lock gone), a dropped connection, a lost reply, a dropped
-//     request, a pause, delayed replies.
+//     request, a pause, delayed replies. testdata/kazoo_data.py prints
+//     what kazoo's gets, Counter, DataWatch and TreeCache see of null and
+//     empty data; its transcript must be the same on both servers. kazoo's
+//     reconfig raises UnimplementedError with reconfigEnabled on and dies
+//     on ReconfigDisabled without it, on both servers alike.
 //   - Curator 5.4 (Debian libcurator-recipes-java): testdata/CuratorRecipes.java,
 //     compiled with javac by the test and run in one JVM per server —
 //     InterProcessMutex, LeaderLatch, DistributedQueue, CuratorCache

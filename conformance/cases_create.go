@@ -22,16 +22,6 @@ func createCases() []testCase {
 			require.Equal(e.t, data, got)
 			require.Equal(e.t, int32(256), st.DataLength)
 		}},
-		{"nil-and-empty-data-read-empty", func(e *env) {
-			e.create(e.c, e.p("nil"), nil, zksim.ModePersistent)
-			e.create(e.c, e.p("empty"), []byte{}, zksim.ModePersistent)
-			for _, name := range []string{"nil", "empty"} {
-				got, st, err := e.c.Get(e.ctx, e.p(name))
-				require.NoError(e.t, err)
-				require.Empty(e.t, got, name)
-				require.Zero(e.t, st.DataLength, name)
-			}
-		}},
 		{"persistent-survives-session-close", func(e *env) {
 			c2 := e.connect()
 			e.create(c2, e.p("a"), []byte("x"), zksim.ModePersistent)

@@ -36,6 +36,7 @@ func groups() []group {
 		{"paths", pathCases()},
 		{"system", systemCases()},
 		{"create", createCases()},
+		{"data", dataCases()},
 		{"sequence", sequenceCases()},
 		{"stat", statCases()},
 		{"version", versionCases()},

@@ -19,7 +19,8 @@
 // After every step it compares:
 //
 //   - results and errors (by ZooKeeper code), created paths and so the
-//     generated sequence numbers, data, children in the order each server
+//     generated sequence numbers, data byte for byte (null apart from
+//     empty: the steps write both), children in the order each server
 //     returns them (not sorted: zkmem reproduces the server's order), ACLs
 //     in the order each returns them;
 //   - Stats, normalised: zxids as offsets from the root's czxid, times

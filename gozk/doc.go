@@ -58,6 +58,16 @@
 // (jute.maxbuffer, about 1 MiB) and that makes the server drop the
 // connection: [zksim.ErrConnectionLoss].
 //
+// # Null and empty data
+//
+// ZooKeeper keeps null data (a jute buffer of length -1) apart from empty
+// data (length 0), and so does go-zookeeper v1.0.4 in both directions: it
+// sends a nil slice as -1 and an empty non-nil one as 0 (create, setData and
+// their multi ops), and reads -1 back as nil and 0 as an empty non-nil
+// slice. The Conn passes data through unchanged, so [Conn.Get] returns nil
+// for a node created or set with nil and []byte{} for one given empty data,
+// as zkmem does ([zksim.Stat].DataLength is 0 for both).
+//
 // # Sessions
 //
 // go-zookeeper's session states map to zksim's: connecting, connected

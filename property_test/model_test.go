@@ -43,7 +43,7 @@ type modelSession struct {
 func newTreeModel() *treeModel {
 	m := &treeModel{nodes: map[string]*modelNode{}, sessions: map[int64]*modelSession{}}
 	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		m.nodes[p] = &modelNode{children: map[string]bool{}}
+		m.nodes[p] = &modelNode{data: []byte{}, children: map[string]bool{}} // empty, not null
 		if p != "/" {
 			m.nodes[modelParent(p)].children[modelBase(p)] = true
 		}
@@ -265,8 +265,8 @@ func (m *treeModel) diff(ctx context.Context, r treeReader) string {
 		if d := statDiff(st, m.stat(p)); d != "" {
 			return fmt.Sprintf("stat of %s: %s", p, d)
 		}
-		if string(data) != string(m.nodes[p].data) {
-			return fmt.Sprintf("data of %s: %q, model %q", p, data, m.nodes[p].data)
+		if !sameData(data, m.nodes[p].data) {
+			return fmt.Sprintf("data of %s: %s, model %s", p, showData(data), showData(m.nodes[p].data))
 		}
 		names, _, err := r.Children(ctx, p)
 		if err != nil {
@@ -299,4 +299,18 @@ func statDiff(got, want *zksim.Stat) string {
 		return fmt.Sprintf("%v, model %v", g, *want)
 	}
 	return ""
+}
+
+// sameData reports whether got is exactly want: null (nil) apart from
+// empty, as a real server keeps them.
+func sameData(got, want []byte) bool {
+	return (got == nil) == (want == nil) && string(got) == string(want)
+}
+
+// showData renders data with null apart from empty.
+func showData(b []byte) string {
+	if b == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", b)
 }

@@ -240,8 +240,8 @@ func (m *zkmemMachine) Read(t *rapid.T) {
 		if d := statDiff(st, want); d != "" {
 			t.Fatalf("get %s: stat %s", p, d)
 		}
-		if want != nil && string(data) != string(m.model.nodes[p].data) {
-			t.Fatalf("get %s: data %q, model %q", p, data, m.model.nodes[p].data)
+		if want != nil && !sameData(data, m.model.nodes[p].data) {
+			t.Fatalf("get %s: data %s, model %s", p, showData(data), showData(m.model.nodes[p].data))
 		}
 	case "exists":
 		ok, st, err := c.Exists(m.ctx, p)

@@ -159,6 +159,16 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			resp.Stat = n.stat()
 		}
 		resp.Err = err
+	case OpReconfig:
+		// PrepRequestProcessor: disabled first; enabled, a standalone
+		// server is not a leader and cannot reconfigure. The error is a
+		// transaction of its own.
+		t := s.begin()
+		resp.Err = zksim.ErrReconfigDisabled
+		if s.opts.ReconfigEnabled {
+			resp.Err = zksim.ErrUnimplemented
+		}
+		s.commit(t)
 	case OpAddAuth:
 		id, ok := authenticate(req.AuthScheme, req.Auth, sess.addr)
 		if !ok {
@@ -176,7 +186,9 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		case zksim.WatchPersistentRecursive:
 			wm = modeRecursive
 		default:
-			resp.Err = zksim.ErrBadArguments
+			// WatcherMode.fromZooDef throws; FinalRequestProcessor answers
+			// any such exception MarshallingError.
+			resp.Err = zksim.ErrMarshallingError
 			return
 		}
 		// DataTree.addWatch: a recursive watch lives in the data table only.
@@ -184,12 +196,11 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		if wm != modeRecursive {
 			sess.addWatch(s.childWatches, req.Path, wm)
 		}
-	case OpRemoveWatches:
-		if !sess.removeWatches(req.Path, req.WatcherKind, true) {
-			resp.Err = zksim.ErrNoWatcher
-		}
-	case OpCheckWatches:
-		if !sess.removeWatches(req.Path, req.WatcherKind, false) {
+	case OpRemoveWatches, OpCheckWatches:
+		switch {
+		case !sess.knownWatcherKind(req.WatcherKind):
+			resp.Err = zksim.ErrMarshallingError
+		case !sess.removeWatches(req.Path, req.WatcherKind, req.Op == OpRemoveWatches):
 			resp.Err = zksim.ErrNoWatcher
 		}
 	case OpGetEphemerals:
@@ -278,11 +289,23 @@ func (sess *Session) removeWatches(path string, kind zksim.WatcherKind, remove b
 	return found
 }
 
+// knownWatcherKind reports whether the server understands kind. A 3.8
+// server knows Children, Data and Any only (WatcherType.fromInt throws on
+// any other, which FinalRequestProcessor answers MarshallingError); the
+// in-process Conn also removes by the kinds Persistent and
+// PersistentRecursive, as a 3.9 server does (ZOOKEEPER-4472).
+func (sess *Session) knownWatcherKind(kind zksim.WatcherKind) bool {
+	if _, inProcess := sess.sink.(*connSink); inProcess {
+		return kind >= zksim.WatcherChildren && kind <= zksim.WatcherPersistentRecursive
+	}
+	return kind >= zksim.WatcherChildren && kind <= zksim.WatcherAny
+}
+
 // removeWatchesByTable is what a 3.8 server does with a removeWatches or
 // checkWatches request from a remote client (DataTree.removeWatch and
 // containsWatcher): by table, whatever the watch's mode (Children: the
-// child table; Data: the data table; Any: both); the kinds Persistent and
-// PersistentRecursive find nothing.
+// child table; Data: the data table; Any: both). Other kinds never get
+// here (knownWatcherKind).
 func (sess *Session) removeWatchesByTable(path string, kind zksim.WatcherKind, remove bool) bool {
 	s := sess.srv
 	found := false
@@ -330,9 +353,15 @@ func (sess *Session) Detach() {
 // close its session, which then lives until it expires.
 func (sess *Session) Close() error { return sess.Do(&Request{Op: OpCloseSession}).Err }
 
+// copyBytes copies a data buffer, keeping nil (jute's null, length -1)
+// apart from empty (length 0) as a real server does: a node created or set
+// with empty data reads back empty, one given nil reads back nil. An empty
+// copy allocates nothing.
 func copyBytes(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
-	return append([]byte(nil), b...)
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
 }

@@ -33,6 +33,7 @@ const (
 	OpCheckWatches                   // checkWatches
 	OpWhoAmI                         // whoAmI
 	OpCloseSession                   // closeSession
+	OpReconfig                       // reconfig
 	numOps
 )
 
@@ -60,6 +61,7 @@ var opNames = [numOps]string{
 	OpCheckWatches:         "checkWatches",
 	OpWhoAmI:               "whoAmI",
 	OpCloseSession:         "closeSession",
+	OpReconfig:             "reconfig",
 }
 
 // String returns ZooKeeper's name of the op ("any" for OpAny).

@@ -37,6 +37,14 @@ type Options struct {
 	// creation order. Code that relies on an order must sort; this option
 	// only hides the server's order.
 	SortedChildren bool
+	// ReconfigEnabled is the server's reconfigEnabled setting. zkmem is a
+	// standalone server, which cannot reconfigure: a reconfig request
+	// (OpReconfig, from a wire client) fails with ErrReconfigDisabled
+	// (-123) when it is off, the default, and with ErrUnimplemented (-6)
+	// when it is on, as a standalone ZooKeeper 3.8 answers. Either way
+	// the request consumes a zxid, as the real server's error transaction
+	// does.
+	ReconfigEnabled bool
 }
 
 const (

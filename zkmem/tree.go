@@ -106,13 +106,15 @@ func newTree(open, read *aclList) *tree {
 		mask:  ^uint64(0),
 		nodes: make(map[uint64]*node),
 	}
-	t.root = &node{path: "/", nameAt: 1, acl: open}
+	// Every node of a fresh server holds empty data, not null (DataTree
+	// builds them with new byte[0]): getData answers length 0.
+	t.root = &node{path: "/", nameAt: 1, acl: open, data: []byte{}}
 	t.nodes[t.hash("/")] = t.root
 	// The system nodes of a fresh server, with zero zxids and times. The
 	// config node is read-only, its ACL set with version -1 at startup
 	// (ZKDatabase), which leaves its aversion at -1.
 	for _, p := range []string{"/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), parent: t.get(parentPath(p)), acl: open}
+		n := &node{path: p, nameAt: int32(strings.LastIndexByte(p, '/') + 1), parent: t.get(parentPath(p)), acl: open, data: []byte{}}
 		if p == "/zookeeper/config" {
 			n.acl, n.aversion = read, -1
 		}

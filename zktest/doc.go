@@ -6,7 +6,8 @@
 // One zkmem.Options value describes the server on both sides: [OpenMem]
 // starts a zkmem server with it, and [OpenReal] starts a real ZooKeeper
 // with the configuration it implies ([ServerOptions]: tickTime, the session
-// timeout bounds, TTL nodes, the container check interval, jute.maxbuffer).
+// timeout bounds, TTL nodes, the container check interval, jute.maxbuffer,
+// reconfigEnabled).
 // Either way the result is a [Backend]: how to open a session, the test
 // controls the backend has (expire a session, drop and restore a
 // connection, set the next sequence number), and its Facts, the options

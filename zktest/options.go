@@ -35,8 +35,8 @@ func WithDefaults(opts zkmem.Options) zkmem.Options {
 
 // ServerOptions returns the zkserver options that start a real ZooKeeper
 // with the settings opts describe (defaults filled in as by
-// [WithDefaults]): zoo.cfg's tickTime, minSessionTimeout and
-// maxSessionTimeout, and the system properties
+// [WithDefaults]): zoo.cfg's tickTime, minSessionTimeout,
+// maxSessionTimeout and reconfigEnabled, and the system properties
 // zookeeper.extendedTypesEnabled, znode.container.checkIntervalMs and
 // jute.maxbuffer. ZooKeeper counts time in whole milliseconds: a duration
 // that is not one is an error.
@@ -62,6 +62,7 @@ func ServerOptions(opts zkmem.Options) ([]zkserver.Option, error) {
 		zkserver.WithConfig("tickTime", tick),
 		zkserver.WithConfig("minSessionTimeout", minTimeout),
 		zkserver.WithConfig("maxSessionTimeout", maxTimeout),
+		zkserver.WithConfig("reconfigEnabled", strconv.FormatBool(f.ReconfigEnabled)),
 		zkserver.WithSystemProperty("zookeeper.extendedTypesEnabled", strconv.FormatBool(f.ExtendedTypes)),
 		zkserver.WithSystemProperty("znode.container.checkIntervalMs", reap),
 		zkserver.WithSystemProperty("jute.maxbuffer", strconv.Itoa(f.MaxRequestBytes)),

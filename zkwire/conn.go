@@ -46,9 +46,8 @@ type conn struct {
 	closeOnce sync.Once
 
 	recv, sent atomic.Int64
-	lastZxid   atomic.Int64
-	lastXid    atomic.Int32
-	lastOp     atomic.Value // string
+	word       atomic.Bool // the connection asked a four-letter word
+	stats      cnxnStats
 
 	cur     current // the request the reader is running
 	zs      *zkmem.Session
@@ -77,8 +76,8 @@ func newConn(s *Server, nc net.Conn) *conn {
 		wake:   make(chan struct{}, 1),
 		bw:     bufio.NewWriterSize(nc, 4<<10),
 		done:   make(chan struct{}),
+		stats:  newCnxnStats(),
 	}
-	c.lastOp.Store("NA")
 	return c
 }
 
@@ -271,6 +270,10 @@ func (c *conn) handshake() bool {
 		return false
 	}
 	if word, ok := fourLetterWord(n); ok {
+		// The word counts as a packet received (NIOServerCnxn).
+		c.word.Store(true)
+		c.recv.Add(1)
+		c.srv.received.Add(1)
 		c.fourLetter(word)
 		return false
 	}
@@ -284,6 +287,7 @@ func (c *conn) handshake() bool {
 // connect runs the handshake's ConnectRequest, body. It reports whether
 // requests follow.
 func (c *conn) connect(body []byte) bool {
+	start := time.Now()
 	c.recv.Add(1)
 	c.srv.received.Add(1)
 	var req jute.ConnectRequest
@@ -314,6 +318,7 @@ func (c *conn) connect(body []byte) bool {
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
 		c.enqueue(jute.AppendFrame(nil, &resp), false)
+		c.answered(jute.RequestHeader{Type: jute.OpCreateSession}, zk.LastZxid(), false, start)
 		return true
 	}
 	ws := c.srv.sessionFor(req.SessionID, 0)
@@ -388,24 +393,20 @@ func (c *conn) handle(body []byte) bool {
 	if d.Err() != nil {
 		return false // a header cut short: the server closes the connection
 	}
-	c.lastXid.Store(h.Xid)
 	if !validOp(h.Type) {
 		// UnimplementedRequestProcessor: the error, then the connection
 		// closes. The reply carries the fresh request's zxid, -1.
 		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: -1, Err: jute.ErrUnimplemented}), true)
 		return false
 	}
-	if h.Type == jute.OpReconfig {
-		// Reconfiguration is off, as on a standalone server by default.
-		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: c.srv.zk.LastZxid(), Err: jute.ErrReconfigDisabled}), false)
-		return true
-	}
 	req, reads, ok := decodeRequest(h.Type, d)
 	if !ok {
 		if h.Type == jute.OpAuth {
 			return false // an auth packet that does not decode closes the connection
 		}
-		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: c.srv.zk.LastZxid(), Err: jute.ErrMarshallingError}), false)
+		zxid := c.srv.zk.LastZxid()
+		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: zxid, Err: jute.ErrMarshallingError}), false)
+		c.answered(h, zxid, true, start)
 		return true
 	}
 	c.cur = current{xid: h.Xid, op: h.Type}
@@ -415,7 +416,7 @@ func (c *conn) handle(body []byte) bool {
 	} else {
 		resp = c.zs.Do(req)
 	}
-	replied := c.cur.replied
+	replied, zxid := c.cur.replied, c.cur.zxid
 	c.cur = current{}
 	if resp.Fault != zkmem.NoFault || !replied || resp.Closed || h.Type == jute.OpCloseSession {
 		// A lost reply or dropped request, a session not attached any more,
@@ -426,9 +427,18 @@ func (c *conn) handle(body []byte) bool {
 		}
 		return false
 	}
-	c.lastOp.Store(jute.OpName(h.Type))
-	c.srv.lat.add(time.Since(start))
+	if h.Type != jute.OpAuth {
+		c.answered(h, zxid, resp.Err != nil, start)
+	}
 	return true
+}
+
+// answered counts a request answered, as FinalRequestProcessor does: in
+// the connection's figures (cons) and the server's latency (srvr).
+func (c *conn) answered(h jute.RequestHeader, zxid int64, failed bool, start time.Time) {
+	end := time.Now()
+	c.stats.update(c.srv, h.Xid, zxid, lastOpName(h.Type, failed), start, end)
+	c.srv.lat.add(end.Sub(start))
 }
 
 // multiRead runs the reads of a multiRead one after the other and answers
@@ -473,7 +483,8 @@ type current struct {
 	xid       int32
 	op        int32
 	replied   bool
-	collect   bool // multiRead: keep the replies, do not send them
+	zxid      int64 // the reply's zxid, once replied
+	collect   bool  // multiRead: keep the replies, do not send them
 	collected []zkmem.Response
 }
 
@@ -511,7 +522,7 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 	} else {
 		body = replyBody(c.cur.op, req, resp)
 	}
-	c.lastZxid.Store(zxid)
+	c.cur.zxid = zxid
 	c.enqueue(jute.AppendFrame(nil, &hdr, body), resp.Closed || c.cur.op == jute.OpCloseSession)
 }
 

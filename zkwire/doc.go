@@ -72,9 +72,11 @@
 //   - SASL (op 102), and createSession and deleteContainer sent by a client
 //     (ops the server uses internally), are answered as unknown ops:
 //     Unimplemented, then the connection closes.
-//   - reconfig is answered ReconfigDisabled, and a request body that does
-//     not decode MarshallingError, without consuming a zxid (a real server
-//     writes an error transaction for them).
+//   - A request body that does not decode is answered MarshallingError
+//     without consuming a zxid (a real server writes an error transaction
+//     for some). reconfig is answered as by a standalone server, with a
+//     zxid: ReconfigDisabled, or Unimplemented when
+//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled).
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's
@@ -82,5 +84,11 @@
 //   - The four-letter words answered by default are ruok, srvr, stat, mntr,
 //     cons, dump, envi, conf and isro (a real server answers only srvr
 //     unless 4lw.commands.whitelist says more); Options.FourLetterWords
-//     narrows them. Their figures are zkmem's.
+//     narrows them. Their figures are zkmem's; srvr, stat and cons print
+//     them in the real server's format (cons: FinalRequestProcessor's op
+//     names, latencies in whole milliseconds), except that the version is
+//     "3.8.0-zksim" and connections are listed in the order they came, not
+//     a Java hash set's. go-zookeeper's FLWCons reads cons; its FLWSrvr,
+//     written for ZooKeeper 3.4's date format, can parse neither zksim's
+//     srvr nor a real 3.8 server's.
 package zkwire

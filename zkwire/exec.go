@@ -123,6 +123,10 @@ func toRequest(op int32, rec jute.Record) (*zkmem.Request, bool) {
 		default:
 			return &zkmem.Request{Op: zkmem.OpRemoveWatches, Path: r.Path, WatcherKind: zksim.WatcherKind(r.Type)}, true
 		}
+	case *jute.ReconfigRequest:
+		// A standalone server never reads the members: the answer depends
+		// on reconfigEnabled alone (zkmem.Options.ReconfigEnabled).
+		return &zkmem.Request{Op: zkmem.OpReconfig}, true
 	case *jute.AuthPacket:
 		return &zkmem.Request{Op: zkmem.OpAddAuth, AuthScheme: r.Scheme, Auth: r.Auth}, true
 	case *jute.SetWatches:

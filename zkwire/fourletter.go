@@ -45,6 +45,19 @@ func (c *conn) fourLetter(word string) {
 	w.Flush()
 }
 
+// writeBrief writes the start of a connection's line in stat and cons
+// (ServerCnxn.dumpConnectionInfo), up to the packets sent, the closing
+// parenthesis left to the caller: the peer, its interest ops (0 for the
+// connection asking the word, which the server is answering; 1, reading,
+// for the others), the requests queued, the packets received and sent.
+func (c *conn) writeBrief(b *strings.Builder) {
+	interest := 1
+	if c.word.Load() {
+		interest = 0
+	}
+	fmt.Fprintf(b, " /%s[%d](queued=0,recved=%d,sent=%d", c.remote, interest, c.recv.Load(), c.sent.Load())
+}
+
 func (s *Server) answer(b *strings.Builder, word string) {
 	st := s.zk.Stats()
 	min, avg, max := s.lat.get()
@@ -59,11 +72,12 @@ func (s *Server) answer(b *strings.Builder, word string) {
 		if word == "stat" {
 			b.WriteString("Clients:\n")
 			for _, c := range conns {
-				fmt.Fprintf(b, " /%s[1](queued=0,recved=%d,sent=%d)\n", c.remote, c.recv.Load(), c.sent.Load())
+				c.writeBrief(b)
+				b.WriteString(")\n")
 			}
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(b, "Latency min/avg/max: %d/%.1f/%d\n", int64(min), avg, int64(max))
+		fmt.Fprintf(b, "Latency min/avg/max: %d/%s/%d\n", min, avg, max)
 		fmt.Fprintf(b, "Received: %d\nSent: %d\nConnections: %d\nOutstanding: 0\n", s.received.Load(), s.sent.Load(), len(conns))
 		fmt.Fprintf(b, "Zxid: 0x%x\nMode: standalone\nNode count: %d\n", st.LastZxid, st.Nodes)
 	case "mntr":
@@ -73,7 +87,7 @@ func (s *Server) answer(b *strings.Builder, word string) {
 		}{
 			{"zk_version", Version}, {"zk_server_state", "standalone"},
 			{"zk_ephemerals_count", st.Ephemerals}, {"zk_num_alive_connections", len(conns)},
-			{"zk_avg_latency", fmt.Sprintf("%.1f", avg)}, {"zk_min_latency", int64(min)}, {"zk_max_latency", int64(max)},
+			{"zk_avg_latency", avg}, {"zk_min_latency", min}, {"zk_max_latency", max},
 			{"zk_outstanding_requests", 0}, {"zk_znode_count", st.Nodes},
 			{"zk_global_sessions", st.Sessions}, {"zk_local_sessions", 0},
 			{"zk_watch_count", st.Watches}, {"zk_approximate_data_size", st.DataSize},
@@ -85,14 +99,15 @@ func (s *Server) answer(b *strings.Builder, word string) {
 		}
 	case "cons":
 		for _, c := range conns {
-			ws := c.sess.Load()
-			if ws == nil {
-				fmt.Fprintf(b, " /%s[0](queued=0,recved=%d,sent=%d)\n", c.remote, c.recv.Load(), c.sent.Load())
-				continue
+			c.writeBrief(b)
+			if ws := c.sess.Load(); ws != nil {
+				c.stats.mu.Lock()
+				lastOp := c.stats.lastOp
+				c.stats.mu.Unlock()
+				fmt.Fprintf(b, ",sid=0x%x,lop=%s,est=%d,to=%d", ws.id, lastOp, c.since.UnixMilli(), ws.timeout.Milliseconds())
+				c.stats.write(b)
 			}
-			fmt.Fprintf(b, " /%s[1](queued=0,recved=%d,sent=%d,sid=0x%x,lop=%s,est=%d,to=%d,lcxid=0x%x,lzxid=0x%x)\n",
-				c.remote, c.recv.Load(), c.sent.Load(), ws.id, c.lastOp.Load(), c.since.UnixMilli(),
-				ws.timeout.Milliseconds(), c.lastXid.Load(), c.lastZxid.Load())
+			b.WriteString(")\n")
 		}
 		b.WriteString("\n")
 	case "dump":

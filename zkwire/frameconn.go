@@ -50,8 +50,8 @@ func (s *Server) NewFrameConn(out FrameOut) *FrameConn {
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 		out:    out,
+		stats:  newCnxnStats(),
 	}
-	c.lastOp.Store("NA")
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -128,7 +128,7 @@ type Frame struct {
 	Op int32
 	// Request is what it asks (for a multiRead, its first read, with Op
 	// zkmem.OpMultiRead). Its Op is zkmem.OpAny for an op zkmem does not
-	// run (reconfig, SASL, an unknown code).
+	// run (SASL, an unknown code).
 	Request zkmem.Request
 }
 
@@ -143,7 +143,7 @@ func ParseFrame(body []byte) (f Frame, ok bool) {
 		return f, false
 	}
 	f.Xid, f.Op = h.Xid, h.Type
-	if !validOp(h.Type) || h.Type == jute.OpReconfig {
+	if !validOp(h.Type) {
 		return f, true
 	}
 	req, reads, ok := decodeRequest(h.Type, d)

@@ -202,33 +202,3 @@ func (s *Server) connList() []*conn {
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
 	return out
 }
-
-// latency keeps the min/avg/max request latency srvr and mntr report.
-type latency struct {
-	mu            sync.Mutex
-	n             int64
-	sum, min, max time.Duration
-}
-
-func (l *latency) add(d time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n == 0 || d < l.min {
-		l.min = d
-	}
-	if d > l.max {
-		l.max = d
-	}
-	l.n++
-	l.sum += d
-}
-
-func (l *latency) get() (min, avg, max float64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.n == 0 {
-		return 0, 0, 0
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return ms(l.min), ms(l.sum) / float64(l.n), ms(l.max)
-}

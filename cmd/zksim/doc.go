@@ -82,7 +82,9 @@
 // see package zkwire); it serves until interrupted. Its flags have the real
 // server's defaults: -tickTime 2s, -minSessionTimeout and
 // -maxSessionTimeout (2 and 20 ticks), -extendedTypes=false (TTL nodes
-// off), -jute.maxbuffer 1048575, -containerCheckInterval 60s; -control ""
+// off), -jute.maxbuffer 1048575, -containerCheckInterval 60s,
+// -reconfigEnabled=false (reconfig answers ReconfigDisabled; with it on,
+// Unimplemented, as a standalone server); -control ""
 // turns the endpoint off, and -4lw.commands.whitelist lists the four-letter
 // words answered.
 package main

@@ -56,6 +56,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	extended := fs.Bool("extendedTypes", false, "zookeeper.extendedTypesEnabled: allow TTL nodes")
 	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
+	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: zksim serve [flags]\n\n"+
@@ -82,6 +83,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ExtendedTypes:          *extended,
 		ContainerCheckInterval: *containers,
 		MaxRequestBytes:        *maxBuf,
+		ReconfigEnabled:        *reconfig,
 	})
 	defer zk.Close()
 	ln, err := net.Listen("tcp", *addr)

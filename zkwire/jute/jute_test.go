@@ -191,3 +191,38 @@ func TestOpNames(t *testing.T) {
 		t.Errorf("OpName(999) = %q", OpName(999))
 	}
 }
+
+// TestBufferNullApartFromEmpty: a nil buffer is written as length -1 and
+// an empty one as length 0, and each reads back as it was written (nil,
+// and a non-nil empty slice), as the real server keeps them apart.
+func TestBufferNullApartFromEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		wire []byte
+	}{
+		{"nil", nil, []byte{0xff, 0xff, 0xff, 0xff}},
+		{"empty", []byte{}, []byte{0, 0, 0, 0}},
+		{"one byte", []byte{7}, []byte{0, 0, 0, 1, 7}},
+	} {
+		var e Encoder
+		e.Buffer(tc.in)
+		if !bytes.Equal(e.B, tc.wire) {
+			t.Errorf("%s: encoded %x, want %x", tc.name, e.B, tc.wire)
+		}
+		d := NewDecoder(tc.wire)
+		got := d.Buffer()
+		if d.Err() != nil || (got == nil) != (tc.in == nil) || !bytes.Equal(got, tc.in) {
+			t.Errorf("%s: decoded %#v (err %v), want %#v", tc.name, got, d.Err(), tc.in)
+		}
+		// The same through a getData response, the record a client reads.
+		b := Marshal(nil, &GetDataResponse{Data: tc.in})
+		if !bytes.Equal(b[:len(tc.wire)], tc.wire) {
+			t.Errorf("%s: getData response starts %x, want %x", tc.name, b[:len(tc.wire)], tc.wire)
+		}
+		var r GetDataResponse
+		if err := Unmarshal(b, &r); err != nil || (r.Data == nil) != (tc.in == nil) {
+			t.Errorf("%s: getData response read back %#v (err %v)", tc.name, r.Data, err)
+		}
+	}
+}
