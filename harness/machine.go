@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 

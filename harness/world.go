@@ -38,7 +38,7 @@ type runWorld struct {
 	cores    []*proc
 	wg       sync.WaitGroup
 	sched    scheduler
-	mix      Fault // the faults this check drew
+	mix      Fault    // the faults this check drew
 	actions  []string // the actions taken, for the report of a failure
 	failLog  []string // what fail logged
 
