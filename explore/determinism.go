@@ -37,7 +37,7 @@ func CheckSeed(t *testing.T, prop func(*rapid.T), seed uint64) (failed bool) {
 		}
 		defer func() { _ = flag.Set(name, old) }()
 	}
-	c := &captureTB{name: t.Name()}
-	rapid.Check(c, inBubble(t, prop))
+	c := harness.NewRecorder(t.Name(), nil)
+	rapid.Check(c, harness.InBubbles(t, prop))
 	return c.Failed()
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/harness"
 )
 
 // Determinism: the same seed gives the same trace, byte for byte, under
@@ -64,11 +66,11 @@ func TestTraceDump(t *testing.T) {
 		if err := flag.Set("rapid.seed", strconv.Itoa(1000+i)); err != nil {
 			t.Fatal(err)
 		}
-		c := &captureTB{name: t.Name()}
-		rapid.Check(c, inBubble(t, m.Property(t)))
+		c := harness.NewRecorder(t.Name(), nil)
+		rapid.Check(c, harness.InBubbles(t, m.Property(t)))
 		traceSink = nil
 		if c.Failed() {
-			t.Errorf("%s failed: %s", m.Name, strings.Join(c.errs, "\n"))
+			t.Errorf("%s failed: %s", m.Name, strings.Join(c.Errors(), "\n"))
 		}
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {

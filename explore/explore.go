@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/harness"
 )
 
 // Machine is one recipe machine: a recipe family, its clients and its
@@ -108,11 +110,11 @@ type Result struct {
 // the same; a failure may shrink differently.
 func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
 	t.Helper()
-	c := &captureTB{name: "Test" + m.Name, echo: echo}
-	total := runChecks(c, inBubble(t, m.Property(t)))
+	c := harness.NewRecorder("Test"+m.Name, echo)
+	total := runChecks(c, harness.InBubbles(t, m.Property(t)))
 	return Result{
 		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
-		Virtual: total.virtual.String(), Report: strings.Join(c.errs, "\n"), Logs: c.logs,
+		Virtual: total.virtual.String(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs(),
 	}
 }
 

@@ -2,15 +2,14 @@ package explore
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"testing/synctest"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/harness"
 )
 
 // The harness bites: each flawed recipe the ZooKeeper literature warns
@@ -74,53 +73,6 @@ func setFlagForTest(t *testing.T, name, env, value string) (restore func()) {
 		t.Fatal(err)
 	}
 	return func() { _ = flag.Set(name, old) }
-}
-
-// captureTB is a rapid.TB that records what rapid says instead of failing
-// the test, so that a test can assert that a property fails.
-type captureTB struct {
-	name string
-	echo io.Writer // if set, where the logs are written as they come
-
-	mu     sync.Mutex
-	logs   []string
-	errs   []string
-	failed bool
-}
-
-func (c *captureTB) Helper()      {}
-func (c *captureTB) Name() string { return c.name }
-func (c *captureTB) Logf(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.logs = append(c.logs, fmt.Sprintf(format, args...))
-	if c.echo != nil {
-		fmt.Fprintf(c.echo, "    %s\n", strings.ReplaceAll(c.logs[len(c.logs)-1], "\n", "\n    "))
-	}
-}
-func (c *captureTB) Log(args ...any)                  { c.Logf("%s", fmt.Sprint(args...)) }
-func (c *captureTB) Skipf(format string, args ...any) { c.Errorf("skip: "+format, args...) }
-func (c *captureTB) Skip(args ...any)                 { c.Errorf("skip: %s", fmt.Sprint(args...)) }
-func (c *captureTB) SkipNow()                         { c.Errorf("skip") }
-func (c *captureTB) Errorf(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.errs = append(c.errs, fmt.Sprintf(format, args...))
-	c.failed = true
-}
-func (c *captureTB) Error(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
-func (c *captureTB) Fatalf(format string, args ...any) { c.Errorf(format, args...) }
-func (c *captureTB) Fatal(args ...any)                 { c.Errorf("%s", fmt.Sprint(args...)) }
-func (c *captureTB) FailNow()                          { c.Fail() }
-func (c *captureTB) Fail() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.failed = true
-}
-func (c *captureTB) Failed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.failed
 }
 
 // expectCaught runs prop under rapid, with the same flags as every other
@@ -209,71 +161,17 @@ func catch(t *testing.T, want string, prop func(*rapid.T), echo io.Writer) Caugh
 	defer setFlagForTest(t, "rapid.steps", "RAPID_STEPS", flawSteps)()
 	defer setFlagForTest(t, "rapid.seed", "RAPID_SEED", flawSeed)()
 	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", flawShrinkTime)()
-	c := &captureTB{name: t.Name(), echo: echo}
-	rapid.Check(c, inBubble(t, prop))
-	res := Caught{Caught: c.Failed(), Report: strings.Join(c.errs, "\n"), Logs: c.logs}
+	c := harness.NewRecorder(t.Name(), echo)
+	rapid.Check(c, harness.InBubbles(t, prop))
+	res := Caught{Caught: c.Failed(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs()}
 	res.AsWanted = res.Caught && regexp.MustCompile(want).MatchString(res.Report)
-	for _, l := range c.logs {
+	for _, l := range c.Logs() {
 		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
 			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
 		}
 	}
 	return res
 }
-
-// inBubble runs each check of prop in a synctest bubble of parent, as
-// rapid.SyncTest does (which needs a *testing.T behind rapid, and a
-// captureTB is not one). A failure is raised again outside the bubble
-// through repanic, so that rapid can still tell failures apart.
-func inBubble(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
-	return func(t *rapid.T) {
-		done := make(chan any, 1)
-		go func() {
-			var failure any
-			defer func() { done <- failure }()
-			synctest.Test(parent, func(*testing.T) {
-				defer func() { failure = recover() }()
-				prop(t)
-			})
-		}()
-		if p := <-done; p != nil {
-			repanic(p)
-		}
-	}
-}
-
-// rapid tells two failures apart by the stack of the panic (it keeps a
-// smaller failing case only if it fails "the same way"), and a panic raised
-// again outside the bubble has lost its stack. repanic gives each distinct
-// failure message a distinct stack instead: the n-th message seen panics
-// n calls deep. rapid's own "no more data" panic keeps depth 0, so that
-// it is never mistaken for a failure while rapid shrinks.
-func repanic(p any) {
-	if fmt.Sprintf("%T", p) == "rapid.invalidData" {
-		panic(p)
-	}
-	msg := fmt.Sprint(p)
-	failureDepthsMu.Lock()
-	n, ok := failureDepths[msg]
-	if !ok {
-		n = len(failureDepths) + 1
-		failureDepths[msg] = n
-	}
-	failureDepthsMu.Unlock()
-	panicAtDepth(p, n)
-}
-
-func panicAtDepth(p any, n int) {
-	if n == 0 {
-		panic(p)
-	}
-	panicAtDepth(p, n-1)
-}
-
-var (
-	failureDepthsMu sync.Mutex
-	failureDepths   = map[string]int{}
-)
 
 var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 
@@ -300,8 +198,8 @@ func replayTwice(t *testing.T, report string, prop func(*rapid.T)) {
 	for i := range traces {
 		var got []string
 		traceSink = func(trace string) { got = append(got, trace) }
-		c := &captureTB{name: t.Name()}
-		rapid.Check(c, inBubble(t, prop))
+		c := harness.NewRecorder(t.Name(), nil)
+		rapid.Check(c, harness.InBubbles(t, prop))
 		traceSink = nil
 		switch {
 		case !c.Failed():

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/harness"
 )
 
 // randomBase returns a fresh non-zero seed.
@@ -57,12 +59,12 @@ func TestFlawsOnRandomSeeds(t *testing.T) {
 			if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
 				t.Fatal(err)
 			}
-			c := &captureTB{name: t.Name()}
+			c := harness.NewRecorder(t.Name(), nil)
 			start := time.Now()
-			rapid.Check(c, inBubble(t, f.Machine.Property(t)))
+			rapid.Check(c, harness.InBubbles(t, f.Machine.Property(t)))
 			d := time.Since(start)
 			slowest = max(slowest, d)
-			report := strings.Join(c.errs, "\n")
+			report := strings.Join(c.Errors(), "\n")
 			m := failedAfter.FindStringSubmatch(report)
 			switch {
 			case !c.Failed():

@@ -488,7 +488,7 @@ func (w *world) liveness(t *rapid.T) {
 // machine returns the property of one machine: a world of cfg with the
 // family newFamily makes. It must run inside a testing/synctest bubble, so
 // that time is virtual: checkMachine gives each check its own bubble with
-// rapid.SyncTest, expectCaught with inBubble.
+// rapid.SyncTest, expectCaught with harness.InBubbles.
 //
 // The recipes draw their GUIDs from their simulated client's own stream
 // (sim.Conn.RandReader), seeded from the World's seed, so a schedule

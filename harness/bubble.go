@@ -11,6 +11,16 @@ import (
 	"pgregory.net/rapid"
 )
 
+// InBubbles returns prop with each of its checks run in a testing/synctest
+// bubble of parent of its own, so that time is virtual: for a rapid
+// property of one's own on the simulator, run by rapid.Check under any
+// rapid.TB (rapid.SyncTest needs a *testing.T behind rapid; a Recorder is
+// not one). rapid tells its failures apart by their message alone.
+// Machines need none of this: Check, Catch and ExpectCaught do it.
+func InBubbles(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
+	return inBubble(parent, prop, nil, nil)
+}
+
 // inBubble runs each check of prop in a testing/synctest bubble of parent,
 // so that time is virtual, whatever rapid reports to (a *testing.T, or
 // the harness's own recorder). A failure is raised again outside the

@@ -223,8 +223,31 @@ func setFlags(t *testing.T, values map[string]string) (undo func()) {
 	}
 }
 
-// recorder is a rapid.TB that records what rapid says instead of failing
-// the test, so that the harness can tell what a run found.
+// Recorder is a rapid.TB that records what rapid says instead of failing
+// the test, so that a test can tell what a run of rapid found (that a
+// property fails, and how). Run a property under it with rapid.Check and a
+// property from InBubbles.
+type Recorder = recorder
+
+// NewRecorder returns a Recorder named name (rapid names fail files after
+// it); with echo set, it writes what rapid logs there as it comes.
+func NewRecorder(name string, echo io.Writer) *Recorder { return &recorder{name: name, echo: echo} }
+
+// Logs returns what rapid logged.
+func (c *recorder) Logs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.logs...)
+}
+
+// Errors returns what rapid reported as errors: its report of a failure.
+func (c *recorder) Errors() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.errs...)
+}
+
+// recorder is Recorder.
 type recorder struct {
 	name string
 	echo io.Writer
