@@ -28,9 +28,11 @@
 //     uniform or by PCT priorities of a drawn depth, while virtual time
 //     passes;
 //   - the faults: each check enables a subset of Machine.Faults drawn from
-//     its seed (swarm testing), and draws them as actions: Partition,
-//     Expire, Pause, Delay, Slow, FailAuth; the calm stretches meet a swarm
-//     of the catalogue's faults (faults.Swarm);
+//     its seed (swarm testing), and draws them as actions: Partition (and
+//     Heal), Expire, Pause (and Resume), Delay, Slow, FailAuth; a fault and
+//     its end are separate actions, so that rapid can drop either as it
+//     shrinks; the calm stretches meet a swarm of the catalogue's faults
+//     (faults.Swarm);
 //   - sequence numbers next to the int32 wrap (a draw per check), and, with
 //     Machine.Renewing, Native clients that replace an expired session as
 //     Curator does;

@@ -25,13 +25,13 @@ const (
 	// Shuffle: a getChildren answers its names in an order drawn from the
 	// seed.
 	Shuffle
-	// Partition: a client's connection breaks until a later Partition of
-	// the same client heals it; the session lives on until its timeout.
+	// Partition: a client's connection breaks until a Heal action
+	// reconnects it; the session lives on until its timeout.
 	Partition
 	// Expire: the server expires a client's session.
 	Expire
 	// Pause: a client process stops (nothing sent, nothing heard, no
-	// heartbeats) until a later Pause resumes it.
+	// heartbeats) until a Resume action resumes it.
 	Pause
 	// Delay: what the server sends one client is held back for a while,
 	// in order, while the others go on.
@@ -49,37 +49,40 @@ const (
 )
 
 // faultRow is one row of the harness's fault table: the fault, its name,
-// and the action that injects it (nil for the request faults, which the
-// Step action draws for the request it admits).
+// the action that injects it (nil for the request faults, which the Step
+// action draws for the request it admits), and the action that ends it,
+// if it lasts until one does.
 type faultRow struct {
 	fault  Fault
 	name   string
 	action func(w *runWorld, t *rapid.T)
+	end    string
+	undo   func(w *runWorld, t *rapid.T)
 }
 
 // faultTable lists the faults in the order the swarm draws them.
 var faultTable = []faultRow{
-	{LoseReply, "LoseReply", nil},
-	{DropRequest, "DropRequest", nil},
-	{Shuffle, "Shuffle", nil},
-	{Partition, "Partition", (*runWorld).partition},
+	{LoseReply, "LoseReply", nil, "", nil},
+	{DropRequest, "DropRequest", nil, "", nil},
+	{Shuffle, "Shuffle", nil, "", nil},
+	{Partition, "Partition", (*runWorld).partition, "Heal", (*runWorld).heal},
 	{Expire, "Expire", func(w *runWorld, t *rapid.T) {
 		w.inject(t, faults.Expire(w.drawSession(t, w.all())))
-	}},
-	{Pause, "Pause", (*runWorld).pause},
+	}, "", nil},
+	{Pause, "Pause", (*runWorld).pause, "Resume", (*runWorld).resume},
 	{Delay, "Delay", func(w *runWorld, t *rapid.T) {
 		s := w.drawSession(t, w.all())
 		d := rapid.SampledFrom([]time.Duration{w.timeout / 10, w.timeout / 2}).Draw(t, "for")
 		w.inject(t, faults.Delay(s, d))
-	}},
+	}, "", nil},
 	{Slow, "Slow", func(w *runWorld, t *rapid.T) {
 		extra := rapid.SampledFrom([]time.Duration{w.timeout / 50, w.timeout * 3 / 10}).Draw(t, "extra")
 		d := rapid.SampledFrom([]time.Duration{w.timeout / 2, 3 * w.timeout}).Draw(t, "for")
 		w.inject(t, faults.SlowServer(extra, d))
-	}},
+	}, "", nil},
 	{FailAuth, "FailAuth", func(w *runWorld, t *rapid.T) {
 		w.inject(t, faults.FailAuth(w.drawSession(t, w.all())))
-	}},
+	}, "", nil},
 }
 
 // String names the faults of f.

@@ -236,7 +236,7 @@ func reservedAction(name string) bool {
 		return true
 	}
 	for _, r := range faultTable {
-		if r.name == name {
+		if r.name == name || (r.end != "" && r.end == name) {
 			return true
 		}
 	}

@@ -275,6 +275,9 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 	for _, row := range faultTable {
 		if row.action != nil && w.mix&row.fault != 0 {
 			actions[row.name] = func(t *rapid.T) { row.action(w.runWorld, t) }
+			if row.undo != nil {
+				actions[row.end] = func(t *rapid.T) { row.undo(w.runWorld, t) }
+			}
 		}
 	}
 	for _, name := range m.opNames() {

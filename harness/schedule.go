@@ -197,29 +197,50 @@ func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 // drawSession draws one of ps and returns its session.
 func (w *runWorld) drawSession(t *rapid.T, ps []*proc) int { return w.drawProc(t, ps).sess }
 
-// partition breaks a process's connection, or heals one a Partition broke.
+// partition breaks the connection of a process whose connection is up
+// (the session lives on at the server until its timeout).
 func (w *runWorld) partition(t *rapid.T) {
-	p := w.drawProc(t, w.cores)
-	if p.partitioned {
-		if p.Paused() {
-			t.SkipNow() // a paused process cannot reconnect
+	var up []*proc
+	for _, p := range w.cores {
+		if !p.partitioned {
+			up = append(up, p)
 		}
-		p.partitioned = false
-		w.inject(t, faults.Reconnect(p.sess))
-		return
 	}
+	p := w.drawProc(t, up)
 	p.partitioned = true
 	w.inject(t, faults.Disconnect(p.sess, -1))
 }
 
-// pause stops a process, or resumes a paused one.
-func (w *runWorld) pause(t *rapid.T) {
-	p := w.drawProc(t, w.cores)
-	if p.Paused() {
-		w.inject(t, faults.Resume(p.sess))
-		return
+// heal reconnects a process a Partition cut off (an awake one: a paused
+// process cannot reconnect). Partition and Heal are two actions rather
+// than one that toggles, so that rapid can drop either from a schedule as
+// it shrinks without changing what the other does.
+func (w *runWorld) heal(t *rapid.T) {
+	var down []*proc
+	for _, p := range w.cores {
+		if p.partitioned && !p.Paused() {
+			down = append(down, p)
+		}
 	}
-	w.inject(t, faults.Pause(p.sess, -1))
+	p := w.drawProc(t, down)
+	p.partitioned = false
+	w.inject(t, faults.Reconnect(p.sess))
+}
+
+// pause stops a process that runs.
+func (w *runWorld) pause(t *rapid.T) {
+	w.inject(t, faults.Pause(w.drawSession(t, w.awake()), -1))
+}
+
+// resume resumes a paused process.
+func (w *runWorld) resume(t *rapid.T) {
+	var paused []*proc
+	for _, p := range w.cores {
+		if p.Paused() {
+			paused = append(paused, p)
+		}
+	}
+	w.inject(t, faults.Resume(w.drawSession(t, paused)))
 }
 
 // follow makes each Renewing process's session the one its library runs on
