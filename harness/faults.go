@@ -118,25 +118,23 @@ func drawMix(t *rapid.T, allowed Fault) Fault {
 	return mix
 }
 
-// drawFate draws the fate of request r admitted by a Step action, among
-// the request faults of mix: most often none.
+// drawFate draws the fate of request r admitted by a Step action: most
+// often none, else one of the request faults of mix (a fault outside the
+// mix, or Shuffle for a request other than a getChildren, is none). The
+// list drawn from is the same whatever the mix, so that a draw means the
+// same fate when rapid turns a fault off as it shrinks.
 func drawFate(t *rapid.T, mix Fault, r *zkmem.Request) sim.Fate {
-	fates := []string{"none", "none", "none"}
-	for _, f := range []Fault{LoseReply, DropRequest, Shuffle} {
-		if mix&f != 0 && (f != Shuffle || r.Op == zkmem.OpGetChildren) {
-			fates = append(fates, f.String())
-		}
-	}
-	if len(fates) == 3 {
+	fates := []Fault{0, 0, 0, LoseReply, DropRequest, Shuffle}
+	f := fates[rapid.IntRange(0, len(fates)-1).Draw(t, "fate")]
+	switch {
+	case mix&f == 0:
 		return sim.Fate{}
-	}
-	switch rapid.SampledFrom(fates).Draw(t, "fate") {
-	case "LoseReply":
+	case f == LoseReply:
 		return sim.Fate{Fault: zkmem.LoseReply}
-	case "DropRequest":
+	case f == DropRequest:
 		return sim.Fate{Fault: zkmem.DropRequest}
-	case "Shuffle":
-		return sim.Fate{Shuffle: true}
+	case f == Shuffle:
+		return sim.Fate{Shuffle: r.Op == zkmem.OpGetChildren}
 	}
 	return sim.Fate{}
 }

@@ -174,7 +174,11 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 	depth := rapid.IntRange(0, 3).Draw(t, "pct depth")
 	nearWrap := !m.NoWrap && rapid.Bool().Draw(t, "near wrap")
 	rw.mix = drawMix(t, m.Faults)
-	if rw.mix != 0 {
+	// Whether the calm stretches meet a swarm of faults drawn from the
+	// seed: a draw of its own, which rapid turns off as it shrinks, so
+	// that a shrunk schedule shows its faults as actions rather than
+	// hiding them in the seed's stream.
+	if rw.mix != 0 && rapid.Bool().Draw(t, "calm faults") {
 		rw.sched.calm = faults.Swarm(faults.SwarmOptions{Intensity: calmIntensity})
 		rw.sched.liveCalm = faults.Limit(liveFaults, rw.sched.calm)
 	}
@@ -272,12 +276,22 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 			w.runFor(t, d, check)
 		},
 	}
+	// Every fault the machine allows is an action, those outside the
+	// check's mix skipped: the set of actions, and so what each of rapid's
+	// draws of an action means, stays the same when rapid turns a fault
+	// off as it shrinks.
 	for _, row := range faultTable {
-		if row.action != nil && w.mix&row.fault != 0 {
-			actions[row.name] = func(t *rapid.T) { row.action(w.runWorld, t) }
-			if row.undo != nil {
-				actions[row.end] = func(t *rapid.T) { row.undo(w.runWorld, t) }
+		if row.action == nil || m.Faults&row.fault == 0 || m.Faults&NoFaults != 0 {
+			continue
+		}
+		inMix := func(t *rapid.T) {
+			if w.mix&row.fault == 0 {
+				t.SkipNow()
 			}
+		}
+		actions[row.name] = func(t *rapid.T) { inMix(t); row.action(w.runWorld, t) }
+		if row.undo != nil {
+			actions[row.end] = func(t *rapid.T) { inMix(t); row.undo(w.runWorld, t) }
 		}
 	}
 	for _, name := range m.opNames() {

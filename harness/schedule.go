@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -181,13 +182,19 @@ func (w *runWorld) awake() []*proc {
 	return out
 }
 
-// drawProc draws one of ps, skipping the action when ps is empty; the
-// schedule names the process after the action.
+// drawProc draws a process, and skips the action unless it is one of ps;
+// the schedule names the process after the action. The draw is among
+// every process, not among ps, so that p1 stays p1 when rapid drops an
+// earlier action that changed who is eligible (a Pause, say) as it
+// shrinks.
 func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 	if len(ps) == 0 {
 		t.SkipNow()
 	}
-	p := ps[rapid.IntRange(0, len(ps)-1).Draw(t, "process")]
+	p := w.cores[rapid.IntRange(0, len(w.cores)-1).Draw(t, "process")]
+	if !slices.Contains(ps, p) {
+		t.SkipNow()
+	}
 	if n := len(w.actions); n > 0 {
 		w.actions[n-1] += fmt.Sprintf(" p%d", p.idx)
 	}
