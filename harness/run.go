@@ -328,10 +328,14 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 	r.count(w, n)
 }
 
-// count adds a finished check to the totals.
+// count adds a finished check to the totals, unless it is one of the
+// shrink's (after the first failure).
 func (r *runner[P]) count(w *World[P], actions int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.target != "" {
+		return
+	}
 	r.stats.Checks++
 	r.stats.Actions += actions
 	r.stats.Steps += w.sw.Steps()
