@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/zksim/zksim/explore"
+	"github.com/zksim/zksim/harness"
 )
 
 // Determinism of the zk.Lock machine: go-zookeeper's clients, unchanged,
@@ -17,25 +17,10 @@ import (
 // every check's trace; TestZKDeterminism runs it under -cpu 1, 2 and 4 and
 // under -race and compares the files.
 
-// zkTraceSink, if set, receives the whole trace of every check of the
-// zk.Lock machine as it ends, followed by the violation the check failed
-// with, if any (with the server's names, which the trace normalizes). Set
-// it only while no property runs.
-var zkTraceSink func(trace string)
-
-// reportZKTrace hands the trace of a check to ExpectCaught's replay check
-// and to zkTraceSink.
-func reportZKTrace(trace string) {
-	explore.ReportTrace(trace)
-	if zkTraceSink != nil {
-		zkTraceSink(trace)
-	}
-}
-
 // TestZKTraceDump runs ZKSIM_TRACE_CHECKS checks (default 10) of the
 // zk.Lock machine, one per rapid seed from ZKSIM_TRACE_SEED (default 1) on,
 // and writes one line per check, its seed and the SHA-256 of its whole
-// trace and violation, to the file ZKSIM_TRACE_OUT (ZKSIM_TRACE_FULL=1
+// trace (with its violations), whether it failed, to the file ZKSIM_TRACE_OUT (ZKSIM_TRACE_FULL=1
 // writes every whole trace after its digest). Skipped without
 // ZKSIM_TRACE_OUT: TestZKDeterminism runs it.
 func TestZKTraceDump(t *testing.T) {
@@ -50,23 +35,19 @@ func TestZKTraceDump(t *testing.T) {
 		base = v
 	}
 	var buf bytes.Buffer
-	var traces []string
-	zkTraceSink = func(trace string) { traces = append(traces, trace) }
-	defer func() { zkTraceSink = nil }()
 	failed := 0
 	for i := range uint64(checks) {
-		// One check per seed, its first trace: the one the seed gives
-		// (a failing check's shrinking would add more).
-		traces = traces[:0]
-		if explore.CheckSeed(t, zkLockProp(t), base+i) {
+		// One check per seed: the one the seed gives, not shrunk.
+		trace, f := harness.Trace(t, zkLockMachine(true), base+i)
+		if f {
 			failed++
 		}
-		if len(traces) == 0 {
+		if trace == "" {
 			t.Fatalf("seed %d: no trace", base+i)
 		}
-		fmt.Fprintf(&buf, "zklock %d %x\n", base+i, sha256.Sum256([]byte(traces[0])))
+		fmt.Fprintf(&buf, "zklock %d %v %x\n", base+i, f, sha256.Sum256([]byte(trace)))
 		if full {
-			fmt.Fprintf(&buf, "%s\n", traces[0])
+			fmt.Fprintf(&buf, "%s\n", trace)
 		}
 	}
 	t.Logf("%d checks, %d of them failing (the orphan)", checks, failed)
@@ -97,7 +78,7 @@ func TestZKDeterminism(t *testing.T) {
 		t.Skip("inside a trace dump")
 	}
 	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
-	lines := explore.CompareTraceDumps(t, "TestZKTraceDump", checks)
+	lines := harness.CompareTraceDumps(t, "TestZKTraceDump", checks)
 	if got := len(lines); got != checks {
 		t.Fatalf("%d traces, want %d", got, checks)
 	}
