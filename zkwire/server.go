@@ -158,8 +158,12 @@ func (s *Server) forget(c *conn) {
 }
 
 // Close stops the listeners, closes every connection and waits for their
-// goroutines. Sessions stay in the zkmem server (whose Close is the
-// caller's). Close is idempotent.
+// goroutines. It returns promptly whatever faults are armed: replies a
+// Delay holds are dropped (the calls waiting on them fail with
+// zksim.ErrConnectionLoss) and a paused session's reader stops. Sessions
+// stay in the zkmem server (whose Close is the caller's), detached: they
+// expire after their timeout unless a client resumes them elsewhere. Close
+// is idempotent.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -180,6 +184,12 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.close()
+		// Detach the session now, not when the reader returns: a reader
+		// waiting inside zkmem for a reply a Delay holds returns only once
+		// zkmem drops what it held, which detaching does.
+		if ws := c.sess.Load(); ws != nil {
+			ws.detach(c)
+		}
 	}
 	for _, ws := range sessions {
 		ws.stopTimers()

@@ -24,6 +24,7 @@ import (
 func serveMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second signal kills at once
 	if err := serve(ctx, args, os.Stdout, os.Stderr); err != nil {
 		var usage usageError
 		switch {
