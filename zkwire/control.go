@@ -1,10 +1,8 @@
 package zkwire
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -136,65 +134,6 @@ func (c *Control) Resume() {
 // Delay holds the session's replies and notifications for d from now; they
 // leave in order when it ends.
 func (c *Control) Delay(d time.Duration) { c.zc.Delay(d) }
-
-// ControlHandler returns the HTTP control endpoint (see the package
-// documentation).
-func (s *Server) ControlHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
-		ids := s.zk.SessionIDs()
-		out := make([]json.Number, len(ids))
-		for i, id := range ids {
-			out[i] = json.Number(strconv.FormatInt(id, 10))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(out)
-	})
-	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := parseSessionID(r.PathValue("id"))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ctl, err := s.Control(id)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		op := r.URL.Query().Get("op")
-		switch r.PathValue("action") {
-		case "expire":
-			ctl.Expire()
-		case "disconnect":
-			ctl.Disconnect()
-		case "lose-next-reply":
-			err = ctl.LoseNextReply(op)
-		case "drop-next-request":
-			err = ctl.DropNextRequest(op)
-		case "pause":
-			ctl.Pause()
-		case "resume":
-			ctl.Resume()
-		case "delay":
-			var d time.Duration
-			if d, err = time.ParseDuration(r.URL.Query().Get("for")); err == nil && d < 0 {
-				err = errors.New("negative delay")
-			}
-			if err == nil {
-				ctl.Delay(d)
-			}
-		default:
-			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
-			return
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	return mux
-}
 
 func parseSessionID(s string) (int64, error) {
 	var (

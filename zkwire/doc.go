@@ -57,6 +57,20 @@
 // resumed, and its connection then closes; a reconnect while paused is not
 // heard either.
 //
+// The endpoint is a test tool for processes on the same machine, and it
+// refuses what a web page could make a browser send it (403): a request
+// whose Host is not the address it arrived on (127.0.0.1:PORT, [::1]:PORT,
+// and localhost:PORT on a loopback address), so a domain rebound to
+// 127.0.0.1 gets nothing; and a request carrying an Origin header or a
+// Sec-Fetch-Site other than "none", which browsers add to a page's
+// requests (a cross-origin POST with Content-Type text/plain included).
+// Test clients send neither. [Server.ServeControl] serves it with timeouts
+// (5s to send a request's header, 30s idle); "zksim serve" listens only on
+// loopback unless told otherwise.
+//
+// [Server.Close] returns promptly whatever faults are armed: replies a
+// Delay holds are dropped, paused readers stop.
+//
 // # Where it differs from a real server
 //
 //   - SASL (op 102), and createSession and deleteContainer sent by a client

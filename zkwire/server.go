@@ -3,6 +3,7 @@ package zkwire
 import (
 	"errors"
 	"net"
+	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,7 @@ type Server struct {
 	mu        sync.Mutex
 	closed    bool
 	listeners map[net.Listener]struct{}
+	controls  map[*http.Server]struct{} // control endpoints of ServeControl
 	conns     map[*conn]struct{}
 	sessions  map[int64]*session
 	wg        sync.WaitGroup
@@ -74,6 +76,7 @@ func New(zk *zkmem.Server, opts Options) *Server {
 		opts:      opts.withDefaults(),
 		start:     time.Now(),
 		listeners: make(map[net.Listener]struct{}),
+		controls:  make(map[*http.Server]struct{}),
 		conns:     make(map[*conn]struct{}),
 		sessions:  make(map[int64]*session),
 		words:     make(map[string]bool),
@@ -157,7 +160,8 @@ func (s *Server) forget(c *conn) {
 	s.mu.Unlock()
 }
 
-// Close stops the listeners, closes every connection and waits for their
+// Close stops the listeners and the control endpoints of ServeControl,
+// closes every connection and waits for their
 // goroutines. It returns promptly whatever faults are armed: replies a
 // Delay holds are dropped (the calls waiting on them fail with
 // zksim.ErrConnectionLoss) and a paused session's reader stops. Sessions
@@ -174,6 +178,9 @@ func (s *Server) Close() error {
 	s.closed = true
 	for ln := range s.listeners {
 		ln.Close()
+	}
+	for hs := range s.controls {
+		hs.Close()
 	}
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {

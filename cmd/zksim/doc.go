@@ -83,6 +83,11 @@
 // server's defaults: -tickTime 2s, -minSessionTimeout and
 // -maxSessionTimeout (2 and 20 ticks), -extendedTypes=false (TTL nodes
 // off), -jute.maxbuffer 1048575, -containerCheckInterval 60s; -control ""
-// turns the endpoint off, and -4lw.commands.whitelist lists the four-letter
-// words answered.
+// turns the endpoint off, -controlAllowRemote lets -control name an
+// address that is not loopback, and -4lw.commands.whitelist lists the
+// four-letter words answered. A value a server cannot run with (a
+// minSessionTimeout above the maxSessionTimeout, a tickTime that is not a
+// positive whole number of milliseconds, an address in use) is reported
+// naming the flag, before anything is printed, with exit status 2.
+// SIGINT and SIGTERM end it promptly, whatever faults are armed.
 package main

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -31,7 +30,7 @@ func serveMain(args []string) int {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, &usage):
-			return 2 // serve printed the problem and the usage
+			return 2 // serve printed the problem
 		}
 		fmt.Fprintln(os.Stderr, "zksim serve:", err)
 		return 1
@@ -39,8 +38,9 @@ func serveMain(args []string) int {
 	return 0
 }
 
-// usageError is a bad command line: serve has printed the problem and the
-// usage.
+// usageError is a bad command line or configuration: serve has printed
+// the problem (naming the flag), and the usage if the command line was
+// malformed. Nothing was served.
 type usageError struct{ error }
 
 // serve parses the flags of "zksim serve", listens, prints the address
@@ -50,7 +50,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zksim serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:2181", "address to serve ZooKeeper's client protocol on")
-	controlAddr := fs.String("control", "127.0.0.1:0", `address of the HTTP fault control endpoint ("" for none)`)
+	controlAddr := fs.String("control", "127.0.0.1:0", `address of the HTTP fault control endpoint ("" for none); loopback only, unless -controlAllowRemote`)
+	controlRemote := fs.Bool("controlAllowRemote", false, "let -control listen on an address that is not loopback (anyone who reaches it can expire sessions)")
 	tick := fs.Duration("tickTime", 2*time.Second, "tickTime: the unit of the session timeout bounds")
 	minTO := fs.Duration("minSessionTimeout", 0, "smallest session timeout granted (default 2*tickTime)")
 	maxTO := fs.Duration("maxSessionTimeout", 0, "largest session timeout granted (default 20*tickTime)")
@@ -76,19 +77,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	zk := zkmem.NewServer(zkmem.Options{
+	zkOpts := zkmem.Options{
 		TickTime:               *tick,
 		MinSessionTimeout:      *minTO,
 		MaxSessionTimeout:      *maxTO,
 		ExtendedTypes:          *extended,
 		ContainerCheckInterval: *containers,
 		MaxRequestBytes:        *maxBuf,
-	})
-	defer zk.Close()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
 	}
+	if err := checkServeFlags(zkOpts, *maxBuf); err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
+	ln, cln, err := listenServe(*addr, *controlAddr, *controlRemote)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
+	zk := zkmem.NewServer(zkOpts)
+	defer zk.Close()
 	var list []string
 	for _, w := range strings.Split(*words, ",") {
 		if w = strings.TrimSpace(w); w != "" {
@@ -101,16 +108,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ClientPort:      ln.Addr().(*net.TCPAddr).Port,
 	})
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
-	var hs *http.Server
-	if *controlAddr != "" {
-		cln, err := net.Listen("tcp", *controlAddr)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		hs = &http.Server{Handler: srv.ControlHandler()}
-		go hs.Serve(cln)
+	if cln != nil {
 		fmt.Fprintf(stdout, "control on http://%s\n", cln.Addr())
+		go srv.ServeControl(cln)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -119,10 +119,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = nil
 	case err = <-errc:
 	}
-	if hs != nil {
-		hs.Close()
-	}
-	srv.Close()
+	srv.Close() // and the control endpoint
 	if errors.Is(err, zkwire.ErrServerClosed) {
 		err = nil
 	}
