@@ -50,6 +50,7 @@ type conn struct {
 	cur     current // the request the reader is running
 	zs      *zkmem.Session
 	timeout time.Duration
+	rec     *record // the session's, once the handshake is done
 
 	// A connection whose frames its owner carries (see FrameConn): out
 	// gets what the server sends, and hook sees each reply first.
@@ -306,6 +307,8 @@ func (c *conn) connect(body []byte) bool {
 		ws.mu.Unlock()
 		c.zs, c.timeout = zs, zs.Timeout()
 		c.sess.Store(ws)
+		c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
+		c.srv.ledger.prune(zk)
 		resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
@@ -341,6 +344,7 @@ func (c *conn) connect(body []byte) bool {
 	ws.mu.Unlock()
 	c.zs, c.timeout = zs, zs.Timeout()
 	c.sess.Store(ws)
+	c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
 	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 	resp.SessionID = zs.ID()
 	resp.Passwd = zs.Password()
@@ -388,6 +392,7 @@ func (c *conn) handle(body []byte) bool {
 	}
 	replied := c.cur.replied
 	c.cur = current{}
+	c.account(h.Type, req, resp)
 	if resp.Fault != zkmem.NoFault || !replied || resp.Closed || h.Type == jute.OpCloseSession {
 		// A lost reply or dropped request, a session not attached any more,
 		// a failed addAuth (its reply closes the connection), a closed
@@ -400,6 +405,26 @@ func (c *conn) handle(body []byte) bool {
 	c.lastOp.Store(jute.OpName(h.Type))
 	c.srv.lat.add(time.Since(start))
 	return true
+}
+
+// account notes a request in the session's record: its op, the fault that
+// hit it, a close.
+func (c *conn) account(op int32, req *zkmem.Request, resp zkmem.Response) {
+	if c.rec == nil || op == jute.OpPing {
+		return
+	}
+	name := jute.OpName(op)
+	c.rec.setLastOp(name)
+	if resp.Fault != zkmem.NoFault {
+		path := ""
+		if req != nil {
+			path = req.Path
+		}
+		c.rec.fire(faultName(resp.Fault), name, path)
+	}
+	if op == jute.OpCloseSession && resp.Err == nil && resp.Fault == zkmem.NoFault {
+		c.rec.setClosed()
+	}
 }
 
 // multiRead runs the reads of a multiRead one after the other and answers

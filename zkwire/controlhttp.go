@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,9 +68,35 @@ func (s *Server) ServeControl(ln net.Listener) error {
 	return err
 }
 
+// controlRoutes are the control endpoint's routes, as GET / lists them.
+var controlRoutes = []struct{ method, path, does string }{
+	{"GET", "/", "this list"},
+	{"GET", "/sessions", "every session as JSON: id, hex, client, state, timeoutMs, armed, fired, lastOp"},
+	{"GET", "/sessions/{id}", "one session as JSON"},
+	{"POST", "/sessions/{id}/expire", "the server expires the session"},
+	{"POST", "/sessions/{id}/disconnect", "the server drops the session's connection"},
+	{"POST", "/sessions/{id}/lose-next-reply?op=NAME", "the next request (with that op) is applied, its reply lost, the connection closed"},
+	{"POST", "/sessions/{id}/drop-next-request?op=NAME", "the next request (with that op) is dropped unapplied, the connection closed"},
+	{"POST", "/sessions/{id}/pause", "the server stops reading the client"},
+	{"POST", "/sessions/{id}/resume", "and reads it again"},
+	{"POST", "/sessions/{id}/delay?for=500ms", "replies and notifications held that long from now"},
+	{"POST", "/reset", "every session ends, the tree is emptied: a clean server, same address"},
+	{"POST", "/restart?down=2s", "every connection drops, new ones are refused that long; same tree and sessions after"},
+}
+
+// ControlRoutes returns the control endpoint's routes, one a line, as
+// GET / answers them.
+func ControlRoutes() string {
+	var b strings.Builder
+	for _, r := range controlRoutes {
+		fmt.Fprintf(&b, "%-4s %-42s %s\n", r.method, r.path, r.does)
+	}
+	return b.String()
+}
+
 // ControlHandler returns the HTTP control endpoint (see the package
-// documentation). Served by a net/http server of the caller's (rather than
-// by ServeControl), it sets no timeouts of its own.
+// documentation and ControlRoutes). Served by a net/http server of the
+// caller's (rather than by ServeControl), it sets no timeouts of its own.
 //
 // The handler refuses, with 403 Forbidden, what a web page could send it:
 //   - a request whose Host is not the address it arrived on (the local
@@ -80,61 +108,168 @@ func (s *Server) ServeControl(ln net.Listener) error {
 //     (including the cross-origin POSTs they send without a preflight),
 //     and test clients (curl, kazoo's urllib, Java's HttpClient) send
 //     neither.
+//
+// A bad parameter is answered 400 with a message naming it; an unknown
+// session 404.
 func (s *Server) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, ControlRoutes())
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, fmt.Sprintf("no route %s %s: GET / lists the routes", r.Method, r.URL.Path), http.StatusNotFound)
+	})
 	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
-		ids := s.zk.SessionIDs()
-		out := make([]json.Number, len(ids))
-		for i, id := range ids {
-			out[i] = json.Number(strconv.FormatInt(id, 10))
+		if !onlyParams(w, r) {
+			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(out)
+		writeJSON(w, s.Sessions())
+	})
+	mux.HandleFunc("GET /sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, ok := sessionParam(w, r)
+		if !ok || !onlyParams(w, r) {
+			return
+		}
+		for _, st := range s.Sessions() {
+			if st.ID == id {
+				writeJSON(w, st)
+				return
+			}
+		}
+		http.Error(w, fmt.Sprintf("%v: 0x%x", ErrUnknownSession, id), http.StatusNotFound)
 	})
 	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := parseSessionID(r.PathValue("id"))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		s.controlAction(w, r)
+	})
+	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, r *http.Request) {
+		if onlyParams(w, r) {
+			s.Reset()
+			fmt.Fprintln(w, "ok")
+		}
+	})
+	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
+		if !onlyParams(w, r, "down") {
 			return
 		}
-		ctl, err := s.Control(id)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		op := r.URL.Query().Get("op")
-		switch r.PathValue("action") {
-		case "expire":
-			ctl.Expire()
-		case "disconnect":
-			ctl.Disconnect()
-		case "lose-next-reply":
-			err = ctl.LoseNextReply(op)
-		case "drop-next-request":
-			err = ctl.DropNextRequest(op)
-		case "pause":
-			ctl.Pause()
-		case "resume":
-			ctl.Resume()
-		case "delay":
-			var d time.Duration
-			if d, err = time.ParseDuration(r.URL.Query().Get("for")); err == nil && d < 0 {
-				err = errors.New("negative delay")
+		var down time.Duration
+		if r.URL.Query().Has("down") {
+			var ok bool
+			if down, ok = durationParam(w, r, "down"); !ok {
+				return
 			}
-			if err == nil {
-				ctl.Delay(d)
-			}
-		default:
-			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
-			return
 		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
+		s.Restart(down)
 		fmt.Fprintln(w, "ok")
 	})
 	return guardControl(mux)
+}
+
+// controlAction runs POST /sessions/{id}/{action}.
+func (s *Server) controlAction(w http.ResponseWriter, r *http.Request) {
+	action := r.PathValue("action")
+	params, known := map[string][]string{
+		"expire": nil, "disconnect": nil, "pause": nil, "resume": nil,
+		"lose-next-reply": {"op"}, "drop-next-request": {"op"}, "delay": {"for"},
+	}[action]
+	if !known {
+		http.Error(w, fmt.Sprintf("unknown action %q: GET / lists the routes", action), http.StatusNotFound)
+		return
+	}
+	id, ok := sessionParam(w, r)
+	if !ok || !onlyParams(w, r, params...) {
+		return
+	}
+	ctl, err := s.Control(id)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	op := r.URL.Query().Get("op")
+	if action == "lose-next-reply" || action == "drop-next-request" {
+		if _, err := opByName(op); err != nil {
+			http.Error(w, fmt.Sprintf("parameter op: unknown op name %q (ZooKeeper's: create, getData, multi...; none for any request)", op), http.StatusBadRequest)
+			return
+		}
+	}
+	switch action {
+	case "expire":
+		ctl.Expire()
+	case "disconnect":
+		ctl.Disconnect()
+	case "lose-next-reply":
+		ctl.LoseNextReply(op)
+	case "drop-next-request":
+		ctl.DropNextRequest(op)
+	case "pause":
+		ctl.Pause()
+	case "resume":
+		ctl.Resume()
+	case "delay":
+		if !r.URL.Query().Has("for") {
+			http.Error(w, "parameter for is required: how long to hold replies, a duration such as 500ms", http.StatusBadRequest)
+			return
+		}
+		d, ok := durationParam(w, r, "for")
+		if !ok {
+			return
+		}
+		ctl.Delay(d)
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// onlyParams answers 400 and reports false if r has a query parameter not
+// in allowed, or one given twice.
+func onlyParams(w http.ResponseWriter, r *http.Request, allowed ...string) bool {
+	for name, vals := range r.URL.Query() {
+		if !slices.Contains(allowed, name) {
+			what := "no parameters"
+			if len(allowed) > 0 {
+				what = "only " + strings.Join(allowed, ", ")
+			}
+			http.Error(w, fmt.Sprintf("unknown parameter %s: %s %s takes %s", name, r.Method, r.URL.Path, what), http.StatusBadRequest)
+			return false
+		}
+		if len(vals) > 1 {
+			http.Error(w, fmt.Sprintf("parameter %s given %d times", name, len(vals)), http.StatusBadRequest)
+			return false
+		}
+	}
+	return true
+}
+
+// durationParam parses the query parameter name as a duration that is not
+// negative; on error it answers 400 naming the parameter.
+func durationParam(w http.ResponseWriter, r *http.Request, name string) (time.Duration, bool) {
+	v := r.URL.Query().Get(name)
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		http.Error(w, fmt.Sprintf("parameter %s: %q is not a duration such as 500ms or 2s", name, v), http.StatusBadRequest)
+		return 0, false
+	case d < 0:
+		http.Error(w, fmt.Sprintf("parameter %s: %v is negative", name, d), http.StatusBadRequest)
+		return 0, false
+	}
+	return d, true
+}
+
+// sessionParam parses the path's session id; on error it answers 400.
+func sessionParam(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, err := parseSessionID(r.PathValue("id"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return 0, false
+	}
+	return id, true
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 }
 
 // guardControl refuses what a web page could send the control endpoint

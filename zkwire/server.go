@@ -62,7 +62,10 @@ type Server struct {
 	controls  map[*http.Server]struct{} // control endpoints of ServeControl
 	conns     map[*conn]struct{}
 	sessions  map[int64]*session
+	downUntil time.Time // Restart: connections are refused until then
 	wg        sync.WaitGroup
+
+	ledger ledger // what GET /sessions reports
 
 	received atomic.Int64
 	sent     atomic.Int64
@@ -142,7 +145,7 @@ func (s *Server) ServeConn(nc net.Conn) { s.serveConn(nc) }
 func (s *Server) serveConn(nc net.Conn) {
 	c := newConn(s, nc)
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || time.Now().Before(s.downUntil) {
 		s.mu.Unlock()
 		nc.Close()
 		return
