@@ -79,7 +79,13 @@
 // kazoo, zkCli.sh) connects unchanged. Its first line of output is the
 // address it listens on ("listening on 127.0.0.1:2181"), its second the URL
 // of the HTTP fault control endpoint ("control on http://127.0.0.1:PORT";
-// see package zkwire); it serves until interrupted. Its flags have the real
+// see package zkwire); it serves until interrupted. -addr 127.0.0.1:0
+// picks a free port. The control endpoint reports every session (GET
+// /sessions), injects faults into one (expire, disconnect, lose the next
+// reply, drop the next request, pause, delay), resets the server between
+// tests (POST /reset) and restarts it under its clients (POST
+// /restart?down=2s); zksim serve -h prints its flags and these routes, to
+// stdout. Its flags have the real
 // server's defaults: -tickTime 2s, -minSessionTimeout and
 // -maxSessionTimeout (2 and 20 ticks), -extendedTypes=false (TTL nodes
 // off), -jute.maxbuffer 1048575, -containerCheckInterval 60s; -control ""

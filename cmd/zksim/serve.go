@@ -59,22 +59,31 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: zksim serve [flags]\n\n"+
+	printUsage := func(w io.Writer) {
+		fs.SetOutput(w)
+		defer fs.SetOutput(stderr)
+		fmt.Fprintf(w, "usage: zksim serve [flags]\n\n"+
 			"Serves an in-memory ZooKeeper over ZooKeeper's client protocol: any client\n"+
 			"(go-zookeeper, Curator, kazoo, zkCli.sh) connects unchanged. Prints the address\n"+
-			"it listens on, then the control URL, and serves until interrupted.\n\nflags:\n")
+			"it listens on, then the control URL, and serves until interrupted (SIGINT or\n"+
+			"SIGTERM). -addr 127.0.0.1:0 picks a free port. A bad flag value exits with\n"+
+			"status 2 before anything listens.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(w, "\ncontrol endpoint (-control; {id} decimal or 0x-hex):\n%s", zkwire.ControlRoutes())
 	}
+	fs.Usage = func() {} // printUsage runs after Parse: -h to stdout, a bad flag to stderr
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout)
 			return err
 		}
+		fmt.Fprintln(stderr)
+		printUsage(stderr)
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "zksim serve: unexpected argument %q (zksim serve takes only flags)\n\n", fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(stderr, "zksim serve: unexpected argument %q (zksim serve takes only flags)\n\n", fs.Arg(0))
+		printUsage(stderr)
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
 	zkOpts := zkmem.Options{
