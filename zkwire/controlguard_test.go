@@ -163,7 +163,9 @@ func TestControlHostFromEachAddress(t *testing.T) {
 // idle connection, is cut off after the read-header or idle timeout
 // instead of holding a goroutine of the server for as long as it likes.
 func TestControlTimeouts(t *testing.T) {
-	defer zkwire.SetControlTimeouts(200*time.Millisecond, 300*time.Millisecond)()
+	// Restored after the server's Close (cleanups run last first), once
+	// its ServeControl goroutine is done with them.
+	t.Cleanup(zkwire.SetControlTimeouts(200*time.Millisecond, 300*time.Millisecond))
 	srv := fastServer(t)
 	addr := strings.TrimPrefix(srv.ControlURL(), "http://")
 	const n = 50

@@ -13,7 +13,9 @@ import (
 	"github.com/zksim/zksim/zkwire/jute"
 )
 
-// Options configure a Server. The zero value is a real server's defaults.
+// Options configure a Server. The zero value is a real server's defaults;
+// a zero or negative MaxBuffer or SessionlessTimeout takes its default
+// (zksim serve refuses a -jute.maxbuffer that is not positive).
 type Options struct {
 	// MaxBuffer is jute.maxbuffer: a frame longer than this (or with a
 	// negative length) closes the connection. Default 1,048,575 bytes.
