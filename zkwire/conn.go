@@ -257,6 +257,7 @@ func (c *conn) finish() {
 		ws.detach(c)
 	}
 	c.srv.forget(c)
+	c.srv.logf("connection from %s closed", c.remote)
 }
 
 // handshake reads the first frame: a four-letter word, or a ConnectRequest
@@ -309,6 +310,7 @@ func (c *conn) connect(body []byte) bool {
 		c.sess.Store(ws)
 		c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
 		c.srv.ledger.prune(zk)
+		c.srv.note(c.rec, "open", "", "")
 		resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
@@ -345,6 +347,7 @@ func (c *conn) connect(body []byte) bool {
 	c.zs, c.timeout = zs, zs.Timeout()
 	c.sess.Store(ws)
 	c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
+	c.srv.note(c.rec, "resume", "", "")
 	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 	resp.SessionID = zs.ID()
 	resp.Passwd = zs.Password()
@@ -420,10 +423,11 @@ func (c *conn) account(op int32, req *zkmem.Request, resp zkmem.Response) {
 		if req != nil {
 			path = req.Path
 		}
-		c.rec.fire(faultName(resp.Fault), name, path)
+		c.srv.note(c.rec, faultName(resp.Fault), name, path)
 	}
 	if op == jute.OpCloseSession && resp.Err == nil && resp.Fault == zkmem.NoFault {
 		c.rec.setClosed()
+		c.srv.note(c.rec, "close", "", "")
 	}
 }
 

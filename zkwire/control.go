@@ -40,7 +40,7 @@ func (c *Control) SessionID() int64 { return c.zc.SessionID() }
 
 // fired notes a fault the control ordered in the session's record.
 func (c *Control) fired(fault string) {
-	c.srv.ledger.record(c.SessionID(), "", 0).fire(fault, "", "")
+	c.srv.note(c.srv.ledger.record(c.SessionID(), "", 0), fault, "", "")
 }
 
 // ZK returns zkmem's control handle of the session, for what this one does

@@ -1,6 +1,7 @@
 package zkwire
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,6 +74,7 @@ var controlRoutes = []struct{ method, path, does string }{
 	{"GET", "/", "this list"},
 	{"GET", "/sessions", "every session as JSON: id, hex, client, state, timeoutMs, armed, fired, lastOp"},
 	{"GET", "/sessions/{id}", "one session as JSON"},
+	{"GET", "/events?since=N&wait=10s", "the events after N as JSON (faults fired, sessions opened, resumed, closed), waiting up to wait for one"},
 	{"POST", "/sessions/{id}/expire", "the server expires the session"},
 	{"POST", "/sessions/{id}/disconnect", "the server drops the session's connection"},
 	{"POST", "/sessions/{id}/lose-next-reply?op=NAME", "the next request (with that op) is applied, its reply lost, the connection closed"},
@@ -139,6 +141,9 @@ func (s *Server) ControlHandler() http.Handler {
 		}
 		http.Error(w, fmt.Sprintf("%v: 0x%x", ErrUnknownSession, id), http.StatusNotFound)
 	})
+	mux.HandleFunc("GET /events", func(w http.ResponseWriter, r *http.Request) {
+		s.controlEvents(w, r)
+	})
 	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
 		s.controlAction(w, r)
 	})
@@ -163,6 +168,43 @@ func (s *Server) ControlHandler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	return guardControl(mux)
+}
+
+// maxEventsWait bounds GET /events' wait, under the write timeout.
+const maxEventsWait = 25 * time.Second
+
+// controlEvents runs GET /events?since=N&wait=D.
+func (s *Server) controlEvents(w http.ResponseWriter, r *http.Request) {
+	if !onlyParams(w, r, "since", "wait") {
+		return
+	}
+	q := r.URL.Query()
+	var since int64
+	if q.Has("since") {
+		var err error
+		if since, err = strconv.ParseInt(q.Get("since"), 10, 64); err != nil || since < 0 {
+			http.Error(w, fmt.Sprintf("parameter since: %q is not an event number (0, or the seq of an event)", q.Get("since")), http.StatusBadRequest)
+			return
+		}
+	}
+	var wait time.Duration
+	if q.Has("wait") {
+		var ok bool
+		if wait, ok = durationParam(w, r, "wait"); !ok {
+			return
+		}
+		if wait > maxEventsWait {
+			http.Error(w, fmt.Sprintf("parameter wait: %v is over %v: wait again instead", wait, maxEventsWait), http.StatusBadRequest)
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	evs, _ := s.Events(ctx, since)
+	if evs == nil {
+		evs = []Event{}
+	}
+	writeJSON(w, evs)
 }
 
 // controlAction runs POST /sessions/{id}/{action}.

@@ -43,6 +43,7 @@
 //	GET  /                                        -> the routes ([ControlRoutes])
 //	GET  /sessions                                -> every session as JSON ([SessionStatus])
 //	GET  /sessions/{id}                           -> one session as JSON
+//	GET  /events?since=N&wait=10s                 -> the events after N as JSON ([Server.Events]), waiting for one
 //	POST /sessions/{id}/expire                    -> the server expires the session
 //	POST /sessions/{id}/disconnect                -> the server drops the connection
 //	POST /sessions/{id}/lose-next-reply?op=NAME   -> next request applied, reply lost, connection closed
@@ -66,7 +67,11 @@
 // disconnected, paused, expired, closed), its negotiated timeout, the
 // faults armed and not fired yet, the faults that hit it so far (with op,
 // path and time), and its last op. Ended sessions stay listed (the latest
-// 1,000) until a reset.
+// 1,000) until a reset. GET /events ([Server.Events]) is the server's log:
+// sessions opened, resumed and closed by their client, faults fired,
+// resets and restarts, numbered; with since=N it answers those after N,
+// and with wait= it waits for one, so that a test waits for a fault to
+// fire rather than sleeps. Options.Logf hears the same, and connections.
 //
 // The endpoint is a test tool for processes on the same machine, and it
 // refuses what a web page could make a browser send it (403): a request

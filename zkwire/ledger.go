@@ -132,13 +132,13 @@ func (l *ledger) prune(zk *zkmem.Server) {
 	}
 }
 
-func (r *record) fire(fault, op, path string) {
+func (r *record) fire(fault, op, path string, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.fired) == maxFired {
 		r.fired = append(r.fired[:0], r.fired[1:]...)
 	}
-	r.fired = append(r.fired, FiredFault{Fault: fault, Op: op, Path: path, At: time.Now()})
+	r.fired = append(r.fired, FiredFault{Fault: fault, Op: op, Path: path, At: at})
 }
 
 func (r *record) setLastOp(op string) {

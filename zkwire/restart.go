@@ -24,6 +24,7 @@ func (s *Server) Reset() {
 	}
 	s.zk.Reset() // drops the replies a Delay held, which releases their readers
 	s.ledger.reset()
+	s.note(nil, "reset", "", "")
 }
 
 // Restart makes the server behave as a real one restarted from its
@@ -46,6 +47,8 @@ func (s *Server) Restart(down time.Duration) {
 	if !ok {
 		return
 	}
+	s.logf("restart: connections refused for %v", down)
+	s.note(nil, "restart", "", "")
 	for _, c := range conns {
 		c.close()
 		if ws := c.sess.Load(); ws != nil {

@@ -31,6 +31,11 @@ type Options struct {
 	FourLetterWords []string
 	// ClientPort is reported by conf; 0 reports the listener's port.
 	ClientPort int
+	// Logf, if set, is told of connections opened and closed, sessions
+	// opened, resumed and closed, faults, resets and restarts, one line
+	// each ("zksim serve -v" logs them to stderr). It is called from the
+	// connections' goroutines, never with a lock held.
+	Logf func(format string, args ...any)
 }
 
 var defaultWords = []string{"ruok", "srvr", "stat", "mntr", "cons", "dump", "envi", "conf", "isro"}
@@ -67,7 +72,8 @@ type Server struct {
 	downUntil time.Time // Restart: connections are refused until then
 	wg        sync.WaitGroup
 
-	ledger ledger // what GET /sessions reports
+	ledger ledger   // what GET /sessions reports
+	events eventLog // what GET /events reports
 
 	received atomic.Int64
 	sent     atomic.Int64
@@ -155,6 +161,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.conns[c] = struct{}{}
 	s.wg.Add(2)
 	s.mu.Unlock()
+	s.logf("connection from %s", c.remote)
 	go c.readLoop()
 	go c.writeLoop()
 }

@@ -80,8 +80,9 @@
 // address it listens on ("listening on 127.0.0.1:2181"), its second the URL
 // of the HTTP fault control endpoint ("control on http://127.0.0.1:PORT";
 // see package zkwire); it serves until interrupted. -addr 127.0.0.1:0
-// picks a free port. The control endpoint reports every session (GET
-// /sessions), injects faults into one (expire, disconnect, lose the next
+// picks a free port; -v logs connections, sessions and faults to stderr.
+// The control endpoint reports every session (GET /sessions) and what
+// happened (GET /events, which waits for the next event), injects faults into one (expire, disconnect, lose the next
 // reply, drop the next request, pause, delay), resets the server between
 // tests (POST /reset) and restarts it under its clients (POST
 // /restart?down=2s); zksim serve -h prints its flags and these routes, to

@@ -58,6 +58,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	extended := fs.Bool("extendedTypes", false, "zookeeper.extendedTypesEnabled: allow TTL nodes")
 	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
+	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
 	printUsage := func(w io.Writer) {
 		fs.SetOutput(w)
@@ -115,6 +116,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxBuffer:       *maxBuf,
 		FourLetterWords: list,
 		ClientPort:      ln.Addr().(*net.TCPAddr).Port,
+		Logf:            serveLog(*verbose, stderr),
 	})
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	if cln != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"math"
 	"net"
 	"time"
@@ -85,4 +87,14 @@ func listenServe(addr, control string, allowRemote bool) (ln, cln net.Listener, 
 		return nil, nil, fmt.Errorf("-control %s: listens on %v, not a loopback address: anyone who reaches it can expire sessions; add -controlAllowRemote to allow it", control, ip)
 	}
 	return ln, cln, nil
+}
+
+// serveLog is zkwire's Logf for -v: a line on w per event, timestamped;
+// nil without -v.
+func serveLog(verbose bool, w io.Writer) func(string, ...any) {
+	if !verbose {
+		return nil
+	}
+	l := log.New(w, "", log.Ltime|log.Lmicroseconds)
+	return l.Printf
 }
