@@ -347,7 +347,7 @@ func (c *conn) connect(body []byte) bool {
 	c.zs, c.timeout = zs, zs.Timeout()
 	c.sess.Store(ws)
 	c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
-	c.srv.note(c.rec, "resume", "", "")
+	c.srv.note(c.rec, "reconnect", "", "")
 	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 	resp.SessionID = zs.ID()
 	resp.Passwd = zs.Password()

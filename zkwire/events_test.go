@@ -103,7 +103,7 @@ func TestControlEvents(t *testing.T) {
 		"session " + hex + " (127.0.0.1:",
 		"): open",
 		"): lose-next-reply create /ev",
-		"): resume",
+		"): reconnect",
 		"): close",
 	} {
 		if !strings.Contains(all, want) {
