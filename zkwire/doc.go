@@ -68,7 +68,7 @@
 // faults armed and not fired yet, the faults that hit it so far (with op,
 // path and time), and its last op. Ended sessions stay listed (the latest
 // 1,000) until a reset. GET /events ([Server.Events]) is the server's log:
-// sessions opened, resumed and closed by their client, faults fired,
+// sessions opened, resumed, closed by their client and expired, faults fired,
 // resets and restarts, numbered; with since=N it answers those after N,
 // and with wait= it waits for one, so that a test waits for a fault to
 // fire rather than sleeps. Options.Logf hears the same, and connections.

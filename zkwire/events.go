@@ -9,13 +9,15 @@ import (
 
 // Event is one entry of the server's event log (GET /events and
 // Server.Events): a session opened ("open"), resumed by its client from a
-// new connection ("reconnect") or closed by its client ("close"), a fault
+// new connection ("reconnect"), closed by its client ("close") or expired
+// ("expired": seen when its connection closes, or up to a second after its
+// timeout for a session left without a connection), a fault
 // that hit a session (named as in SessionStatus.Fired: "resume" is the end
 // of a pause), a reset or a restart.
 type Event struct {
 	Seq     int64     `json:"seq"` // 1, 2, 3... in the order they happened
 	At      time.Time `json:"at"`
-	Event   string    `json:"event"` // "open", "reconnect", "close", a fault's name, "reset", "restart"
+	Event   string    `json:"event"` // "open", "reconnect", "close", "expired", a fault's name, "reset", "restart"
 	Session int64     `json:"session,omitempty"`
 	Hex     string    `json:"hex,omitempty"`
 	Client  string    `json:"client,omitempty"`
@@ -98,7 +100,7 @@ func (s *Server) note(rec *record, event, op, path string) {
 		e.Client = rec.client
 		rec.mu.Unlock()
 		switch event {
-		case "open", "reconnect", "close":
+		case "open", "reconnect", "close", "expired":
 		default:
 			rec.fire(event, op, path, e.At)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkwire"
+	"github.com/zksim/zksim/zkwire/jute"
 )
 
 // getEvents answers GET /events with query q.
@@ -108,6 +109,54 @@ func TestControlEvents(t *testing.T) {
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("Logf did not hear %q:\n%s", want, all)
+		}
+	}
+}
+
+// TestControlEventsExpired: a session's expiry is in the event log once,
+// after an expire from the control (after its "expire" fault) and after
+// its timeout when its client went away without closing it; a closed
+// session does not expire.
+func TestControlEventsExpired(t *testing.T) {
+	srv := fastServer(t)
+	c, events := dial(t, srv.Addr(), 5*time.Second)
+	control(t, srv, c.SessionID()).Expire()
+	waitState(t, events, zk.StateExpired)
+	evs := getEvents(t, srv, "")
+	var seen []string
+	for _, e := range evs {
+		if e.Session == evs[0].Session {
+			seen = append(seen, e.Event)
+		}
+	}
+	if got := strings.Join(seen, " "); got != "open expire expired" {
+		t.Fatalf("events of an expired session: %s", got)
+	}
+
+	r := dialRaw(t, srv.Addr())
+	resp := r.connect(jute.ConnectRequest{TimeOut: 300})
+	last := getEvents(t, srv, "")
+	after := last[len(last)-1].Seq
+	r.nc.Close() // gone without closeSession: the session expires after 300ms
+	c.Close()    // go-zookeeper's new session for c: closed, not expired
+	deadline := time.Now().Add(5 * time.Second)
+	var expired []zkwire.Event
+	for len(expired) == 0 && time.Now().Before(deadline) {
+		evs = getEvents(t, srv, fmt.Sprintf("?since=%d&wait=5s", after))
+		for _, e := range evs {
+			after = e.Seq
+			if e.Event == "expired" {
+				expired = append(expired, e)
+			}
+		}
+	}
+	if len(expired) != 1 || expired[0].Session != resp.SessionID {
+		t.Fatalf("expiries after a client went away: %+v", expired)
+	}
+	time.Sleep(1500 * time.Millisecond) // the sweep of c's closed session
+	for _, e := range getEvents(t, srv, fmt.Sprintf("?since=%d", after)) {
+		if e.Event == "expired" {
+			t.Errorf("an unexpected expiry: %+v", e)
 		}
 	}
 }

@@ -71,6 +71,7 @@ type record struct {
 	client  string
 	timeout time.Duration
 	closed  bool // ended by its client's closeSession
+	ended   bool // its end is in the event log
 	fired   []FiredFault
 	lastOp  string
 }
@@ -104,6 +105,13 @@ func (l *ledger) record(id int64, client string, timeout time.Duration) *record 
 	}
 	r.mu.Unlock()
 	return r
+}
+
+// lookup returns the record of session id, nil if none.
+func (l *ledger) lookup(id int64) *record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.records[id]
 }
 
 func (l *ledger) reset() {
@@ -149,8 +157,24 @@ func (r *record) setLastOp(op string) {
 
 func (r *record) setClosed() {
 	r.mu.Lock()
-	r.closed = true
+	r.closed, r.ended = true, true
 	r.mu.Unlock()
+}
+
+// noteEnded logs the expiry of session id, which zkmem no longer has,
+// once, unless its client closed it.
+func (s *Server) noteEnded(id int64) {
+	r := s.ledger.lookup(id)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	first := !r.ended
+	r.ended = true
+	r.mu.Unlock()
+	if first {
+		s.note(r, "expired", "", "")
+	}
 }
 
 // faultName is the control endpoint's name of a fault zkmem decided.

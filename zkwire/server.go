@@ -32,9 +32,10 @@ type Options struct {
 	// ClientPort is reported by conf; 0 reports the listener's port.
 	ClientPort int
 	// Logf, if set, is told of connections opened and closed, sessions
-	// opened, resumed and closed, faults, resets and restarts, one line
-	// each ("zksim serve -v" logs them to stderr). It is called from the
-	// connections' goroutines, never with a lock held.
+	// opened, resumed, closed and expired, faults, resets and restarts,
+	// one line each ("zksim serve -v" logs them to stderr). It may be
+	// called with the server's locks held, from any goroutine: it must not
+	// call the server.
 	Logf func(format string, args ...any)
 }
 
