@@ -1,6 +1,7 @@
 package zkmem
 
 import (
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -8,7 +9,9 @@ import (
 )
 
 // Options configure a Server. The zero value is a server with ZooKeeper's
-// defaults.
+// defaults: a zero field takes its default. A negative duration or size,
+// and bounds that leave no session timeout to grant, are errors (see
+// Validate), as in a real server's configuration.
 type Options struct {
 	// TickTime is the server's basic time unit (default 2s). Session
 	// timeouts are negotiated within [2, 20] ticks unless the bounds below
@@ -54,6 +57,35 @@ const (
 	defaultSessionTimeout         = 10 * time.Second
 )
 
+// Validate reports what a server cannot run with, naming the field: a
+// negative TickTime, MinSessionTimeout, MaxSessionTimeout,
+// ContainerCheckInterval or MaxRequestBytes, or a MinSessionTimeout larger
+// than the MaxSessionTimeout (each after defaults: a real server refuses
+// "minSessionTimeout must not be larger than maxSessionTimeout" rather
+// than grant a timeout outside the bounds it was given).
+func (o Options) Validate() error {
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"TickTime", o.TickTime},
+		{"MinSessionTimeout", o.MinSessionTimeout},
+		{"MaxSessionTimeout", o.MaxSessionTimeout},
+		{"ContainerCheckInterval", o.ContainerCheckInterval},
+	} {
+		if f.d < 0 {
+			return fmt.Errorf("zkmem: Options.%s %v is negative", f.name, f.d)
+		}
+	}
+	if o.MaxRequestBytes < 0 {
+		return fmt.Errorf("zkmem: Options.MaxRequestBytes %d is negative", o.MaxRequestBytes)
+	}
+	if d := o.withDefaults(); d.MinSessionTimeout > d.MaxSessionTimeout {
+		return fmt.Errorf("zkmem: Options.MinSessionTimeout %v is larger than MaxSessionTimeout %v", d.MinSessionTimeout, d.MaxSessionTimeout)
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
 	if o.TickTime <= 0 {
 		o.TickTime = defaultTickTime
@@ -63,9 +95,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxSessionTimeout <= 0 {
 		o.MaxSessionTimeout = 20 * o.TickTime
-	}
-	if o.MaxSessionTimeout < o.MinSessionTimeout {
-		o.MaxSessionTimeout = o.MinSessionTimeout
 	}
 	if o.ContainerCheckInterval <= 0 {
 		o.ContainerCheckInterval = defaultContainerCheckInterval

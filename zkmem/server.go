@@ -42,8 +42,12 @@ type Server struct {
 const firstSessionID = int64(1) << 56
 
 // NewServer returns a running server with a fresh tree holding only the
-// /zookeeper system nodes.
+// /zookeeper system nodes. It panics if opts.Validate reports an error:
+// check options that come from a user with Validate first.
 func NewServer(opts Options) *Server {
+	if err := opts.Validate(); err != nil {
+		panic(err)
+	}
 	s := &Server{
 		opts:         opts.withDefaults(),
 		acls:         aclInterner{byKey: make(map[string]*aclList)},

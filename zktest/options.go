@@ -26,7 +26,8 @@ func FastOptions() zkmem.Options {
 // WithDefaults returns opts with every zero field set to its default, as
 // zkmem fills them in (ZooKeeper's defaults: tickTime 2s, session timeouts
 // within [2, 20] ticks, containers checked every 60s, jute.maxbuffer
-// 1,048,575 bytes). zkmem is asked, so the two can never disagree.
+// 1,048,575 bytes). zkmem is asked, so the two can never disagree. It
+// panics, as zkmem.NewServer does, on options opts.Validate refuses.
 func WithDefaults(opts zkmem.Options) zkmem.Options {
 	srv := zkmem.NewServer(opts)
 	defer srv.Close()
@@ -39,8 +40,11 @@ func WithDefaults(opts zkmem.Options) zkmem.Options {
 // maxSessionTimeout and reconfigEnabled, and the system properties
 // zookeeper.extendedTypesEnabled, znode.container.checkIntervalMs and
 // jute.maxbuffer. ZooKeeper counts time in whole milliseconds: a duration
-// that is not one is an error.
+// that is not one is an error, and so is what opts.Validate refuses.
 func ServerOptions(opts zkmem.Options) ([]zkserver.Option, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	f := WithDefaults(opts)
 	tick, err := millis("TickTime", f.TickTime)
 	if err != nil {

@@ -167,6 +167,9 @@ func TestServerOptionsWholeMilliseconds(t *testing.T) {
 	if _, err := zktest.ServerOptions(zkmem.Options{TickTime: 1500 * time.Microsecond}); err == nil {
 		t.Error("a 1.5ms tick accepted; a real server cannot be configured with it")
 	}
+	if _, err := zktest.ServerOptions(zkmem.Options{MinSessionTimeout: 10 * time.Second, MaxSessionTimeout: 5 * time.Second}); err == nil || !strings.Contains(err.Error(), "MinSessionTimeout") {
+		t.Errorf("MinSessionTimeout above MaxSessionTimeout: %v, want an error naming MinSessionTimeout", err)
+	}
 	if _, err := zktest.ServerOptions(odd()); err != nil {
 		t.Errorf("odd(): %v", err)
 	}

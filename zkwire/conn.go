@@ -52,6 +52,7 @@ type conn struct {
 	cur     current // the request the reader is running
 	zs      *zkmem.Session
 	timeout time.Duration
+	rec     *record // the session's, once the handshake is done
 
 	// A connection whose frames its owner carries (see FrameConn): out
 	// gets what the server sends, and hook sees each reply first.
@@ -259,6 +260,7 @@ func (c *conn) finish() {
 		ws.detach(c)
 	}
 	c.srv.forget(c)
+	c.srv.logf("connection from %s closed", c.remote)
 }
 
 // handshake reads the first frame: a four-letter word, or a ConnectRequest
@@ -314,6 +316,9 @@ func (c *conn) connect(body []byte) bool {
 		ws.mu.Unlock()
 		c.zs, c.timeout = zs, zs.Timeout()
 		c.sess.Store(ws)
+		c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
+		c.srv.ledger.prune(zk)
+		c.srv.note(c.rec, "open", "", "")
 		resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
@@ -350,6 +355,8 @@ func (c *conn) connect(body []byte) bool {
 	ws.mu.Unlock()
 	c.zs, c.timeout = zs, zs.Timeout()
 	c.sess.Store(ws)
+	c.rec = c.srv.ledger.record(zs.ID(), c.remote, zs.Timeout())
+	c.srv.note(c.rec, "reconnect", "", "")
 	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 	resp.SessionID = zs.ID()
 	resp.Passwd = zs.Password()
@@ -418,6 +425,7 @@ func (c *conn) handle(body []byte) bool {
 	}
 	replied, zxid := c.cur.replied, c.cur.zxid
 	c.cur = current{}
+	c.account(h.Type, req, resp)
 	if resp.Fault != zkmem.NoFault || !replied || resp.Closed || h.Type == jute.OpCloseSession {
 		// A lost reply or dropped request, a session not attached any more,
 		// a failed addAuth (its reply closes the connection), a closed
@@ -439,6 +447,27 @@ func (c *conn) answered(h jute.RequestHeader, zxid int64, failed bool, start tim
 	end := time.Now()
 	c.stats.update(c.srv, h.Xid, zxid, lastOpName(h.Type, failed), start, end)
 	c.srv.lat.add(end.Sub(start))
+}
+
+// account notes a request in the session's record: its op, the fault that
+// hit it, a close.
+func (c *conn) account(op int32, req *zkmem.Request, resp zkmem.Response) {
+	if c.rec == nil || op == jute.OpPing {
+		return
+	}
+	name := jute.OpName(op)
+	c.rec.setLastOp(name)
+	if resp.Fault != zkmem.NoFault {
+		path := ""
+		if req != nil {
+			path = req.Path
+		}
+		c.srv.note(c.rec, faultName(resp.Fault), name, path)
+	}
+	if op == jute.OpCloseSession && resp.Err == nil && resp.Fault == zkmem.NoFault {
+		c.rec.setClosed()
+		c.srv.note(c.rec, "close", "", "")
+	}
 }
 
 // multiRead runs the reads of a multiRead one after the other and answers

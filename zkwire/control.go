@@ -1,10 +1,8 @@
 package zkwire
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +38,11 @@ func (s *Server) Control(id int64) (*Control, error) {
 // SessionID returns the id of the session.
 func (c *Control) SessionID() int64 { return c.zc.SessionID() }
 
+// fired notes a fault the control ordered in the session's record.
+func (c *Control) fired(fault string) {
+	c.srv.note(c.srv.ledger.record(c.SessionID(), "", 0), fault, "", "")
+}
+
 // ZK returns zkmem's control handle of the session, for what this one does
 // not wrap (Control.SetFaultHook).
 func (c *Control) ZK() *zkmem.Control { return c.zc }
@@ -48,6 +51,7 @@ func (c *Control) ZK() *zkmem.Control { return c.zc }
 // transaction, other sessions' watches fire, and its connection closes; the
 // client learns when it reconnects.
 func (c *Control) Expire() {
+	c.fired("expire")
 	ws := c.srv.session(c.SessionID())
 	if ws != nil {
 		ws.unpause(c.zc)
@@ -62,7 +66,10 @@ func (c *Control) Expire() {
 
 // Disconnect closes the session's connection; the session lives until its
 // timeout, and the client may resume it from a new connection.
-func (c *Control) Disconnect() { c.zc.Disconnect() }
+func (c *Control) Disconnect() {
+	c.fired("disconnect")
+	c.zc.Disconnect()
+}
 
 // LoseNextReply arms a lost reply: the next request with the op name given
 // (ZooKeeper's: "create", "getData", "multi"...; "" for any client request)
@@ -116,6 +123,7 @@ func opByName(name string) (zkmem.Op, error) {
 // from its connection, pings included, so the session expires after its
 // timeout unless Resume comes first; then the connection closes.
 func (c *Control) Pause() {
+	c.fired("pause")
 	if ws := c.srv.session(c.SessionID()); ws != nil {
 		ws.pause(c.zc)
 		return
@@ -126,6 +134,7 @@ func (c *Control) Pause() {
 // Resume ends a Pause: the requests the client sent meanwhile are read and
 // answered in order.
 func (c *Control) Resume() {
+	c.fired("resume")
 	if ws := c.srv.session(c.SessionID()); ws != nil {
 		ws.unpause(c.zc)
 		return
@@ -135,65 +144,9 @@ func (c *Control) Resume() {
 
 // Delay holds the session's replies and notifications for d from now; they
 // leave in order when it ends.
-func (c *Control) Delay(d time.Duration) { c.zc.Delay(d) }
-
-// ControlHandler returns the HTTP control endpoint (see the package
-// documentation).
-func (s *Server) ControlHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
-		ids := s.zk.SessionIDs()
-		out := make([]json.Number, len(ids))
-		for i, id := range ids {
-			out[i] = json.Number(strconv.FormatInt(id, 10))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(out)
-	})
-	mux.HandleFunc("POST /sessions/{id}/{action}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := parseSessionID(r.PathValue("id"))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		ctl, err := s.Control(id)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		op := r.URL.Query().Get("op")
-		switch r.PathValue("action") {
-		case "expire":
-			ctl.Expire()
-		case "disconnect":
-			ctl.Disconnect()
-		case "lose-next-reply":
-			err = ctl.LoseNextReply(op)
-		case "drop-next-request":
-			err = ctl.DropNextRequest(op)
-		case "pause":
-			ctl.Pause()
-		case "resume":
-			ctl.Resume()
-		case "delay":
-			var d time.Duration
-			if d, err = time.ParseDuration(r.URL.Query().Get("for")); err == nil && d < 0 {
-				err = errors.New("negative delay")
-			}
-			if err == nil {
-				ctl.Delay(d)
-			}
-		default:
-			http.Error(w, "unknown action "+r.PathValue("action"), http.StatusNotFound)
-			return
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	return mux
+func (c *Control) Delay(d time.Duration) {
+	c.fired("delay")
+	c.zc.Delay(d)
 }
 
 func parseSessionID(s string) (int64, error) {
@@ -209,7 +162,7 @@ func parseSessionID(s string) (int64, error) {
 		u = uint64(v)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("bad session id %q", s)
+		return 0, fmt.Errorf("session id %q: not a decimal or 0x-hex number", s)
 	}
 	return int64(u), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/zkwire"
 )
 
 func post(t *testing.T, url string) int {
@@ -34,13 +35,13 @@ func TestControlEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []int64
-	if err := json.NewDecoder(resp.Body).Decode(&ids); err != nil {
+	var sessions []zkwire.SessionStatus
+	if err := json.NewDecoder(resp.Body).Decode(&sessions); err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if !slices.Contains(ids, c.SessionID()) {
-		t.Fatalf("GET /sessions = %v, want it to hold %d", ids, c.SessionID())
+	if !slices.ContainsFunc(sessions, func(st zkwire.SessionStatus) bool { return st.ID == c.SessionID() }) {
+		t.Fatalf("GET /sessions = %v, want it to hold %d", sessions, c.SessionID())
 	}
 	dec := fmt.Sprintf("%s/%d", base, c.SessionID())
 	hex := fmt.Sprintf("%s/0x%x", base, c.SessionID())
@@ -53,6 +54,7 @@ func TestControlEndpoint(t *testing.T) {
 		{base + "/zz/expire", http.StatusBadRequest},
 		{dec + "/lose-next-reply?op=nosuchop", http.StatusBadRequest},
 		{dec + "/delay?for=soon", http.StatusBadRequest},
+		{dec + "/delay", http.StatusBadRequest},
 		{dec + "/frobnicate", http.StatusNotFound},
 	} {
 		if got := post(t, tc.url); got != tc.want {

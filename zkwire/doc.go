@@ -50,7 +50,10 @@
 // (zkmem.Control), the one the simulator and the in-process Conn use, and
 // realise each fault on the TCP connection:
 //
-//	GET  /sessions                                -> JSON array of live session ids
+//	GET  /                                        -> the routes ([ControlRoutes])
+//	GET  /sessions                                -> every session as JSON ([SessionStatus])
+//	GET  /sessions/{id}                           -> one session as JSON
+//	GET  /events?since=N&wait=10s                 -> the events after N as JSON ([Server.Events]), waiting for one
 //	POST /sessions/{id}/expire                    -> the server expires the session
 //	POST /sessions/{id}/disconnect                -> the server drops the connection
 //	POST /sessions/{id}/lose-next-reply?op=NAME   -> next request applied, reply lost, connection closed
@@ -58,14 +61,41 @@
 //	POST /sessions/{id}/pause                     -> the server stops reading the client
 //	POST /sessions/{id}/resume                    -> and reads it again
 //	POST /sessions/{id}/delay?for=500ms           -> replies and notifications held that long from now
+//	POST /reset                                   -> every session ends, the tree is emptied ([Server.Reset])
+//	POST /restart?down=2s                         -> connections dropped and refused that long ([Server.Restart])
 //
 // {id} is decimal or 0x-hex; NAME is ZooKeeper's op name ("create",
 // "getData", "multi"...; "create2", "getChildren2" and the like name the
 // same requests), absent for any client request (pings, setWatches and
-// closeSession are never hit). Answers: 200, 404 for an unknown session,
-// 400 for bad input. A paused session expires after its timeout unless
-// resumed, and its connection then closes; a reconnect while paused is not
-// heard either.
+// closeSession are never hit). Answers: 200, 404 for an unknown session or
+// route, 400 for a bad parameter, named in the message. A paused session
+// expires after its timeout unless resumed, and its connection then
+// closes; a reconnect while paused is not heard either.
+//
+// GET /sessions ([Server.Sessions]) tells, per session: its id in decimal
+// and hex, the address of its latest connection, its state (connected,
+// disconnected, paused, expired, closed), its negotiated timeout, the
+// faults armed and not fired yet, the faults that hit it so far (with op,
+// path and time), and its last op. Ended sessions stay listed (the latest
+// 1,000) until a reset. GET /events ([Server.Events]) is the server's log:
+// sessions opened, resumed, closed by their client and expired, faults fired,
+// resets and restarts, numbered; with since=N it answers those after N,
+// and with wait= it waits for one, so that a test waits for a fault to
+// fire rather than sleeps. Options.Logf hears the same, and connections.
+//
+// The endpoint is a test tool for processes on the same machine, and it
+// refuses what a web page could make a browser send it (403): a request
+// whose Host is not the address it arrived on (127.0.0.1:PORT, [::1]:PORT,
+// and localhost:PORT on a loopback address), so a domain rebound to
+// 127.0.0.1 gets nothing; and a request carrying an Origin header or a
+// Sec-Fetch-Site other than "none", which browsers add to a page's
+// requests (a cross-origin POST with Content-Type text/plain included).
+// Test clients send neither. [Server.ServeControl] serves it with timeouts
+// (5s to send a request's header, 30s idle); "zksim serve" listens only on
+// loopback unless told otherwise.
+//
+// [Server.Close] returns promptly whatever faults are armed: replies a
+// Delay holds are dropped, paused readers stop.
 //
 // # Where it differs from a real server
 //
@@ -81,6 +111,11 @@
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's
 //     (a Java hash set's iteration order) unless zkmem.Options.SortedChildren.
+//   - After Restart, sessions expire a timeout after the drop unless
+//     resumed; a real server restarted from its snapshot gives each
+//     session it reloads a fresh timeout from the moment it is back.
+//     While down, connections are accepted and closed at once rather than
+//     refused.
 //   - The four-letter words answered by default are ruok, srvr, stat, mntr,
 //     cons, dump, envi, conf and isro (a real server answers only srvr
 //     unless 4lw.commands.whitelist says more); Options.FourLetterWords

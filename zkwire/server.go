@@ -3,6 +3,7 @@ package zkwire
 import (
 	"errors"
 	"net"
+	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -12,7 +13,9 @@ import (
 	"github.com/zksim/zksim/zkwire/jute"
 )
 
-// Options configure a Server. The zero value is a real server's defaults.
+// Options configure a Server. The zero value is a real server's defaults;
+// a zero or negative MaxBuffer or SessionlessTimeout takes its default
+// (zksim serve refuses a -jute.maxbuffer that is not positive).
 type Options struct {
 	// MaxBuffer is jute.maxbuffer: a frame longer than this (or with a
 	// negative length) closes the connection. Default 1,048,575 bytes.
@@ -28,6 +31,12 @@ type Options struct {
 	FourLetterWords []string
 	// ClientPort is reported by conf; 0 reports the listener's port.
 	ClientPort int
+	// Logf, if set, is told of connections opened and closed, sessions
+	// opened, resumed, closed and expired, faults, resets and restarts,
+	// one line each ("zksim serve -v" logs them to stderr). It may be
+	// called with the server's locks held, from any goroutine: it must not
+	// call the server.
+	Logf func(format string, args ...any)
 }
 
 var defaultWords = []string{"ruok", "srvr", "stat", "mntr", "cons", "dump", "envi", "conf", "isro"}
@@ -58,9 +67,14 @@ type Server struct {
 	mu        sync.Mutex
 	closed    bool
 	listeners map[net.Listener]struct{}
+	controls  map[*http.Server]struct{} // control endpoints of ServeControl
 	conns     map[*conn]struct{}
 	sessions  map[int64]*session
+	downUntil time.Time // Restart: connections are refused until then
 	wg        sync.WaitGroup
+
+	ledger ledger   // what GET /sessions reports
+	events eventLog // what GET /events reports
 
 	received atomic.Int64
 	sent     atomic.Int64
@@ -74,6 +88,7 @@ func New(zk *zkmem.Server, opts Options) *Server {
 		opts:      opts.withDefaults(),
 		start:     time.Now(),
 		listeners: make(map[net.Listener]struct{}),
+		controls:  make(map[*http.Server]struct{}),
 		conns:     make(map[*conn]struct{}),
 		sessions:  make(map[int64]*session),
 		words:     make(map[string]bool),
@@ -139,7 +154,7 @@ func (s *Server) ServeConn(nc net.Conn) { s.serveConn(nc) }
 func (s *Server) serveConn(nc net.Conn) {
 	c := newConn(s, nc)
 	s.mu.Lock()
-	if s.closed {
+	if s.closed || time.Now().Before(s.downUntil) {
 		s.mu.Unlock()
 		nc.Close()
 		return
@@ -147,6 +162,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.conns[c] = struct{}{}
 	s.wg.Add(2)
 	s.mu.Unlock()
+	s.logf("connection from %s", c.remote)
 	go c.readLoop()
 	go c.writeLoop()
 }
@@ -157,9 +173,14 @@ func (s *Server) forget(c *conn) {
 	s.mu.Unlock()
 }
 
-// Close stops the listeners, closes every connection and waits for their
-// goroutines. Sessions stay in the zkmem server (whose Close is the
-// caller's). Close is idempotent.
+// Close stops the listeners and the control endpoints of ServeControl,
+// closes every connection and waits for their
+// goroutines. It returns promptly whatever faults are armed: replies a
+// Delay holds are dropped (the calls waiting on them fail with
+// zksim.ErrConnectionLoss) and a paused session's reader stops. Sessions
+// stay in the zkmem server (whose Close is the caller's), detached: they
+// expire after their timeout unless a client resumes them elsewhere. Close
+// is idempotent.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -171,6 +192,9 @@ func (s *Server) Close() error {
 	for ln := range s.listeners {
 		ln.Close()
 	}
+	for hs := range s.controls {
+		hs.Close()
+	}
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -180,6 +204,12 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.close()
+		// Detach the session now, not when the reader returns: a reader
+		// waiting inside zkmem for a reply a Delay holds returns only once
+		// zkmem drops what it held, which detaching does.
+		if ws := c.sess.Load(); ws != nil {
+			ws.detach(c)
+		}
 	}
 	for _, ws := range sessions {
 		ws.stopTimers()

@@ -46,12 +46,15 @@ func (s *Server) session(id int64) *session {
 	return s.sessions[id]
 }
 
-func (s *Server) dropSession(ws *session) {
+// dropSession drops the note ws, reporting whether it was there.
+func (s *Server) dropSession(ws *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions[ws.id] == ws {
 		delete(s.sessions, ws.id)
+		return true
 	}
+	return false
 }
 
 func (ws *session) current() *conn {
@@ -84,10 +87,11 @@ func (ws *session) detach(c *conn) {
 	ws.sweep = time.AfterFunc(ws.timeout+time.Second, func() { ws.srv.forgetIfGone(ws) })
 }
 
-// forgetIfGone drops the note of a session zkmem no longer has.
+// forgetIfGone drops the note of a session zkmem no longer has, and logs
+// its expiry unless its client closed it.
 func (s *Server) forgetIfGone(ws *session) {
-	if s.zk.Control(ws.id) == nil {
-		s.dropSession(ws)
+	if s.zk.Control(ws.id) == nil && s.dropSession(ws) {
+		s.noteEnded(ws.id)
 	}
 }
 

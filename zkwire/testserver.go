@@ -1,9 +1,7 @@
 package zkwire
 
 import (
-	"errors"
 	"net"
-	"net/http"
 	"testing"
 
 	"github.com/zksim/zksim/zkmem"
@@ -15,7 +13,6 @@ type TestServer struct {
 	*Server
 	addr    string
 	control string
-	http    *http.Server
 	own     bool // the zkmem server is ours to close
 }
 
@@ -78,7 +75,6 @@ func Start(opts ...TestOption) (*TestServer, error) {
 	ts.Server = New(cfg.zk, cfg.opts)
 	ts.addr = ln.Addr().String()
 	ts.control = "http://" + cln.Addr().String()
-	ts.http = &http.Server{Handler: ts.ControlHandler()}
 	ts.wg.Add(2)
 	go func() {
 		defer ts.wg.Done()
@@ -86,9 +82,7 @@ func Start(opts ...TestOption) (*TestServer, error) {
 	}()
 	go func() {
 		defer ts.wg.Done()
-		if err := ts.http.Serve(cln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return
-		}
+		ts.ServeControl(cln)
 	}()
 	return ts, nil
 }
@@ -103,7 +97,6 @@ func (ts *TestServer) ControlURL() string { return ts.control }
 // Close closes the control endpoint, the wire server and, unless it was
 // given with WithZK, the zkmem server.
 func (ts *TestServer) Close() {
-	ts.http.Close()
 	ts.Server.Close()
 	if ts.own {
 		ts.zk.Close()

@@ -64,7 +64,7 @@ def live_sessions():
     status, body = control("GET", "/sessions")
     if status != 200:
         raise AssertionError("GET /sessions: %d %s" % (status, body))
-    return [int(s) for s in json.loads(body)]
+    return [s["id"] for s in json.loads(body) if s["state"] not in ("expired", "closed")]
 
 
 class KazooRecipes(unittest.TestCase):

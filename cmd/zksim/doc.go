@@ -79,12 +79,24 @@
 // kazoo, zkCli.sh) connects unchanged. Its first line of output is the
 // address it listens on ("listening on 127.0.0.1:2181"), its second the URL
 // of the HTTP fault control endpoint ("control on http://127.0.0.1:PORT";
-// see package zkwire); it serves until interrupted. Its flags have the real
+// see package zkwire); it serves until interrupted. -addr 127.0.0.1:0
+// picks a free port; -v logs connections, sessions and faults to stderr.
+// The control endpoint reports every session (GET /sessions) and what
+// happened (GET /events, which waits for the next event), injects faults into one (expire, disconnect, lose the next
+// reply, drop the next request, pause, delay), resets the server between
+// tests (POST /reset) and restarts it under its clients (POST
+// /restart?down=2s); zksim serve -h prints its flags and these routes, to
+// stdout. Its flags have the real
 // server's defaults: -tickTime 2s, -minSessionTimeout and
 // -maxSessionTimeout (2 and 20 ticks), -extendedTypes=false (TTL nodes
 // off), -jute.maxbuffer 1048575, -containerCheckInterval 60s,
 // -reconfigEnabled=false (reconfig answers ReconfigDisabled; with it on,
 // Unimplemented, as a standalone server); -control ""
-// turns the endpoint off, and -4lw.commands.whitelist lists the four-letter
-// words answered.
+// turns the endpoint off, -controlAllowRemote lets -control name an
+// address that is not loopback, and -4lw.commands.whitelist lists the
+// four-letter words answered. A value a server cannot run with (a
+// minSessionTimeout above the maxSessionTimeout, a tickTime that is not a
+// positive whole number of milliseconds, an address in use) is reported
+// naming the flag, before anything is printed, with exit status 2.
+// SIGINT and SIGTERM end it promptly, whatever faults are armed.
 package main

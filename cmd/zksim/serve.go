@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -24,13 +23,14 @@ import (
 func serveMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second signal kills at once
 	if err := serve(ctx, args, os.Stdout, os.Stderr); err != nil {
 		var usage usageError
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, &usage):
-			return 2 // serve printed the problem and the usage
+			return 2 // serve printed the problem
 		}
 		fmt.Fprintln(os.Stderr, "zksim serve:", err)
 		return 1
@@ -38,8 +38,9 @@ func serveMain(args []string) int {
 	return 0
 }
 
-// usageError is a bad command line: serve has printed the problem and the
-// usage.
+// usageError is a bad command line or configuration: serve has printed
+// the problem (naming the flag), and the usage if the command line was
+// malformed. Nothing was served.
 type usageError struct{ error }
 
 // serve parses the flags of "zksim serve", listens, prints the address
@@ -49,7 +50,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zksim serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:2181", "address to serve ZooKeeper's client protocol on")
-	controlAddr := fs.String("control", "127.0.0.1:0", `address of the HTTP fault control endpoint ("" for none)`)
+	controlAddr := fs.String("control", "127.0.0.1:0", `address of the HTTP fault control endpoint ("" for none); loopback only, unless -controlAllowRemote`)
+	controlRemote := fs.Bool("controlAllowRemote", false, "let -control listen on an address that is not loopback (anyone who reaches it can expire sessions)")
 	tick := fs.Duration("tickTime", 2*time.Second, "tickTime: the unit of the session timeout bounds")
 	minTO := fs.Duration("minSessionTimeout", 0, "smallest session timeout granted (default 2*tickTime)")
 	maxTO := fs.Duration("maxSessionTimeout", 0, "largest session timeout granted (default 20*tickTime)")
@@ -57,26 +59,36 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
 	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled")
+	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: zksim serve [flags]\n\n"+
+	printUsage := func(w io.Writer) {
+		fs.SetOutput(w)
+		defer fs.SetOutput(stderr)
+		fmt.Fprintf(w, "usage: zksim serve [flags]\n\n"+
 			"Serves an in-memory ZooKeeper over ZooKeeper's client protocol: any client\n"+
 			"(go-zookeeper, Curator, kazoo, zkCli.sh) connects unchanged. Prints the address\n"+
-			"it listens on, then the control URL, and serves until interrupted.\n\nflags:\n")
+			"it listens on, then the control URL, and serves until interrupted (SIGINT or\n"+
+			"SIGTERM). -addr 127.0.0.1:0 picks a free port. A bad flag value exits with\n"+
+			"status 2 before anything listens.\n\nflags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintf(w, "\ncontrol endpoint (-control; {id} decimal or 0x-hex):\n%s", zkwire.ControlRoutes())
 	}
+	fs.Usage = func() {} // printUsage runs after Parse: -h to stdout, a bad flag to stderr
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout)
 			return err
 		}
+		fmt.Fprintln(stderr)
+		printUsage(stderr)
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "zksim serve: unexpected argument %q (zksim serve takes only flags)\n\n", fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(stderr, "zksim serve: unexpected argument %q (zksim serve takes only flags)\n\n", fs.Arg(0))
+		printUsage(stderr)
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	zk := zkmem.NewServer(zkmem.Options{
+	zkOpts := zkmem.Options{
 		TickTime:               *tick,
 		MinSessionTimeout:      *minTO,
 		MaxSessionTimeout:      *maxTO,
@@ -84,12 +96,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ContainerCheckInterval: *containers,
 		MaxRequestBytes:        *maxBuf,
 		ReconfigEnabled:        *reconfig,
-	})
-	defer zk.Close()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
 	}
+	if err := checkServeFlags(zkOpts, *maxBuf); err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
+	ln, cln, err := listenServe(*addr, *controlAddr, *controlRemote)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
+	zk := zkmem.NewServer(zkOpts)
+	defer zk.Close()
 	var list []string
 	for _, w := range strings.Split(*words, ",") {
 		if w = strings.TrimSpace(w); w != "" {
@@ -100,18 +118,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxBuffer:       *maxBuf,
 		FourLetterWords: list,
 		ClientPort:      ln.Addr().(*net.TCPAddr).Port,
+		Logf:            serveLog(*verbose, stderr),
 	})
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
-	var hs *http.Server
-	if *controlAddr != "" {
-		cln, err := net.Listen("tcp", *controlAddr)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		hs = &http.Server{Handler: srv.ControlHandler()}
-		go hs.Serve(cln)
+	if cln != nil {
 		fmt.Fprintf(stdout, "control on http://%s\n", cln.Addr())
+		go srv.ServeControl(cln)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -120,10 +132,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = nil
 	case err = <-errc:
 	}
-	if hs != nil {
-		hs.Close()
-	}
-	srv.Close()
+	srv.Close() // and the control endpoint
 	if errors.Is(err, zkwire.ErrServerClosed) {
 		err = nil
 	}

@@ -20,33 +20,10 @@ import (
 // it listens on, its second the control URL; a go-zookeeper client works
 // against it; an interrupt stops it cleanly.
 func TestServe(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "serve", "-addr", "127.0.0.1:0", "-control", "127.0.0.1:0", "-tickTime", "100ms")
-	cmd.Env = append(os.Environ(), "ZKSIM_TEST_MAIN=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	cmd, addr, control := startServe(t, "-tickTime", "100ms")
+	if !strings.HasPrefix(control, "http://127.0.0.1:") {
+		t.Fatalf("the control URL is not on loopback: %q", control)
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := bufio.NewScanner(out)
-	line := func() string {
-		if !lines.Scan() {
-			t.Fatalf("zksim serve printed nothing: %v", lines.Err())
-		}
-		return lines.Text()
-	}
-	addr, ok := strings.CutPrefix(line(), "listening on ")
-	if !ok {
-		t.Fatalf("first line is not the address")
-	}
-	control, ok := strings.CutPrefix(line(), "control on ")
-	if !ok || !strings.HasPrefix(control, "http://127.0.0.1:") {
-		t.Fatalf("second line is not the control URL: %q", control)
-	}
-	go io.Copy(io.Discard, out)
 
 	c, events, err := zk.Connect([]string{addr}, time.Second, zk.WithLogger(log.New(io.Discard, "", 0)))
 	if err != nil {
@@ -81,6 +58,41 @@ func TestServe(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("zksim serve after an interrupt: %v", err)
 	}
+}
+
+// startServe runs "zksim serve -addr 127.0.0.1:0 -control 127.0.0.1:0"
+// with more args as a process and reads the address and the control URL it
+// prints; t.Cleanup kills it if it still runs.
+func startServe(t *testing.T, args ...string) (cmd *exec.Cmd, addr, control string) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], append([]string{"serve", "-addr", "127.0.0.1:0", "-control", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "ZKSIM_TEST_MAIN=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	line := func() string {
+		if !lines.Scan() {
+			t.Fatalf("zksim serve printed nothing: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	addr, ok := strings.CutPrefix(line(), "listening on ")
+	if !ok {
+		t.Fatalf("first line is not the address")
+	}
+	control, ok = strings.CutPrefix(line(), "control on ")
+	if !ok {
+		t.Fatalf("second line is not the control URL: %q", control)
+	}
+	go io.Copy(io.Discard, out)
+	return cmd, addr, control
 }
 
 // TestServeBadFlags: a bad flag is an error, not a server.
