@@ -94,4 +94,16 @@
 // default), through [CompareTraceDumps], which a test of one's own machine
 // can call the same way (property_test's TestZKDeterminism does). Every
 // flaw caught is replayed twice from its seed and the traces compared.
+//
+// # Package harness
+//
+// Package harness is the public exploration harness, with which anyone
+// explores coordination code of their own; its README example, a leader
+// election on go-zookeeper, and the zk.Lock machine of package
+// property_test are written on it. The machines here predate it: they run
+// on a world of their own (harness.go, schedule.go) whose draws their
+// committed fail files replay, and share the harness's bubbles, recorder
+// and determinism check (harness.InBubbles, harness.Recorder,
+// harness.CompareTraceDumps). Moving them onto harness.Machine is the
+// remaining part of that work.
 package explore

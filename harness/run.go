@@ -271,7 +271,7 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 			w.settle(t, check)
 		},
 		"Advance": func(t *rapid.T) {
-			d := rapid.SampledFrom([]time.Duration{w.timeout / 20, w.timeout * 2 / 5, w.timeout * 6 / 5}).Draw(t, "duration")
+			d := rapid.SampledFrom([]time.Duration{w.timeout / 20, w.timeout * 2 / 5, w.timeout * 6 / 5, w.timeout * 5}).Draw(t, "duration")
 			w.trace("advance %v", d)
 			w.runFor(t, d, check)
 		},
