@@ -15,6 +15,11 @@
 //     empty data; its transcript must be the same on both servers. kazoo's
 //     reconfig raises UnimplementedError with reconfigEnabled on and dies
 //     on ReconfigDisabled without it, on both servers alike.
+//     testdata/kazoo_sasl_test.py: kazoo with SASL DIGEST-MD5 (pure-sasl,
+//     Debian python3-pure-sasl) as a user of testdata/jaas.conf, with a
+//     wrong password and as an unknown user (AUTH_FAILED), and the
+//     superDigest, against servers given that JAAS file; zkCli.sh's whoami
+//     as that user from a JAAS Client section (clients/sasl_test.go).
 //   - Curator 5.4 (Debian libcurator-recipes-java): testdata/CuratorRecipes.java,
 //     compiled with javac by the test and run in one JVM per server —
 //     InterProcessMutex, LeaderLatch, DistributedQueue, CuratorCache

@@ -1,8 +1,10 @@
 package conformance_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/conformance"
 	"github.com/zksim/zksim/zktest"
 )
@@ -26,6 +28,24 @@ func TestConformance(t *testing.T) {
 			cb.Skip = gozkSkips
 		}
 		conformance.Run(t, cb)
+	})
+}
+
+// TestConformanceAuthProviders runs the "auth" cases against servers with a
+// superDigest and SASL users (on the real server, a JAAS file and the SASL
+// auth provider).
+func TestConformanceAuthProviders(t *testing.T) {
+	opts := zktest.FastOptions()
+	opts.SuperDigest = zksim.DigestID("super", conformance.SuperPassword)
+	opts.SASLUsers = map[string]string{"bob": "bobpw"}
+	var only []string
+	for _, name := range conformance.CaseNames() {
+		if strings.HasPrefix(name, "auth/") {
+			only = append(only, name)
+		}
+	}
+	zktest.Run(t, opts, func(t *testing.T, b *zktest.Backend) {
+		conformance.Run(t, conformance.Backend{Backend: *b, Only: only})
 	})
 }
 

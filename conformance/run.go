@@ -46,6 +46,7 @@ func groups() []group {
 		{"sync", syncCases()},
 		{"acl", aclCases()},
 		{"aclids", aclIDCases()},
+		{"auth", authCases()},
 		{"childorder", childOrderCases()},
 		{"watch", watchCases()},
 		{"persistent", persistentWatchCases()},

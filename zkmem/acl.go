@@ -71,8 +71,9 @@ func slicesEqual(a, b []zksim.ACL) bool {
 
 // fixupACL validates an ACL for create or setACL and expands the "auth"
 // scheme to the session's authenticated identities
-// (PrepRequestProcessor.fixupACL).
-func fixupACL(acl []zksim.ACL, auth []authID) ([]zksim.ACL, error) {
+// (PrepRequestProcessor.fixupACL). sasl says whether the server has the
+// "sasl" scheme (Options.SASLUsers).
+func fixupACL(acl []zksim.ACL, auth []authID, sasl bool) ([]zksim.ACL, error) {
 	if len(acl) == 1 && acl[0].Scheme == "world" && acl[0].ID == "anyone" {
 		return acl, nil // the common case, without allocating
 	}
@@ -100,7 +101,7 @@ func fixupACL(acl []zksim.ACL, auth []authID) ([]zksim.ACL, error) {
 		case a.Scheme == "auth":
 			valid := false
 			for _, id := range authIterationOrder(auth) {
-				if id.scheme == "digest" { // the only provider that "isAuthenticated"
+				if id.scheme == "digest" || id.scheme == "sasl" { // the providers that "isAuthenticated"
 					valid = true
 					out = append(out, zksim.ACL{Perms: a.Perms, Scheme: id.scheme, ID: id.id})
 				}
@@ -111,6 +112,8 @@ func fixupACL(acl []zksim.ACL, auth []authID) ([]zksim.ACL, error) {
 		case a.Scheme == "digest" && validDigestID(a.ID):
 			out = append(out, a)
 		case a.Scheme == "ip" && validIPExpr(a.ID):
+			out = append(out, a)
+		case a.Scheme == "sasl" && sasl && validSASLID(a.ID):
 			out = append(out, a)
 		default:
 			return nil, zksim.ErrInvalidACL
@@ -311,6 +314,10 @@ func checkACL(acl *aclList, perm int32, auth []authID) error {
 				}
 			case "ip":
 				if ipMatches(id.id, a.ID) {
+					return nil
+				}
+			case "sasl":
+				if saslMatches(id.id, a.ID) {
 					return nil
 				}
 			}

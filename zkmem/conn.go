@@ -399,7 +399,9 @@ func (c *Conn) SetACL(ctx context.Context, path string, acl []zksim.ACL, version
 // keeps an identity only for the connection that added it; as
 // go-zookeeper does, the Conn remembers every AddAuth that succeeded and
 // adds it again each time it reconnects (one whose reply was lost is not
-// remembered, and is gone after the reconnection).
+// remembered, and is gone after the reconnection). "sasl" is one of the
+// schemes it refuses: SASL runs over the wire's SASL request. The digest
+// of Options.SuperDigest passes every ACL check.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	err := c.do(ctx, &Request{Op: OpAddAuth, AuthScheme: scheme, Auth: auth}, new(Response))
 	if err == nil {

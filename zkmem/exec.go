@@ -59,6 +59,12 @@ func (sess *Session) do(req *Request, resp *Response) {
 		return
 	}
 	sess.apply(req, resp)
+	if resp.unanswered {
+		s.disconnect(sess)
+		s.mu.Unlock()
+		*resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
+		return
+	}
 	if fault == LoseReply {
 		s.disconnect(sess)
 		s.mu.Unlock()
@@ -177,6 +183,9 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			resp.Err, resp.Closed = zksim.ErrAuthFailed, true
 			return
 		}
+		if s.superDigest(id) {
+			sess.addAuth(authID{scheme: "super"})
+		}
 		sess.addAuth(id)
 	case OpAddWatch:
 		var wm watchMode
@@ -241,6 +250,8 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		}
 	case OpCloseSession:
 		s.endSession(sess)
+	case OpSASL:
+		s.sasl(sess, req, resp)
 	default:
 		resp.Err = zksim.ErrUnimplemented
 	}

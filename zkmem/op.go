@@ -34,6 +34,7 @@ const (
 	OpWhoAmI                         // whoAmI
 	OpCloseSession                   // closeSession
 	OpReconfig                       // reconfig
+	OpSASL                           // sasl: one step of a SASL exchange
 	numOps
 )
 
@@ -62,6 +63,7 @@ var opNames = [numOps]string{
 	OpWhoAmI:               "whoAmI",
 	OpCloseSession:         "closeSession",
 	OpReconfig:             "reconfig",
+	OpSASL:                 "sasl",
 }
 
 // String returns ZooKeeper's name of the op ("any" for OpAny).

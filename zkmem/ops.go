@@ -56,7 +56,7 @@ func (s *Server) create(t *txn, sess *Session, path string, data []byte, mode zk
 	if err != nil {
 		return "", nil, err
 	}
-	fixed, err := fixupACL(acl, sess.auth)
+	fixed, err := fixupACL(acl, sess.auth, s.opts.SASLUsers != nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -295,7 +295,7 @@ func (s *Server) setACL(t *txn, sess *Session, path string, acl []zksim.ACL, ver
 	if err := zksim.ValidatePath(path, false); err != nil {
 		return nil, err
 	}
-	fixed, err := fixupACL(acl, sess.auth)
+	fixed, err := fixupACL(acl, sess.auth, s.opts.SASLUsers != nil)
 	if err != nil {
 		return nil, err
 	}

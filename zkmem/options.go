@@ -2,6 +2,7 @@ package zkmem
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"time"
 
@@ -48,6 +49,23 @@ type Options struct {
 	// the request consumes a zxid, as the real server's error transaction
 	// does.
 	ReconfigEnabled bool
+	// SASLUsers are the users and passwords a client can authenticate as
+	// with SASL DIGEST-MD5 (the SASL request, op 102, which the wire
+	// server carries), as the user_NAME="password" entries of a JAAS
+	// Server section configure a real server whose
+	// zookeeper.authProvider.1 is the SASLAuthenticationProvider (ParseJAAS
+	// reads such a file). A client that authenticates as NAME gets the
+	// identity sasl:NAME on its connection, which ACLs of the "sasl"
+	// scheme name. nil is a server without SASL, as a real server without
+	// a JAAS file: a SASL request is answered with no token and nothing
+	// more, and "sasl" ACLs are invalid. A non-nil empty map configures
+	// SASL with no user.
+	SASLUsers map[string]string
+	// SuperDigest is zookeeper.DigestAuthenticationProvider.superDigest:
+	// "super:" then the base64 SHA-1 of "super:PASSWORD", as
+	// zksim.DigestID("super", PASSWORD) renders it. A connection that adds
+	// the digest auth "super:PASSWORD" passes every ACL check. "" for none.
+	SuperDigest string
 }
 
 const (
@@ -102,6 +120,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = defaultMaxRequestBytes
 	}
+	o.SASLUsers = maps.Clone(o.SASLUsers)
 	return o
 }
 

@@ -24,7 +24,7 @@ type Request struct {
 	Watch bool
 
 	AuthScheme string // addAuth: "digest", "ip", ...
-	Auth       []byte // addAuth: the credentials ("user:password" for digest)
+	Auth       []byte // addAuth: the credentials ("user:password" for digest); sasl: the client's token
 
 	WatcherKind  zksim.WatcherKind  // removeWatches, checkWatches
 	AddWatchMode zksim.AddWatchMode // addWatch
@@ -71,6 +71,7 @@ type Response struct {
 	Results    []zksim.OpResult // multi, multiRead
 	Count      int32            // getAllChildrenNumber
 	Identities []Identity       // whoAmI: who the session has authenticated as
+	Token      []byte           // sasl: the server's next token (nil: none)
 
 	// Zxid is the zxid of the server's last transaction when it answered:
 	// the zxid of the reply header, which a client remembers for setWatches
@@ -88,6 +89,11 @@ type Response struct {
 	// no reply), or after a failed addAuth (the reply, ErrAuthFailed, goes
 	// out first). The session is detached, as by Session.Detach.
 	Closed bool
+
+	// unanswered: the server closes the connection without a reply, as a
+	// real server does on a SASL response its provider fails on with a
+	// runtime exception (sasl.go).
+	unanswered bool
 
 	// What the in-process Conn's sink leaves for its caller.
 	ch      chan zksim.Event

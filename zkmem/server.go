@@ -1,6 +1,7 @@
 package zkmem
 
 import (
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -66,7 +67,11 @@ func NewServer(opts Options) *Server {
 }
 
 // Options returns the server's options with defaults filled in.
-func (s *Server) Options() Options { return s.opts }
+func (s *Server) Options() Options {
+	o := s.opts
+	o.SASLUsers = maps.Clone(o.SASLUsers)
+	return o
+}
 
 // LastZxid returns the zxid of the last transaction the server applied.
 func (s *Server) LastZxid() int64 {

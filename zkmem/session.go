@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/internal/digestmd5"
 )
 
 // Session is the server's side of one client session, whatever carries
@@ -28,6 +29,7 @@ type Session struct {
 	password    []byte
 	addr        string              // the "ip" identity of the attached connection
 	auth        []authID            // the identities of the attached connection
+	sasl        *digestmd5.Server   // the SASL exchange of the attached connection (sasl.go)
 	ephemerals  *ephemeralSet       // nil before the first ephemeral
 	dataPaths   map[string]struct{} // paths in the server's data watch table
 	childPaths  map[string]struct{} // paths in the server's child watch table
@@ -163,6 +165,7 @@ func (sess *Session) attach(sink Sink) {
 		sess.expiryTimer = nil
 	}
 	sess.sink = sink
+	sess.resetSASL()
 	sess.connected = true
 	sess.lastHeard = time.Now()
 }

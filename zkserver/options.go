@@ -14,6 +14,7 @@ type config struct {
 	heap         string
 	cfgLines     []string // extra zoo.cfg lines, "key=value"
 	sysProps     []string // extra JVM system properties, "-Dkey=value"
+	saslUsers    map[string]string
 }
 
 func defaultConfig() config {
@@ -59,4 +60,24 @@ func WithClientPortAddress(host string) Option {
 // WithHeap sets the JVM's maximum heap, as for -Xmx (default "256m").
 func WithHeap(size string) Option {
 	return func(c *config) { c.heap = size }
+}
+
+// WithSASLUsers makes the server authenticate SASL DIGEST-MD5 clients as
+// users (name to password), configured as a real deployment does it: a
+// JAAS file with a Server section whose DigestLoginModule lists
+// user_NAME="PASSWORD" (java.security.auth.login.config), and the SASL
+// authentication provider (zookeeper.authProvider.1), which the "sasl"
+// ACL scheme needs. A client authenticated as NAME has the identity
+// sasl:NAME. A name must be a JAAS word: letters, digits and ._$*-; Start
+// fails on another.
+func WithSASLUsers(users map[string]string) Option {
+	return func(c *config) { c.saslUsers = users }
+}
+
+// WithSuperDigest sets zookeeper.DigestAuthenticationProvider.superDigest,
+// "super:" and the base64 SHA-1 of "super:PASSWORD" (zksim.DigestID
+// renders it): a client that adds the digest auth "super:PASSWORD" passes
+// every ACL check.
+func WithSuperDigest(digest string) Option {
+	return WithSystemProperty("zookeeper.DigestAuthenticationProvider.superDigest", digest)
 }

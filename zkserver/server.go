@@ -127,6 +127,13 @@ func launchOnce(inst installation, dir string, logFile *os.File, cfg config) (*S
 	if err := os.WriteFile(cfgPath, []byte(zooCfg(dataDir, port, cfg)), 0o644); err != nil {
 		return nil, err
 	}
+	if cfg.saslUsers != nil {
+		props, err := writeJAAS(dir, cfg.saslUsers)
+		if err != nil {
+			return nil, err
+		}
+		cfg.sysProps = append(props, cfg.sysProps...)
+	}
 	addr := net.JoinHostPort(cfg.host, strconv.Itoa(port))
 	fmt.Fprintf(logFile, "zkserver: starting on %s at %s\n", addr, time.Now().Format(time.RFC3339Nano))
 	proc, err := startProcess(inst.java, jvmArgs(inst, cfgPath, cfg), dir, logFile)

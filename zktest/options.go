@@ -39,8 +39,11 @@ func WithDefaults(opts zkmem.Options) zkmem.Options {
 // [WithDefaults]): zoo.cfg's tickTime, minSessionTimeout,
 // maxSessionTimeout and reconfigEnabled, and the system properties
 // zookeeper.extendedTypesEnabled, znode.container.checkIntervalMs and
-// jute.maxbuffer. ZooKeeper counts time in whole milliseconds: a duration
-// that is not one is an error, and so is what opts.Validate refuses.
+// jute.maxbuffer; with SASLUsers, a JAAS file and the SASL authentication
+// provider (zkserver.WithSASLUsers); with SuperDigest,
+// zookeeper.DigestAuthenticationProvider.superDigest. ZooKeeper counts
+// time in whole milliseconds: a duration that is not one is an error, and
+// so is what opts.Validate refuses.
 func ServerOptions(opts zkmem.Options) ([]zkserver.Option, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -62,7 +65,7 @@ func ServerOptions(opts zkmem.Options) ([]zkserver.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []zkserver.Option{
+	out := []zkserver.Option{
 		zkserver.WithConfig("tickTime", tick),
 		zkserver.WithConfig("minSessionTimeout", minTimeout),
 		zkserver.WithConfig("maxSessionTimeout", maxTimeout),
@@ -70,7 +73,14 @@ func ServerOptions(opts zkmem.Options) ([]zkserver.Option, error) {
 		zkserver.WithSystemProperty("zookeeper.extendedTypesEnabled", strconv.FormatBool(f.ExtendedTypes)),
 		zkserver.WithSystemProperty("znode.container.checkIntervalMs", reap),
 		zkserver.WithSystemProperty("jute.maxbuffer", strconv.Itoa(f.MaxRequestBytes)),
-	}, nil
+	}
+	if f.SASLUsers != nil {
+		out = append(out, zkserver.WithSASLUsers(f.SASLUsers))
+	}
+	if f.SuperDigest != "" {
+		out = append(out, zkserver.WithSuperDigest(f.SuperDigest))
+	}
+	return out, nil
 }
 
 // millis renders d as a whole number of milliseconds for the server's

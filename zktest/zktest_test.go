@@ -3,6 +3,7 @@ package zktest_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestFactsReachBothServers(t *testing.T) {
 	zktest.Run(t, odd(), func(t *testing.T, b *zktest.Backend) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		if b.Facts != zktest.WithDefaults(odd()) {
+		if !reflect.DeepEqual(b.Facts, zktest.WithDefaults(odd())) {
 			t.Fatalf("facts %+v, want %+v", b.Facts, zktest.WithDefaults(odd()))
 		}
 		connect := func(timeout time.Duration) zksim.Conn {

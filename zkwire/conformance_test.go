@@ -3,6 +3,7 @@ package zkwire_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,6 +46,20 @@ func TestConformanceOverTCP(t *testing.T) {
 			"create/ttl-sequential-disabled-unimplemented",
 			"create/ttl-disabled-unimplemented-before-bad-ttl",
 			"sequence/counts-every-mode",
+		}
+		conformance.Run(t, b)
+	})
+	t.Run("AuthProviders", func(t *testing.T) {
+		srv := zkwire.NewTestServer(t, zkwire.WithZKOptions(zkmem.Options{
+			TickTime: wireTick, ContainerCheckInterval: wireContainerCheckInterval,
+			SuperDigest: zksim.DigestID("super", conformance.SuperPassword),
+			SASLUsers:   map[string]string{"bob": "bobpw"},
+		}))
+		b := wireBackend(t, srv)
+		for _, name := range conformance.CaseNames() {
+			if strings.HasPrefix(name, "auth/") {
+				b.Only = append(b.Only, name)
+			}
 		}
 		conformance.Run(t, b)
 	})

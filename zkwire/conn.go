@@ -408,8 +408,8 @@ func (c *conn) handle(body []byte) bool {
 	}
 	req, reads, ok := decodeRequest(h.Type, d)
 	if !ok {
-		if h.Type == jute.OpAuth {
-			return false // an auth packet that does not decode closes the connection
+		if h.Type == jute.OpAuth || h.Type == jute.OpSasl {
+			return false // an auth or SASL packet that does not decode closes the connection
 		}
 		zxid := c.srv.zk.LastZxid()
 		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: zxid, Err: jute.ErrMarshallingError}), false)
@@ -534,7 +534,7 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 	}
 	xid, zxid := c.cur.xid, resp.Zxid
 	switch c.cur.op {
-	case jute.OpAuth:
+	case jute.OpAuth, jute.OpSasl:
 		zxid = 0
 	case jute.OpPing:
 		xid = jute.XidPing
@@ -544,6 +544,10 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 	if c.cur.op == jute.OpMulti && resp.Results != nil {
 		// A failed multi is answered OK, its error results inside.
 		body = replyBody(c.cur.op, req, resp)
+	} else if c.cur.op == jute.OpSasl {
+		// Failed or not, a SASL reply carries a token (null on failure).
+		hdr.Err = int32(zksim.CodeOf(resp.Err))
+		body = &jute.SASLToken{Token: resp.Token}
 	} else if resp.Err != nil {
 		hdr.Err = int32(zksim.CodeOf(resp.Err))
 	} else if c.cur.op == jute.OpExists && resp.Stat == nil {
@@ -577,7 +581,7 @@ func validOp(op int32) bool {
 		jute.OpGetData, jute.OpGetEphemerals, jute.OpMulti, jute.OpMultiRead, jute.OpPing,
 		jute.OpReconfig, jute.OpSetACL, jute.OpSetData, jute.OpSetWatches, jute.OpSetWatches2,
 		jute.OpSync, jute.OpCheckWatches, jute.OpRemoveWatches, jute.OpAddWatch, jute.OpWhoAmI,
-		jute.OpAuth:
+		jute.OpAuth, jute.OpSasl:
 		return true
 	}
 	return false

@@ -32,6 +32,17 @@
 // does. Session passwords are keyed by a secret of the zkmem server (see
 // zkmem.Server.SetSessionSecret), not derivable from the ids that GET
 // /sessions, cons and dump show.
+// # Authentication
+//
+// addAuth (digest, ip) and SASL (op 102, after the handshake) run in zkmem
+// as on a real server. With zkmem.Options.SASLUsers (a JAAS Server
+// section's users, zkmem.ParseJAAS) a client authenticates with
+// DIGEST-MD5 and gets the identity sasl:NAME on its connection; a wrong
+// password or an unknown user is answered AuthFailed with a null token
+// and the connection closes, the session living on. Without SASL users a
+// SASL request is answered OK with a null token, as by a server without a
+// JAAS file. zkmem.Options.SuperDigest makes the digest auth
+// super:PASSWORD pass every ACL check.
 //
 // # Frame by frame
 //
@@ -99,9 +110,14 @@
 //
 // # Where it differs from a real server
 //
-//   - SASL (op 102), and createSession and deleteContainer sent by a client
-//     (ops the server uses internally), are answered as unknown ops:
-//     Unimplemented, then the connection closes.
+//   - createSession and deleteContainer sent by a client (ops the server
+//     uses internally) are answered as unknown ops: Unimplemented, then the
+//     connection closes.
+//   - SASL knows DIGEST-MD5 only (a real server with Kerberos principals
+//     runs GSSAPI), without zookeeper.superUser or
+//     zookeeper.SASLAuthenticationProvider.superPassword; and an unknown
+//     SASL user is refused, where a 3.8.0 server checks it against the
+//     password of the last user it looked up (any connection's).
 //   - A request body that does not decode is answered MarshallingError
 //     without consuming a zxid (a real server writes an error transaction
 //     for some). reconfig is answered as by a standalone server, with a

@@ -129,6 +129,8 @@ func toRequest(op int32, rec jute.Record) (*zkmem.Request, bool) {
 		return &zkmem.Request{Op: zkmem.OpReconfig}, true
 	case *jute.AuthPacket:
 		return &zkmem.Request{Op: zkmem.OpAddAuth, AuthScheme: r.Scheme, Auth: r.Auth}, true
+	case *jute.SASLToken:
+		return &zkmem.Request{Op: zkmem.OpSASL, Auth: r.Token}, true
 	case *jute.SetWatches:
 		return &zkmem.Request{Op: zkmem.OpSetWatches, SetWatches: &zkmem.SetWatches{
 			RelativeZxid: r.RelativeZxid, Data: r.DataWatches, Exist: r.ExistWatches, Child: r.ChildWatches,

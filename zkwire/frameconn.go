@@ -128,7 +128,7 @@ type Frame struct {
 	Op int32
 	// Request is what it asks (for a multiRead, its first read, with Op
 	// zkmem.OpMultiRead). Its Op is zkmem.OpAny for an op zkmem does not
-	// run (SASL, an unknown code).
+	// run (an unknown code).
 	Request zkmem.Request
 }
 

@@ -60,6 +60,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
 	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled")
 	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
+	auth := registerAuthFlags(fs)
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
 	printUsage := func(w io.Writer) {
 		fs.SetOutput(w)
@@ -69,7 +70,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"(go-zookeeper, Curator, kazoo, zkCli.sh) connects unchanged. Prints the address\n"+
 			"it listens on, then the control URL, and serves until interrupted (SIGINT or\n"+
 			"SIGTERM). -addr 127.0.0.1:0 picks a free port. A bad flag value exits with\n"+
-			"status 2 before anything listens.\n\nflags:\n")
+			"status 2 before anything listens.\n\n"+
+			"SASL: with -jaas or -saslUser, clients authenticate with DIGEST-MD5 (kazoo's\n"+
+			"sasl_options, Curator and the Java client with a JAAS Client section) as\n"+
+			"sasl:NAME, which ACLs of the sasl scheme name; a wrong password is answered\n"+
+			"AuthFailed and the connection closes.\n\nflags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(w, "\ncontrol endpoint (-control; {id} decimal or 0x-hex):\n%s", zkwire.ControlRoutes())
 	}
@@ -88,6 +93,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		printUsage(stderr)
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
+	saslUsers, superDigest, err := auth.options()
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
 	zkOpts := zkmem.Options{
 		TickTime:               *tick,
 		MinSessionTimeout:      *minTO,
@@ -96,6 +106,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ContainerCheckInterval: *containers,
 		MaxRequestBytes:        *maxBuf,
 		ReconfigEnabled:        *reconfig,
+		SASLUsers:              saslUsers,
+		SuperDigest:            superDigest,
 	}
 	if err := checkServeFlags(zkOpts, *maxBuf); err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)

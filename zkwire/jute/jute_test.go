@@ -28,6 +28,8 @@ func records() []struct{ in, out Record } {
 		{&ReplyHeader{-1, -1, 0}, &ReplyHeader{}},
 		{&MultiHeader{OpCheck, false, -1}, &MultiHeader{}},
 		{&AuthPacket{0, "digest", []byte("u:p")}, &AuthPacket{}},
+		{&SASLToken{[]byte("rspauth=0")}, &SASLToken{}},
+		{&SASLToken{}, &SASLToken{}},
 		{&WatcherEvent{EventNodeCreated, StateSyncConnected, "/a"}, &WatcherEvent{}},
 		{&SetWatches{RelativeZxid: 9, DataWatches: []string{"/a"}, ExistWatches: []string{}, ChildWatches: []string{"/b", "/c"}}, &SetWatches{}},
 		{&SetWatches{9, []string{"/a"}, []string{"/x"}, []string{}, []string{"/p"}, []string{"/r"}, true}, &SetWatches{V2: true}},

@@ -134,6 +134,18 @@ func (r *AuthPacket) Encode(e *Encoder) { e.Int(r.Type); e.String(r.Scheme); e.B
 // Decode implements Record.
 func (r *AuthPacket) Decode(d *Decoder) { r.Type = d.Int(); r.Scheme = d.String(); r.Auth = d.Buffer() }
 
+// SASLToken is the body of a SASL request (GetSASLRequest) and of its
+// reply (SetSASLResponse): one token of the exchange, nil for none.
+type SASLToken struct {
+	Token []byte
+}
+
+// Encode implements Record.
+func (r *SASLToken) Encode(e *Encoder) { e.Buffer(r.Token) }
+
+// Decode implements Record.
+func (r *SASLToken) Decode(d *Decoder) { r.Token = d.Buffer() }
+
 // WatcherEvent is the body of a notification (xid -1).
 type WatcherEvent struct {
 	Type  int32

@@ -241,6 +241,8 @@ func NewRequest(op int32) Record {
 		return &MultiRequest{}
 	case OpAuth:
 		return &AuthPacket{}
+	case OpSasl:
+		return &SASLToken{}
 	case OpSetWatches:
 		return &SetWatches{}
 	case OpSetWatches2:
