@@ -118,7 +118,7 @@ func (w *World) deliverHead(s *session) {
 		if req.name == opClose {
 			s.conn.finish()
 		}
-		close(req.done)
+		req.finish()
 	case itemEvent:
 		w.stepf("%s deliver event %v %s", s.name, it.ev.Type, it.ev.Path)
 		s.deliverEvent(it.ev)

@@ -301,6 +301,7 @@ func (w *World) Close() {
 	w.closed = true
 	w.mu.Unlock()
 	close(w.done)
+	w.endRequests()
 	w.cancel()
 	if w.timer != nil {
 		w.timer.Stop()
