@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -41,35 +42,52 @@ func BenchmarkSchedule(b *testing.B) {
 	}
 }
 
-// benchSchedule times the steps of a World that setup fills: the steps are
-// taken in the World's bubble (a bubble cannot time itself: its clock is
-// virtual), in batches the benchmark loop hands over. It reports events/s
-// and ns/event of real time, and cpu-ns/event: the CPU time the process
-// spent per step (every thread: the scheduler, the clients, the garbage
-// collector), which other processes on a shared machine disturb less than
-// the real time.
+// benchSchedule times the steps of a World that setup fills (see
+// benchSteps).
 func benchSchedule(b *testing.B, setup func(w *sim.World) error) {
+	benchSteps(b, func(t *testing.T) (step func(), end func()) {
+		w, err := sim.New(sim.Config{Seed: 1, NoTrace: true})
+		if err != nil {
+			t.Error(err)
+			return nil, nil
+		}
+		if err := setup(w); err != nil {
+			t.Error(err)
+			return nil, w.Close
+		}
+		return func() {
+			if err := w.Step(); err != nil {
+				t.Error(err)
+			}
+		}, w.Close
+	})
+}
+
+// benchSteps times the steps setup returns, one step an op: setup and the
+// steps run in a synctest bubble (a bubble cannot time itself: its clock
+// is virtual), the steps in batches the benchmark loop hands over; end, if
+// not nil, runs in the bubble at the end, and so does t's cleanup. A nil
+// step is a failed setup. It reports events/s and ns/event of real time,
+// and cpu-ns/event: the CPU time the process spent per step (every thread:
+// the scheduler, the clients, the garbage collector), which other
+// processes on a shared machine disturb less than the real time.
+func benchSteps(b *testing.B, setup func(t *testing.T) (step func(), end func())) {
 	batches := make(chan int)     // steps to take; closed at the end
 	done := make(chan struct{})   // set up, or a batch taken
 	result := make(chan error, 1) // the bubble's end
 	go func() {
 		result <- inBubble(b.Name(), func(t *testing.T) {
-			w, err := sim.New(sim.Config{Seed: 1, NoTrace: true})
-			if err != nil {
-				t.Error(err)
-				return
+			step, end := setup(t)
+			if end != nil {
+				defer end()
 			}
-			defer w.Close()
-			if err := setup(w); err != nil {
-				t.Error(err)
+			if step == nil {
 				return
 			}
 			done <- struct{}{}
 			for k := range batches {
 				for range k {
-					if err := w.Step(); err != nil {
-						t.Error(err)
-					}
+					step()
 				}
 				done <- struct{}{}
 			}
@@ -107,6 +125,106 @@ func benchSchedule(b *testing.B, setup func(w *sim.World) error) {
 	if cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
 	}
+}
+
+// BenchmarkWakeFloor measures what the steps of BenchmarkSchedule cost the
+// Go runtime in the simulator's design, with n clients: each client is a
+// goroutine that sends a request (a new one, with a new channel) and parks
+// on its channel; a step waits for every goroutine of the bubble to block
+// (synctest.Wait), takes in the requests sent, and draws one event among
+// the enabled ones, as the scheduler does: "apply" a request (write its
+// result) or "deliver" a reply (wake its client). Nothing else: no server,
+// no FIFO, no trace. Its ns/event beside BenchmarkSchedule's, at the same
+// n, is the part of a step no change to the scheduler can remove: waking
+// one goroutine among n, whose stack and records are no longer in the
+// processor's caches once n is large.
+//
+//	go test -run '^$' -bench 'Schedule$|WakeFloor' -benchtime 200000x ./sim/
+func BenchmarkWakeFloor(b *testing.B) {
+	type request struct {
+		done chan struct{}
+		res  result
+	}
+	for _, n := range []int{10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			benchSteps(b, func(t *testing.T) (step func(), end func()) {
+				var (
+					mu      sync.Mutex
+					arrived []*request
+					stop    bool
+				)
+				for range n {
+					go func() {
+						for {
+							r := &request{done: make(chan struct{})}
+							mu.Lock()
+							arrived = append(arrived, r)
+							mu.Unlock()
+							<-r.done
+							mu.Lock()
+							s := stop
+							mu.Unlock()
+							if s {
+								return
+							}
+						}
+					}()
+				}
+				var pending, replied []*request
+				take := func() {
+					synctest.Wait()
+					mu.Lock()
+					pending = append(pending, arrived...)
+					clear(arrived)
+					arrived = arrived[:0]
+					mu.Unlock()
+				}
+				remove := func(l []*request, k int) []*request {
+					l[k] = l[len(l)-1]
+					l[len(l)-1] = nil
+					return l[:len(l)-1]
+				}
+				rng := rand.New(rand.NewPCG(1, 0))
+				step = func() {
+					take()
+					k := rng.IntN(len(pending) + len(replied))
+					if k < len(pending) { // apply
+						r := pending[k]
+						pending = remove(pending, k)
+						r.res.ok = true
+						replied = append(replied, r)
+						return
+					}
+					k -= len(pending) // deliver
+					r := replied[k]
+					replied = remove(replied, k)
+					close(r.done)
+				}
+				end = func() {
+					take()
+					mu.Lock()
+					stop = true
+					mu.Unlock()
+					for _, r := range append(pending, replied...) {
+						close(r.done)
+					}
+				}
+				return step, end
+			})
+		})
+	}
+}
+
+// result is what a BenchmarkWakeFloor request returns, the size of a
+// sim.Conn call's result.
+type result struct {
+	path  string
+	ok    bool
+	data  []byte
+	stat  *zksim.Stat
+	names []string
+	err   error
+	more  [6]uintptr
 }
 
 // readWriteLoop creates the client's node, then reads and writes it until

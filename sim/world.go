@@ -135,6 +135,13 @@ type World struct {
 	dirty   []*session // sessions whose FIFO got an item
 	wake    chan struct{}
 
+	// spare holds the emptied lists of the last collect, reused by the
+	// next (owned by the World's goroutine: not guarded by mu).
+	spare struct {
+		arrived, dirty []*session
+		inboxes        [][]*request
+	}
+
 	sessions []*session
 	applyOK  enabledSet // sessions whose head request can be applied now
 	deliver  enabledSet // sessions whose FIFO head can be delivered now
