@@ -38,14 +38,17 @@ type pipe struct {
 	eof         bool   // and the client was told
 	cliClosed   bool   // the client closed it
 
-	readable chan struct{} // a delivery or the close reached the client
-	closed   chan struct{} // closed when the client closes it
-	rdl      deadline      // the read deadline (writes never block)
+	// readable wakes the reader: a delivery, the server's close, the
+	// client's own close or the read deadline. Reads wait on it alone, not
+	// on a select over several channels: one read a frame.
+	readable chan struct{}
+	rdl      deadline // the read deadline (writes never block)
 }
 
 func newPipe(s *session, n int) *pipe {
-	return &pipe{s: s, n: n, readable: make(chan struct{}, 1), closed: make(chan struct{}),
-		rdl: newDeadline()}
+	p := &pipe{s: s, n: n, readable: make(chan struct{}, 1)}
+	p.rdl.wake = p.signal
+	return p
 }
 
 // signal wakes a reader.
@@ -76,12 +79,10 @@ func (p *pipe) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		w.mu.Unlock()
-		select {
-		case <-p.readable:
-		case <-p.closed:
-		case <-p.rdl.wait():
+		if p.rdl.passed() {
 			return 0, os.ErrDeadlineExceeded
 		}
+		<-p.readable
 	}
 }
 
@@ -197,7 +198,7 @@ func (p *pipe) Close() error {
 		return nil
 	}
 	p.cliClosed = true
-	close(p.closed)
+	p.signal()
 	s := p.s
 	in := s.inbox[:0]
 	for _, r := range s.inbox {
@@ -293,35 +294,30 @@ func (w *World) markDirty(s *session) {
 	}
 }
 
-// deadline is a read deadline on virtual time: wait returns a channel
-// closed once it has passed. One timer, made by the first deadline in the
-// future and reset by every later one, serves them all (go-zookeeper sets
-// one around every read): when it fires it closes the channel only if a
-// deadline is still set and has come, so a timer that fired in the very
-// instant its deadline was replaced (a common coincidence on virtual time)
-// cannot close the new one's channel.
+// deadline is a read deadline on virtual time: once it has passed, passed
+// reports true and wake is called. One timer, made by the first deadline in
+// the future and reset by every later one, serves them all (go-zookeeper
+// sets one around every read): when it fires it marks the deadline passed
+// only if a deadline is still set and has come, so a timer that fired in
+// the very instant its deadline was replaced (a common coincidence on
+// virtual time) cannot end the new one.
 type deadline struct {
+	wake func() // called when the deadline passes, without mu
+
 	mu     sync.Mutex
 	timer  *time.Timer
 	at     time.Time // the deadline; zero for none
-	passed chan struct{}
+	isPast bool
 }
-
-func newDeadline() deadline { return deadline{passed: make(chan struct{})} }
 
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.at = t
+	d.at, d.isPast = t, false
 	if d.timer != nil {
 		d.timer.Stop()
 	}
-	select {
-	case <-d.passed:
-		d.passed = make(chan struct{})
-	default:
-	}
 	if t.IsZero() {
+		d.mu.Unlock()
 		return
 	}
 	if dur := time.Until(t); dur > 0 {
@@ -330,30 +326,32 @@ func (d *deadline) set(t time.Time) {
 		} else {
 			d.timer.Reset(dur)
 		}
+		d.mu.Unlock()
 		return
 	}
-	close(d.passed)
+	d.isPast = true
+	d.mu.Unlock()
+	d.wake()
 }
 
 // fire is the timer's function: the deadline has come, unless it was
 // replaced meanwhile.
 func (d *deadline) fire() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.at.IsZero() || time.Now().Before(d.at) {
+	if d.at.IsZero() || d.isPast || time.Now().Before(d.at) {
+		d.mu.Unlock()
 		return
 	}
-	select {
-	case <-d.passed:
-	default:
-		close(d.passed)
-	}
+	d.isPast = true
+	d.mu.Unlock()
+	d.wake()
 }
 
-func (d *deadline) wait() <-chan struct{} {
+// passed reports whether the deadline has passed.
+func (d *deadline) passed() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.passed
+	return d.isPast
 }
 
 // closeWire closes every go-zookeeper client as the World closes: Close is
