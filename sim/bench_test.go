@@ -20,33 +20,54 @@ import (
 // World is set up before the timer starts. The steps are taken in the
 // World's bubble, in batches the benchmark loop hands over (a bubble
 // cannot time itself: its clock is virtual); events/s and ns/event time
-// every step from outside the bubble.
+// every step from outside the bubble, cpu-ns/event is the CPU time of the
+// process per step (see benchSteps). BenchmarkWakeFloor is the Go
+// runtime's share of the same steps.
 //
-//	go test -run '^$' -bench Schedule -benchtime 200000x ./sim/
+//	go test -run '^$' -bench 'Schedule$' -benchtime 200000x ./sim/
 func BenchmarkSchedule(b *testing.B) {
 	for _, n := range []int{10, 100, 1000, 10000} {
 		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
-			benchSchedule(b, func(w *sim.World) error {
-				for range n {
-					if _, err := w.Connect(); err != nil {
-						return err
-					}
-				}
-				for i := range n {
-					c := w.Conn(i)
-					w.Go(func(ctx context.Context) { readWriteLoop(ctx, c, i) })
-				}
-				return nil
-			})
+			benchSchedule(b, sim.Config{}, readWriters(n))
 		})
 	}
 }
 
-// benchSchedule times the steps of a World that setup fills (see
-// benchSteps).
-func benchSchedule(b *testing.B, setup func(w *sim.World) error) {
+// BenchmarkSchedulePCT is BenchmarkSchedule with PCT priorities (depth 3)
+// choosing the events: the enabled session of highest priority is found
+// in a heap, not by looking at every enabled event.
+//
+//	go test -run '^$' -bench 'SchedulePCT' -benchtime 200000x ./sim/
+func BenchmarkSchedulePCT(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			benchSchedule(b, sim.Config{PCT: sim.PCT{Depth: 3, Steps: 100000}}, readWriters(n))
+		})
+	}
+}
+
+// readWriters connects n clients and starts readWriteLoop on each.
+func readWriters(n int) func(w *sim.World) error {
+	return func(w *sim.World) error {
+		for range n {
+			if _, err := w.Connect(); err != nil {
+				return err
+			}
+		}
+		for i := range n {
+			c := w.Conn(i)
+			w.Go(func(ctx context.Context) { readWriteLoop(ctx, c, i) })
+		}
+		return nil
+	}
+}
+
+// benchSchedule times the steps of a World made from cfg (seed 1, no
+// trace) and filled by setup (see benchSteps).
+func benchSchedule(b *testing.B, cfg sim.Config, setup func(w *sim.World) error) {
+	cfg.Seed, cfg.NoTrace = 1, true
 	benchSteps(b, func(t *testing.T) (step func(), end func()) {
-		w, err := sim.New(sim.Config{Seed: 1, NoTrace: true})
+		w, err := sim.New(cfg)
 		if err != nil {
 			t.Error(err)
 			return nil, nil

@@ -210,7 +210,7 @@ func (w *World) stepSettled(horizon time.Duration) error {
 	}
 	if k < 0 {
 		if w.pct.on {
-			k = w.pctPick(applies, n, w.step+1)
+			k = w.pctPick(applies, w.step+1)
 		} else {
 			k = w.rng.IntN(n)
 		}

@@ -24,7 +24,7 @@ func BenchmarkScheduleZK(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		for _, kind := range []string{"native", "gozk"} {
 			b.Run(fmt.Sprintf("clients=%d/%s", n, kind), func(b *testing.B) {
-				benchSchedule(b, func(w *sim.World) error {
+				benchSchedule(b, sim.Config{}, func(w *sim.World) error {
 					if kind == "native" {
 						for i := range n {
 							c, err := w.Connect()

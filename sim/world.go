@@ -188,6 +188,10 @@ func New(cfg Config) (*World, error) {
 		w.cover = Coverage{}
 	}
 	w.pct.init(cfg.PCT, cfg.Seed)
+	if w.pct.on {
+		w.applyOK.byPrio = &prioHeap{sessions: &w.sessions}
+		w.deliver.byPrio = &prioHeap{sessions: &w.sessions}
+	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
 	if w.policy != nil {
