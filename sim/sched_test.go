@@ -300,5 +300,13 @@ func TestCloseEndsEveryCallInFlight(t *testing.T) {
 				t.Errorf("call %d after Close: %v (returned %v), want ErrClosing", k, err, errs[k].ok())
 			}
 		}
+		// c0's service time is long over: a goroutine started now, which
+		// makes the World look again, must not apply the request Close
+		// ended (its caller has its result).
+		before := w.TraceString()
+		w.Go(func(context.Context) {})
+		if added := strings.TrimPrefix(w.TraceString(), before); strings.Contains(added, " apply ") {
+			t.Errorf("a request was applied after Close:\n%s", added)
+		}
 	})
 }
