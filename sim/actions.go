@@ -65,6 +65,9 @@ func (w *World) fate(s *session, req *request) Fate {
 
 // execute applies req on the server and queues its reply.
 func (w *World) execute(s *session, req *request) {
+	if req.ended {
+		return // Close ended it: its caller has its result
+	}
 	if req.wire != nil {
 		w.executeWire(s, req)
 		return
@@ -118,7 +121,7 @@ func (w *World) deliverHead(s *session) {
 		if req.name == opClose {
 			s.conn.finish()
 		}
-		close(req.done)
+		req.finish()
 	case itemEvent:
 		w.stepf("%s deliver event %v %s", s.name, it.ev.Type, it.ev.Path)
 		s.deliverEvent(it.ev)

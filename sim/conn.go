@@ -66,18 +66,55 @@ func (c *Conn) call(ctx context.Context, req *request) result {
 	}
 	w.mu.Unlock()
 	w.signal()
+	// Close ends every request in flight (endRequests), so neither the
+	// World's done channel nor its context (which World.Go hands to every
+	// client) needs watching here. Thousands of clients waiting on one
+	// channel would each pay, at every wake-up, for being unlinked from
+	// among the others' waits, an unlinking that touches their memory.
+	cancel := ctx.Done()
+	if cancel == w.ctx.Done() {
+		cancel = nil
+	}
 	select {
 	case <-req.done:
 		return req.res
-	case <-ctx.Done():
+	case <-cancel:
 		w.mu.Lock()
 		// Sent, and left: whatever this goroutine sends next was sent
 		// after it (see collect).
 		req.abandoned = true
 		w.mu.Unlock()
 		return result{err: ctx.Err()}
-	case <-w.done:
-		return result{err: zksim.ErrClosing}
+	}
+}
+
+// endRequests ends every native request in flight with zksim.ErrClosing,
+// as the World closes: those not yet taken in, those pending, the one in
+// service and those whose reply waits in a FIFO. They stay where they are
+// (InFlight and the coverage still see them). Called by Close, after
+// w.closed was set: no request arrives any more, and none is delivered.
+func (w *World) endRequests() {
+	end := func(req *request) {
+		if req != nil && req.done != nil && !req.ended {
+			req.res = result{err: zksim.ErrClosing}
+			req.finish()
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.sessions {
+		for _, req := range s.inbox {
+			end(req)
+		}
+		for i := s.pending.head; i < len(s.pending.buf); i++ {
+			end(s.pending.buf[i])
+		}
+		end(s.inService)
+		for i := s.fifo.head; i < len(s.fifo.buf); i++ {
+			if it := s.fifo.buf[i]; it.kind == itemReply {
+				end(it.req)
+			}
+		}
 	}
 }
 

@@ -8,6 +8,8 @@ type enabledSet struct {
 	tree  []int32 // 1-based Fenwick tree of the flags
 	flags []bool
 	n     int // members
+	// byPrio, with PCT on, keeps the members by priority (pct.go).
+	byPrio *prioHeap
 }
 
 // grow makes room for indices below size.
@@ -20,11 +22,14 @@ func (s *enabledSet) grow(size int) {
 	s.flags = make([]bool, c)
 	s.tree = make([]int32, c+1)
 	s.n = 0
+	byPrio := s.byPrio // the members stay the same
+	s.byPrio = nil
 	for i, f := range old {
 		if f {
 			s.set(i, true)
 		}
 	}
+	s.byPrio = byPrio
 }
 
 // set puts i in the set (on) or takes it out.
@@ -41,6 +46,26 @@ func (s *enabledSet) set(i int, on bool) {
 	for j := i + 1; j < len(s.tree); j += j & -j {
 		s.tree[j] += d
 	}
+	if s.byPrio != nil {
+		if on {
+			s.byPrio.add(i)
+		} else {
+			s.byPrio.remove(i)
+		}
+	}
+}
+
+// has reports whether i is a member.
+func (s *enabledSet) has(i int) bool { return i < len(s.flags) && s.flags[i] }
+
+// rank returns the number of members smaller than i: i's position among
+// them, counting from 0, if i is a member.
+func (s *enabledSet) rank(i int) int {
+	n := int32(0)
+	for j := i; j > 0; j -= j & -j {
+		n += s.tree[j]
+	}
+	return int(n)
 }
 
 // len returns the number of members.

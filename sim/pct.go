@@ -62,21 +62,29 @@ func (p *pct) priority() int64 {
 	return 1 + p.rng.Int64N(1<<40)
 }
 
-// pick returns the index of the event to take among the n enabled ones
-// (the first applies are applies), as PCT would, for step step.
-func (w *World) pctPick(applies, n, step int) int {
+// pctPick returns the index of the event to take among the enabled ones
+// (the first applies are applies, the rest deliveries), as PCT would, for
+// step step: an event of the enabled session of highest priority, the
+// first in event order among equals (applies by session, then deliveries
+// by session), found through the sets' priority heaps.
+func (w *World) pctPick(applies, step int) int {
 	p := &w.pct
-	best, bestPrio := -1, int64(0)
-	var ties []int
-	for k := range n {
-		s := w.eventSession(applies, k)
-		switch {
-		case best < 0 || s.prio > bestPrio:
-			best, bestPrio = s.idx, s.prio
-			ties = append(ties[:0], k)
-		case s.idx == best:
-			ties = append(ties, k)
+	best := -1
+	if applies > 0 {
+		best = w.applyOK.byPrio.top()
+	}
+	if w.deliver.len() > 0 {
+		if d := w.deliver.byPrio.top(); best < 0 || w.sessions[d].prio > w.sessions[best].prio {
+			best = d
 		}
+	}
+	var buf [2]int
+	ties := buf[:0]
+	if applies > 0 && w.applyOK.has(best) {
+		ties = append(ties, w.applyOK.rank(best))
+	}
+	if w.deliver.has(best) {
+		ties = append(ties, applies+w.deliver.rank(best))
 	}
 	k := ties[0]
 	if len(ties) > 1 {
@@ -85,15 +93,9 @@ func (w *World) pctPick(applies, n, step int) int {
 	for len(p.changes) > 0 && p.changes[0] <= step {
 		p.changes = p.changes[1:]
 		p.low--
-		w.eventSession(applies, k).prio = int64(p.low)
+		w.sessions[best].prio = int64(p.low)
+		w.applyOK.byPrio.fix(best)
+		w.deliver.byPrio.fix(best)
 	}
 	return k
-}
-
-// eventSession returns the session of enabled event k.
-func (w *World) eventSession(applies, k int) *session {
-	if k < applies {
-		return w.sessions[w.applyOK.nth(k)]
-	}
-	return w.sessions[w.deliver.nth(k-applies)]
 }

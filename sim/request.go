@@ -25,8 +25,16 @@ type request struct {
 	note string      // a fault that struck it, for the trace
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
-	done      chan struct{}
-	wire      *wireReq // a frame of a go-zookeeper client (do is nil)
+	done      chan struct{} // closed by finish
+	ended     bool          // done is closed (owned by the World's goroutine)
+	wire      *wireReq      // a frame of a go-zookeeper client (do is nil)
+}
+
+// finish closes done: the caller gets res. Called on the World's
+// goroutine, once.
+func (req *request) finish() {
+	req.ended = true
+	close(req.done)
 }
 
 // result is everything a call can return.

@@ -109,18 +109,20 @@ func (w *World) settle() {
 func (w *World) collect() {
 	w.mu.Lock()
 	arrived, dirty := w.arrived, w.dirty
-	w.arrived, w.dirty = nil, nil
-	var inboxes [][]*request
+	w.arrived, w.dirty = w.spare.arrived, w.spare.dirty
+	w.spare.arrived, w.spare.dirty = nil, nil
+	inboxes := w.spare.inboxes[:0]
+	w.spare.inboxes = nil
 	if len(arrived) > 0 {
-		inboxes = make([][]*request, len(arrived))
 		// Arrivals are ordered by session, then by content: two goroutines
 		// of one client racing is the only source of disorder left. A
 		// request whose caller has already given up on it goes first: it
 		// was sent before anything that goroutine sent next (a cleanup,
 		// say), and is unordered with what other goroutines sent.
 		slices.SortFunc(arrived, func(a, b *session) int { return cmp.Compare(a.idx, b.idx) })
-		for i, s := range arrived {
-			inboxes[i], s.inbox = s.inbox, nil
+		for _, s := range arrived {
+			inboxes = append(inboxes, s.inbox)
+			s.inbox, s.spareInbox = s.spareInbox, nil
 		}
 	}
 	for _, s := range dirty {
@@ -138,11 +140,17 @@ func (w *World) collect() {
 		for _, r := range in {
 			s.pending.push(r)
 		}
+		clear(in)
+		s.spareInbox = in[:0]
 		w.refresh(s)
 	}
+	clear(inboxes)
+	clear(arrived)
+	w.spare.inboxes, w.spare.arrived = inboxes[:0], arrived[:0]
 	for _, s := range dirty {
 		w.refresh(s)
 	}
+	w.spare.dirty = release(dirty)
 	for {
 		a := w.timeline.next()
 		if a == nil || a.at > w.now {
@@ -157,7 +165,7 @@ func (w *World) collect() {
 func (w *World) afterAction() {
 	w.mu.Lock()
 	dirty := w.dirty
-	w.dirty = nil
+	w.dirty, w.spare.dirty = w.spare.dirty, nil
 	for _, s := range dirty {
 		s.dirty = false
 	}
@@ -165,6 +173,13 @@ func (w *World) afterAction() {
 	for _, s := range dirty {
 		w.refresh(s)
 	}
+	w.spare.dirty = release(dirty)
+}
+
+// release empties a list taken from the World for reuse.
+func release(l []*session) []*session {
+	clear(l)
+	return l[:0]
 }
 
 // stepSettled takes one step with every client blocked. horizon, if not 0,
@@ -195,7 +210,7 @@ func (w *World) stepSettled(horizon time.Duration) error {
 	}
 	if k < 0 {
 		if w.pct.on {
-			k = w.pctPick(applies, n, w.step+1)
+			k = w.pctPick(applies, w.step+1)
 		} else {
 			k = w.rng.IntN(n)
 		}

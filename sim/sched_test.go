@@ -244,3 +244,69 @@ func TestReportHasSeedAndTrace(t *testing.T) {
 		}
 	})
 }
+
+// Close ends every call in flight with ErrClosing, wherever its request is:
+// sent but not yet taken in, pending (its client paused), in service under
+// the cost model, or applied with its reply held in the FIFO (a delivery
+// delay); whether the call's context is the World's, one derived from it,
+// or context.Background, which nothing cancels.
+func TestCloseEndsEveryCallInFlight(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 4, Cost: sim.CostModel{PerRequest: time.Second}}, func(t *testing.T, w *sim.World) {
+		errs := make([]box[error], 5)
+		send := func(i, k int, ctx context.Context) {
+			_, _, err := w.Conn(i).Exists(ctx, "/x")
+			errs[k].put(err)
+		}
+		// Held in the FIFO: c1's reply waits out a delivery delay.
+		if err := w.Faults().Delay(1, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		w.Go(func(ctx context.Context) { send(1, 1, context.Background()) })
+		if err := w.RunFor(2 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		// In service: c0's request is admitted for a second of service.
+		w.Go(func(ctx context.Context) { send(0, 0, ctx) })
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+		// Pending: c2 is paused.
+		if err := w.Faults().Pause(2, -1); err != nil {
+			t.Fatal(err)
+		}
+		w.Go(func(ctx context.Context) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			send(2, 2, cctx)
+		})
+		// Not yet taken in: sent after the World last looked.
+		go send(3, 3, context.Background())
+		go send(3, 4, w.Context())
+		synctestWait()
+		for i := range 4 {
+			if !w.InFlight(i) {
+				t.Fatalf("c%d has nothing in flight before Close", i)
+			}
+		}
+		for k := range errs {
+			if errs[k].ok() {
+				t.Fatalf("call %d returned before Close: %v", k, errs[k].get())
+			}
+		}
+		w.Close()
+		synctestWait()
+		for k := range errs {
+			if err := errs[k].get(); !errs[k].ok() || !errors.Is(err, zksim.ErrClosing) {
+				t.Errorf("call %d after Close: %v (returned %v), want ErrClosing", k, err, errs[k].ok())
+			}
+		}
+		// c0's service time is long over: a goroutine started now, which
+		// makes the World look again, must not apply the request Close
+		// ended (its caller has its result).
+		before := w.TraceString()
+		w.Go(func(context.Context) {})
+		if added := strings.TrimPrefix(w.TraceString(), before); strings.Contains(added, " apply ") {
+			t.Errorf("a request was applied after Close:\n%s", added)
+		}
+	})
+}

@@ -46,9 +46,12 @@ type session struct {
 	applying *request
 
 	// Guarded by w.mu: touched by client goroutines and server callbacks.
-	inbox []*request  // requests sent since the last step
-	fifo  deque[item] // what the server sent, not yet delivered
-	dirty bool        // in w.dirty
+	inbox []*request // requests sent since the last step
+	// spareInbox is the inbox the last collect emptied, to be the next
+	// (owned by the World's goroutine: not guarded by w.mu).
+	spareInbox []*request
+	fifo       deque[item] // what the server sent, not yet delivered
+	dirty      bool        // in w.dirty
 
 	// Owned by the scheduler.
 	pending   deque[*request] // requests the server has not taken yet

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
@@ -455,7 +456,13 @@ func (w *World) deliverWire(s *session, it item) {
 	if it.kind == itemClose {
 		p.eof = true
 	} else {
-		p.rbuf = append(p.rbuf, wi.frame...)
+		if len(p.rbuf) == 0 {
+			// The frame is the item's alone: read from it, no copy
+			// (capped, so that a later append copies).
+			p.rbuf = wi.frame[:len(wi.frame):len(wi.frame)]
+		} else {
+			p.rbuf = append(p.rbuf, wi.frame...)
+		}
 	}
 	w.mu.Unlock()
 	p.signal()
@@ -548,12 +555,18 @@ func frameLabel(p *pipe, b []byte) (label string, isReply bool) {
 		}
 		return fmt.Sprintf("connect answer #%d: session %#x", p.n, r.SessionID), false
 	}
-	var h jute.ReplyHeader
-	d := jute.NewDecoder(b[4:])
-	h.Decode(d)
-	switch h.Xid {
+	// The header's xid (its first field) says what the frame is; a reply,
+	// the common case, needs no decoder.
+	var xid int32
+	if len(b) >= 8 {
+		xid = int32(binary.BigEndian.Uint32(b[4:8]))
+	}
+	switch xid {
 	case jute.XidNotification:
+		var h jute.ReplyHeader
 		var ev jute.WatcherEvent
+		d := jute.NewDecoder(b[4:])
+		h.Decode(d)
 		ev.Decode(d)
 		return fmt.Sprintf("event %v %s", zkEventType(ev.Type), ev.Path), false
 	case jute.XidPing:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zksim/zksim/sim"
@@ -25,7 +24,7 @@ func BenchmarkScheduleZK(b *testing.B) {
 	for _, n := range []int{10, 100, 1000} {
 		for _, kind := range []string{"native", "gozk"} {
 			b.Run(fmt.Sprintf("clients=%d/%s", n, kind), func(b *testing.B) {
-				benchSchedule(b, func(w *sim.World) error {
+				benchSchedule(b, sim.Config{}, func(w *sim.World) error {
 					if kind == "native" {
 						for i := range n {
 							c, err := w.Connect()
@@ -54,67 +53,6 @@ func BenchmarkScheduleZK(b *testing.B) {
 			})
 		}
 	}
-}
-
-// benchSchedule times the steps of a World that setup fills, as
-// BenchmarkSchedule does: the steps are taken in the World's bubble, in
-// batches the benchmark loop hands over.
-func benchSchedule(b *testing.B, setup func(w *sim.World) error) {
-	batches := make(chan int)
-	done := make(chan struct{})
-	result := make(chan error, 1)
-	go func() {
-		result <- inBubble(b.Name(), func(t *testing.T) {
-			w, err := sim.New(sim.Config{Seed: 1, NoTrace: true})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer w.Close()
-			if err := setup(w); err != nil {
-				t.Error(err)
-				return
-			}
-			done <- struct{}{}
-			for k := range batches {
-				for range k {
-					if err := w.Step(); err != nil {
-						t.Error(err)
-					}
-				}
-				done <- struct{}{}
-			}
-		})
-	}()
-	wait := func() {
-		select {
-		case <-done:
-		case err := <-result:
-			b.Fatalf("the bubble ended: %v", err)
-		}
-	}
-	wait()
-	const batch = 100
-	pending := 0
-	start := time.Now()
-	for b.Loop() {
-		if pending++; pending == batch {
-			batches <- pending
-			wait()
-			pending = 0
-		}
-	}
-	if pending > 0 {
-		batches <- pending
-		wait()
-	}
-	el := time.Since(start)
-	close(batches)
-	if err := <-result; err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
-	b.ReportMetric(float64(el.Nanoseconds())/float64(b.N), "ns/event")
 }
 
 // zkReadWriteLoop is readWriteLoop on a go-zookeeper client.

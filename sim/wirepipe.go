@@ -38,14 +38,17 @@ type pipe struct {
 	eof         bool   // and the client was told
 	cliClosed   bool   // the client closed it
 
-	readable chan struct{} // a delivery or the close reached the client
-	closed   chan struct{} // closed when the client closes it
-	rdl, wdl deadline
+	// readable wakes the reader: a delivery, the server's close, the
+	// client's own close or the read deadline. Reads wait on it alone, not
+	// on a select over several channels: one read a frame.
+	readable chan struct{}
+	rdl      deadline // the read deadline (writes never block)
 }
 
 func newPipe(s *session, n int) *pipe {
-	return &pipe{s: s, n: n, readable: make(chan struct{}, 1), closed: make(chan struct{}),
-		rdl: newDeadline(), wdl: newDeadline()}
+	p := &pipe{s: s, n: n, readable: make(chan struct{}, 1)}
+	p.rdl.wake = p.signal
+	return p
 }
 
 // signal wakes a reader.
@@ -76,12 +79,10 @@ func (p *pipe) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		w.mu.Unlock()
-		select {
-		case <-p.readable:
-		case <-p.closed:
-		case <-p.rdl.wait():
+		if p.rdl.passed() {
 			return 0, os.ErrDeadlineExceeded
 		}
+		<-p.readable
 	}
 }
 
@@ -98,26 +99,43 @@ func (p *pipe) Write(b []byte) (int, error) {
 	if p.srvClosed || w.closed {
 		return len(b), nil
 	}
-	p.wbuf = append(p.wbuf, b...)
-	for len(p.wbuf) >= 4 {
-		n := int(binary.BigEndian.Uint32(p.wbuf))
-		if n < 0 || len(p.wbuf) < 4+n {
+	// Whole frames are cut from b itself when nothing is left over from
+	// an earlier write (go-zookeeper writes a frame at a time).
+	data := b
+	if len(p.wbuf) > 0 {
+		p.wbuf = append(p.wbuf, b...)
+		data = p.wbuf
+	}
+	for len(data) >= 4 {
+		n := int(binary.BigEndian.Uint32(data))
+		if n < 0 || len(data) < 4+n {
 			break
 		}
-		body := slices.Clone(p.wbuf[4 : 4+n])
-		p.wbuf = p.wbuf[4+n:]
+		body := slices.Clone(data[4 : 4+n])
+		data = data[4+n:]
 		p.arrive(p.request(body))
 	}
-	if len(p.wbuf) == 0 {
+	switch {
+	case len(data) == 0:
 		p.wbuf = nil
+	case len(p.wbuf) == 0:
+		p.wbuf = slices.Clone(data) // b is the caller's
+	default:
+		p.wbuf = data
 	}
 	return len(b), nil
 }
 
 // request makes the request a frame is. Called with w.mu held.
 func (p *pipe) request(body []byte) *request {
-	r := &wireReq{pipe: p, body: body}
-	req := &request{wire: r, size: len(body)}
+	both := &struct { // one allocation for the two
+		req request
+		r   wireReq
+	}{}
+	r := &both.r
+	*r = wireReq{pipe: p, body: body}
+	req := &both.req
+	*req = request{wire: r, size: len(body)}
 	if !p.sentConnect {
 		p.sentConnect = true
 		r.connect = true
@@ -180,7 +198,7 @@ func (p *pipe) Close() error {
 		return nil
 	}
 	p.cliClosed = true
-	close(p.closed)
+	p.signal()
 	s := p.s
 	in := s.inbox[:0]
 	for _, r := range s.inbox {
@@ -205,18 +223,19 @@ func (p *pipe) LocalAddr() net.Addr { return pipeAddr("client") }
 // RemoteAddr implements net.Conn.
 func (p *pipe) RemoteAddr() net.Addr { return pipeAddr(wireAddr) }
 
-// SetDeadline implements net.Conn.
+// SetDeadline implements net.Conn: it sets the read deadline (writes never
+// block, so a write deadline never matters).
 func (p *pipe) SetDeadline(t time.Time) error {
 	p.rdl.set(t)
-	p.wdl.set(t)
 	return nil
 }
 
 // SetReadDeadline implements net.Conn.
 func (p *pipe) SetReadDeadline(t time.Time) error { p.rdl.set(t); return nil }
 
-// SetWriteDeadline implements net.Conn (writes never block).
-func (p *pipe) SetWriteDeadline(t time.Time) error { p.wdl.set(t); return nil }
+// SetWriteDeadline implements net.Conn. Writes never block, so it does
+// nothing (go-zookeeper sets one around every write).
+func (p *pipe) SetWriteDeadline(time.Time) error { return nil }
 
 type pipeAddr string
 
@@ -275,53 +294,64 @@ func (w *World) markDirty(s *session) {
 	}
 }
 
-// deadline is a read or write deadline on virtual time: wait returns a
-// channel closed once it has passed. Every set starts a new generation, so
-// that the timer of a deadline replaced in the very instant it fired (a
-// common coincidence on virtual time) cannot close the new one's channel.
+// deadline is a read deadline on virtual time: once it has passed, passed
+// reports true and wake is called. One timer, made by the first deadline in
+// the future and reset by every later one, serves them all (go-zookeeper
+// sets one around every read): when it fires it marks the deadline passed
+// only if a deadline is still set and has come, so a timer that fired in
+// the very instant its deadline was replaced (a common coincidence on
+// virtual time) cannot end the new one.
 type deadline struct {
+	wake func() // called when the deadline passes, without mu
+
 	mu     sync.Mutex
 	timer  *time.Timer
-	gen    uint64
-	passed chan struct{}
+	at     time.Time // the deadline; zero for none
+	isPast bool
 }
-
-func newDeadline() deadline { return deadline{passed: make(chan struct{})} }
 
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.gen++
+	d.at, d.isPast = t, false
 	if d.timer != nil {
 		d.timer.Stop()
-		d.timer = nil
-	}
-	select {
-	case <-d.passed:
-		d.passed = make(chan struct{})
-	default:
 	}
 	if t.IsZero() {
+		d.mu.Unlock()
 		return
 	}
 	if dur := time.Until(t); dur > 0 {
-		gen := d.gen
-		d.timer = time.AfterFunc(dur, func() {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			if d.gen == gen {
-				close(d.passed)
-			}
-		})
+		if d.timer == nil {
+			d.timer = time.AfterFunc(dur, d.fire)
+		} else {
+			d.timer.Reset(dur)
+		}
+		d.mu.Unlock()
 		return
 	}
-	close(d.passed)
+	d.isPast = true
+	d.mu.Unlock()
+	d.wake()
 }
 
-func (d *deadline) wait() <-chan struct{} {
+// fire is the timer's function: the deadline has come, unless it was
+// replaced meanwhile.
+func (d *deadline) fire() {
+	d.mu.Lock()
+	if d.at.IsZero() || d.isPast || time.Now().Before(d.at) {
+		d.mu.Unlock()
+		return
+	}
+	d.isPast = true
+	d.mu.Unlock()
+	d.wake()
+}
+
+// passed reports whether the deadline has passed.
+func (d *deadline) passed() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.passed
+	return d.isPast
 }
 
 // closeWire closes every go-zookeeper client as the World closes: Close is

@@ -135,6 +135,13 @@ type World struct {
 	dirty   []*session // sessions whose FIFO got an item
 	wake    chan struct{}
 
+	// spare holds the emptied lists of the last collect, reused by the
+	// next (owned by the World's goroutine: not guarded by mu).
+	spare struct {
+		arrived, dirty []*session
+		inboxes        [][]*request
+	}
+
 	sessions []*session
 	applyOK  enabledSet // sessions whose head request can be applied now
 	deliver  enabledSet // sessions whose FIFO head can be delivered now
@@ -186,6 +193,10 @@ func New(cfg Config) (*World, error) {
 		w.cover = Coverage{}
 	}
 	w.pct.init(cfg.PCT, cfg.Seed)
+	if w.pct.on {
+		w.applyOK.byPrio = &prioHeap{sessions: &w.sessions}
+		w.deliver.byPrio = &prioHeap{sessions: &w.sessions}
+	}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	w.trace.init(!cfg.NoTrace, cfg.Logf)
 	if w.policy != nil {
@@ -315,6 +326,7 @@ func (w *World) Close() {
 	w.closed = true
 	w.mu.Unlock()
 	close(w.done)
+	w.endRequests()
 	w.cancel()
 	if w.timer != nil {
 		w.timer.Stop()

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"errors"
+	"net"
+	"os"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// A pipe's reader: woken by a delivery, by its read deadline (at exactly
+// that virtual instant, not before, and not once the deadline was cleared
+// or moved), and by the client's close.
+func TestPipeReadWakesAndDeadlines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &World{}
+		p := newPipe(&session{w: w}, 1)
+		type res struct {
+			n   int
+			err error
+			at  time.Duration
+		}
+		start := time.Now()
+		read := func() <-chan res {
+			ch := make(chan res, 1)
+			go func() {
+				n, err := p.Read(make([]byte, 8))
+				ch <- res{n, err, time.Since(start)}
+			}()
+			return ch
+		}
+		deliver := func(b []byte) {
+			w.mu.Lock()
+			p.rbuf = append(p.rbuf, b...)
+			w.mu.Unlock()
+			p.signal()
+		}
+
+		// The deadline passes at 1s.
+		p.SetReadDeadline(start.Add(time.Second))
+		if r := <-read(); !errors.Is(r.err, os.ErrDeadlineExceeded) || r.at != time.Second {
+			t.Fatalf("read with a 1s deadline: %v at %v", r.err, r.at)
+		}
+		// Passed: a read fails at once, unless there is data.
+		if r := <-read(); !errors.Is(r.err, os.ErrDeadlineExceeded) || r.at != time.Second {
+			t.Fatalf("read after the deadline: %v at %v", r.err, r.at)
+		}
+		deliver([]byte("ab"))
+		if r := <-read(); r.err != nil || r.n != 2 {
+			t.Fatalf("read of data after the deadline: %d, %v", r.n, r.err)
+		}
+
+		// Moved later while a read waits: it waits until the new one.
+		p.SetReadDeadline(time.Now().Add(time.Second)) // 2s
+		ch := read()
+		time.Sleep(500 * time.Millisecond)
+		p.SetReadDeadline(time.Now().Add(2 * time.Second)) // 3.5s
+		if r := <-ch; !errors.Is(r.err, os.ErrDeadlineExceeded) || r.at != 3500*time.Millisecond {
+			t.Fatalf("read whose deadline moved to 3.5s: %v at %v", r.err, r.at)
+		}
+
+		// Cleared: a read waits past the old deadline, for a delivery.
+		p.SetReadDeadline(time.Now().Add(time.Second)) // 4.5s
+		p.SetReadDeadline(time.Time{})
+		ch = read()
+		time.Sleep(5 * time.Second)
+		deliver([]byte("cd"))
+		if r := <-ch; r.err != nil || r.n != 2 || r.at != 8500*time.Millisecond {
+			t.Fatalf("read with the deadline cleared: %d, %v at %v", r.n, r.err, r.at)
+		}
+
+		// A deadline in the past wakes a waiting read at once.
+		ch = read()
+		synctest.Wait()
+		p.SetReadDeadline(time.Now().Add(-time.Second))
+		if r := <-ch; !errors.Is(r.err, os.ErrDeadlineExceeded) || r.at != 8500*time.Millisecond {
+			t.Fatalf("read when the deadline is set in the past: %v at %v", r.err, r.at)
+		}
+
+		// The client's close wakes a waiting read.
+		p.SetReadDeadline(time.Time{})
+		ch = read()
+		synctest.Wait()
+		w.mu.Lock()
+		w.closed = true // Close sends no hangup then
+		w.mu.Unlock()
+		p.Close()
+		if r := <-ch; !errors.Is(r.err, net.ErrClosed) {
+			t.Fatalf("read when the client closes: %v", r.err)
+		}
+	})
+}
