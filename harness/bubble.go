@@ -94,6 +94,7 @@ func depthOf(msg string) int {
 func failAtDepth(t *rapid.T, msg string, n int) {
 	if n == 0 {
 		t.Fatalf("%s", msg)
+		return
 	}
 	failAtDepth(t, msg, n-1)
 }
