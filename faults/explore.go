@@ -28,6 +28,9 @@ type Explore struct {
 	NativeOnly bool
 }
 
+// Action returns the action that injects the fault.
+func (x Explore) Action() Action { return Action{Name: x.Name, Who: x.Who, Make: x.Make} }
+
 // Action is an action of an exploring machine that injects a step fault.
 type Action struct {
 	// Name is the action's name.
