@@ -10,23 +10,23 @@ import (
 )
 
 // Entry is one row of the catalogue of faults: one fault, what it is (a
-// step fault of a Kind, or an Effect on a request), how Swarm and Mix draw
+// step fault of a Kind, or a RequestFault), how Swarm and Mix draw
 // it, which column of the coverage table counts what it struck, and how an
 // exploring machine (package harness, the recipe machines of package
 // explore) draws it as an action. Swarm, Mix and the machines iterate the
 // rows in order: adding a fault is a row here (with its constructor or
-// Effect, and the primitive of sim it calls).
+// RequestFault, and the primitive of sim it calls).
 type Entry struct {
 	// Name is the fault's name, as the trace prints it.
 	Name string
 	// Step says the fault is a step fault of kind Kind (a StepFault,
 	// injected as a step of the scheduler); else it is a request fault,
-	// Effect, that strikes a request as it reaches the server.
+	// Request, that strikes a request as it reaches the server.
 	Step bool
 	Kind Kind
-	// Effect is what a request fault does to the request it strikes (for
+	// Request is what a request fault does to the request it strikes (for
 	// Slow, the slowdown Swarm draws).
-	Effect Effect
+	Request RequestFault
 	// Ops, for a request fault, are the ops of the requests it can strike
 	// (none: any): ShuffleChildren strikes getChildren.
 	Ops []zkmem.Op
@@ -86,22 +86,22 @@ type MixDraw struct {
 // in the order of their kinds.
 var catalog = [...]Entry{
 	{
-		Name: "LoseReply", Effect: LoseReply,
+		Name: "LoseReply", Request: LoseReply,
 		Swarm: SwarmDraw{On: true, Aimed: true}, Mix: MixDraw{On: true},
 		Coverage: "LoseReply", Explore: Explore{Name: "LoseReply"},
 	},
 	{
-		Name: "DropRequest", Effect: DropRequest,
+		Name: "DropRequest", Request: DropRequest,
 		Swarm: SwarmDraw{On: true, Aimed: true}, Mix: MixDraw{On: true},
 		Coverage: "DropRequest", Explore: Explore{Name: "DropRequest"},
 	},
 	{
-		Name: "ShuffleChildren", Effect: ShuffleChildren, Ops: []zkmem.Op{zkmem.OpGetChildren},
+		Name: "ShuffleChildren", Request: ShuffleChildren, Ops: []zkmem.Op{zkmem.OpGetChildren},
 		Swarm: SwarmDraw{On: true, Rate: 0.25}, Mix: MixDraw{On: true, Rate: 0.5},
 		Coverage: "Shuffle", Explore: Explore{Name: "Shuffle"},
 	},
 	{
-		Name: "Slow", Effect: Slow(50 * time.Millisecond),
+		Name: "Slow", Request: Slow(50 * time.Millisecond),
 		Swarm:    SwarmDraw{On: true},
 		Coverage: "Slow",
 	},
@@ -268,14 +268,14 @@ func indexKinds() (idx [numKinds]*Entry) {
 // Ops of its rows are shared, read-only.
 func Catalog() []Entry { return slices.Clone(catalog[:]) }
 
-// Fate returns what the request fault of e does to request r: its Effect's,
+// Fate returns what the request fault of e does to request r: its Request's,
 // or nothing for a request with an op e cannot strike (or for a step
 // fault).
 func (e *Entry) Fate(r *zkmem.Request) sim.Fate {
 	if e.Step || (len(e.Ops) > 0 && !slices.Contains(e.Ops, r.Op)) {
 		return sim.Fate{}
 	}
-	return e.Effect.fate
+	return e.Request.fate
 }
 
 // predicate returns the predicate that selects the requests e can strike

@@ -96,7 +96,7 @@ func rate(r float64, zero string) string {
 }
 
 // Every row is whole: a step fault's kind prints with the row's name and
-// its actions make faults of that kind; a request fault's Effect is the
+// its actions make faults of that kind; a request fault's RequestFault is the
 // row's; every coverage column is one of sim.Coverage's.
 func TestCatalogRowsAreWhole(t *testing.T) {
 	header := strings.Fields(strings.SplitN(sim.Coverage{}.String(), "\n", 2)[0])
@@ -110,7 +110,7 @@ func TestCatalogRowsAreWhole(t *testing.T) {
 		}
 		x := e.Explore
 		if !e.Step {
-			require.Contains(t, e.Effect.String(), e.Name, "%s: effect", e.Name)
+			require.Contains(t, e.Request.String(), e.Name, "%s: effect", e.Name)
 			require.Nil(t, x.Make, "%s: a request fault is a Step's fate, not an action", e.Name)
 			require.Nil(t, e.Swarm.Choices, "%s", e.Name)
 			continue

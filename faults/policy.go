@@ -191,7 +191,7 @@ func mixFor(p float64, sessionTimeout time.Duration) sim.Policy {
 				steps = append(steps, stepFaults(fs)...)
 			}
 		default:
-			rules = append(rules, e.Effect.If(e.predicate(cmp.Or(e.Mix.Rate, p))))
+			rules = append(rules, e.Request.If(e.predicate(cmp.Or(e.Mix.Rate, p))))
 		}
 	}
 	return Combine(append([]sim.Policy{Sometimes(p/4, steps...)}, rules...)...)

@@ -125,8 +125,8 @@ func (s *swarm) Start(w *sim.World) {
 			if tgt.pred != nil {
 				pr = All(tgt.pred(), pr)
 			}
-			rules = append(rules, e.Effect.If(pr))
-			desc = append(desc, fmt.Sprintf("%v×%d@%s", e.Effect, wt, tgt.name))
+			rules = append(rules, e.Request.If(pr))
+			desc = append(desc, fmt.Sprintf("%v×%d@%s", e.Request, wt, tgt.name))
 			chosen++
 		}
 	}
