@@ -219,7 +219,8 @@ func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 // either from a schedule as it shrinks without changing what the other
 // does.
 func (w *runWorld) act(t *rapid.T, a faults.Action) {
-	client, p := faults.AnyClient, (*proc)(nil)
+	var p *proc
+	client := faults.AnyClient
 	if a.Who != faults.Server {
 		p = w.drawProc(t, w.eligible(a.Who))
 		client = p.sess
