@@ -84,8 +84,34 @@ func (s *scheduler) choose(n int) int {
 	return rapid.IntRange(0, n-1).Draw(s.t, "event")
 }
 
-// requestFates are the fates a Step draws for a request, most often none.
-var requestFates = []string{"", "", "", "LoseReply", "DropRequest", "Shuffle"}
+// fateRows are the request faults of the catalogue that machines draw
+// (faults.Catalog): a Step draws the fate of a request among them and
+// noFate times none.
+var fateRows = requestFaults()
+
+// requestFates names the fates a Step draws for a request, most often
+// none ("").
+var requestFates = fateNames()
+
+const noFate = 3
+
+func requestFaults() []faults.Entry {
+	var rows []faults.Entry
+	for _, e := range faults.Catalog() {
+		if !e.Step && e.Explore.Name != "" {
+			rows = append(rows, e)
+		}
+	}
+	return rows
+}
+
+func fateNames() []string {
+	names := make([]string, noFate, noFate+len(fateRows))
+	for _, e := range fateRows {
+		names = append(names, e.Explore.Name)
+	}
+	return names
+}
 
 // Request draws the fate of a request admitted by a Step action.
 func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
@@ -99,17 +125,16 @@ func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *ran
 }
 
 // DrawFate draws from t the fate of request r as the machines' Step
-// actions do: most often none, else a lost reply, a dropped request or (for
-// a getChildren) shuffled children. A machine of one's own that makes
+// actions do: most often none, else one of the catalogue's request faults
+// that machines draw (a lost reply, a dropped request or, for a
+// getChildren, shuffled children). A machine of one's own that makes
 // itself the World's policy draws its request fates with it.
 func DrawFate(t *rapid.T, r *zkmem.Request) sim.Fate {
-	switch rapid.SampledFrom(requestFates).Draw(t, "fate") {
-	case "LoseReply":
-		return sim.Fate{Fault: zkmem.LoseReply}
-	case "DropRequest":
-		return sim.Fate{Fault: zkmem.DropRequest}
-	case "Shuffle":
-		return sim.Fate{Shuffle: r.Op == zkmem.OpGetChildren}
+	name := rapid.SampledFrom(requestFates).Draw(t, "fate")
+	for i := range fateRows {
+		if fateRows[i].Explore.Name == name {
+			return fateRows[i].Fate(r)
+		}
 	}
 	return sim.Fate{}
 }
@@ -275,62 +300,81 @@ func (w *world) worldActions() map[string]func(*rapid.T) {
 	if !w.cfg.faults {
 		return a
 	}
-	// Partition breaks a client's connection until a later Partition of
-	// the same client heals it (the session lives on at the server until
-	// its timeout).
-	a["Partition"] = func(t *rapid.T) {
-		c := drawClient(t, w.clients, "partition")
-		if c.partitioned {
-			if c.paused() {
-				t.SkipNow() // a paused process cannot reconnect
+	// Each step fault of the catalogue that machines draw is an action
+	// named after it (faults.Catalog; the faults' descriptions are
+	// there): Partition, Expire, Pause, Delay, Slow. A fault that lasts
+	// until an action ends it is one action here that toggles: Partition
+	// heals a client it cut off, Pause resumes a paused one. FailAuth is
+	// drawn while a call waits out a connection loss (authfail.go), by
+	// the machines that check it.
+	for _, e := range faults.Catalog() {
+		x := e.Explore
+		switch {
+		case x.Make == nil:
+		case e.Kind == faults.KindFailAuth:
+			if w.cfg.authFail {
+				a[x.Name] = w.failAuthMidCall
 			}
-			c.partitioned = false
-			w.inject(t, faults.Reconnect(c.conn.Index()))
-			return
+		default:
+			a[x.Name] = func(t *rapid.T) { w.act(t, x) }
 		}
-		c.partitioned = true
-		w.inject(t, faults.Disconnect(c.conn.Index(), -1))
-	}
-	// FailAuth makes the reconnection of a client whose operation waits
-	// out a connection loss fail authentication (authfail.go).
-	if w.cfg.authFail {
-		a["FailAuth"] = w.failAuthMidCall
-	}
-	// Expire makes the server expire a client's session now.
-	a["Expire"] = func(t *rapid.T) {
-		c := drawClient(t, w.clients, "expire")
-		w.inject(t, faults.Expire(c.conn.Index()))
-	}
-	// Pause stops a client process (it sends nothing, hears nothing, and
-	// its session expires at the server after the timeout), or resumes a
-	// paused one.
-	a["Pause"] = func(t *rapid.T) {
-		c := drawClient(t, w.clients, "pause")
-		if c.paused() {
-			w.inject(t, faults.Resume(c.conn.Index()))
-		} else {
-			w.inject(t, faults.Pause(c.conn.Index(), -1))
-		}
-	}
-	// Delay holds back what the server sends a client for a while (its
-	// replies and events keep their order; other clients go on): delayed
-	// and reordered delivery across sessions. The delays stay under the
-	// read timeout of a ZooKeeper client (two thirds of the session
-	// timeout), past which a real client gives up on the connection: that
-	// longer silence is the Partition fault.
-	a["Delay"] = func(t *rapid.T) {
-		c := drawClient(t, w.clients, "delay")
-		d := rapid.SampledFrom([]time.Duration{100 * time.Millisecond, 500 * time.Millisecond}).Draw(t, "for")
-		w.inject(t, faults.Delay(c.conn.Index(), d))
-	}
-	// Slow makes the server take time over every request for a while: a
-	// GC pause on the leader, a disk that stalls.
-	a["Slow"] = func(t *rapid.T) {
-		extra := rapid.SampledFrom([]time.Duration{20 * time.Millisecond, 300 * time.Millisecond}).Draw(t, "extra")
-		d := rapid.SampledFrom([]time.Duration{500 * time.Millisecond, 3 * time.Second}).Draw(t, "for")
-		w.inject(t, faults.SlowServer(extra, d))
 	}
 	return a
+}
+
+// act takes the fault action x: it draws a client (none for a fault of
+// the server) and strikes it with x's fault, or with the fault's end if
+// the client is under it (a partitioned client heals, a paused one
+// resumes); it skips the action when the client can do neither (a paused
+// client cannot reconnect).
+func (w *world) act(t *rapid.T, x faults.Explore) {
+	a, idx := x.Action(), faults.AnyClient
+	var c *client
+	if x.Who != faults.Server {
+		c = drawClient(t, w.clients, x.Name)
+		idx = c.conn.Index()
+		switch {
+		case w.may(c, x.Who):
+		case x.End.Name != "" && w.may(c, x.End.Who):
+			a = x.End
+		default:
+			t.SkipNow()
+		}
+	}
+	f := a.Make(explorer{t}, idx)
+	switch a.Who {
+	case faults.Connected:
+		c.partitioned = true
+	case faults.Disconnected:
+		c.partitioned = false
+	}
+	w.inject(t, f)
+}
+
+// may reports whether c is one of who.
+func (w *world) may(c *client, who faults.Who) bool {
+	switch who {
+	case faults.AnyProcess:
+		return true
+	case faults.Connected:
+		return !c.partitioned
+	case faults.Disconnected:
+		return c.partitioned && !c.paused()
+	case faults.Awake:
+		return !c.paused()
+	case faults.Paused:
+		return c.paused()
+	}
+	return false
+}
+
+// explorer draws the parameters of a fault action (faults.Explorer).
+type explorer struct{ t *rapid.T }
+
+func (explorer) SessionTimeout() time.Duration { return sessionTimeout }
+
+func (x explorer) Pick(what string, ds ...time.Duration) time.Duration {
+	return rapid.SampledFrom(ds).Draw(x.t, what)
 }
 
 // inject injects f as a step of the simulator.

@@ -2,254 +2,288 @@ package faults
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
-// AnyClient as a fault's Client has the client drawn from the World's fault
-// generator, among the live ones, when the fault strikes.
-const AnyClient = -1
+// Entry is one row of the catalogue of faults: one fault, what it is (a
+// step fault of a Kind, or a RequestFault), how Swarm and Mix draw
+// it, which column of the coverage table counts what it struck, and how an
+// exploring machine (package harness, the recipe machines of package
+// explore) draws it as an action. Swarm, Mix and the machines iterate the
+// rows in order: adding a fault is a row here (with its constructor or
+// RequestFault, and the primitive of sim it calls).
+type Entry struct {
+	// Name is the fault's name, as the trace prints it.
+	Name string
+	// Step says the fault is a step fault of kind Kind (a StepFault,
+	// injected as a step of the scheduler); else it is a request fault,
+	// Request, that strikes a request as it reaches the server.
+	Step bool
+	Kind Kind
+	// Request is what a request fault does to the request it strikes (for
+	// Slow, the slowdown Swarm draws).
+	Request RequestFault
+	// Ops, for a request fault, are the ops of the requests it can strike
+	// (none: any): ShuffleChildren strikes getChildren.
+	Ops []zkmem.Op
+	// Swarm says whether and how Swarm draws the fault.
+	Swarm SwarmDraw
+	// Mix says whether and how Mix draws the fault.
+	Mix MixDraw
+	// Coverage is the column of sim.Coverage that counts the requests the
+	// fault struck ("": none).
+	Coverage string
+	// Explore says how an exploring machine draws the fault (a zero
+	// Explore: it does not).
+	Explore Explore
 
-// Kind is one entry of the catalogue of step faults.
-type Kind uint8
-
-// The step faults. Each is built by the function of the same name and
-// described there.
-const (
-	KindDisconnect Kind = iota
-	KindReconnect
-	KindExpire
-	KindPause
-	KindResume
-	KindDelay
-	KindLoseNextReply
-	KindDropNextRequest
-	KindSlowServer
-	KindDeleteNode
-	KindDeleteUnder
-	KindFailAuth
-	numKinds
-)
-
-// target says which client a fault aimed at AnyClient strikes.
-type target uint8
-
-const (
-	noDraw   target = iota // the client given, never drawn
-	live                   // a live client
-	unpaused               // a live client that is not paused
-	leaf                   // a leaf node below Path
-)
-
-// Field flags: which of StepFault's fields a kind prints, in this order.
-const (
-	fClient = 1 << iota
-	fExtra  // printed "+d"
-	fFor    // printed always
-	fForIf  // printed unless negative (for Disconnect and Pause: until the matching fault)
-	fForPos // printed when positive (SlowServer: for good otherwise)
-	fOp     // printed "any" for zkmem.OpAny
-	fPath   // printed first
-)
-
-// spec is one row of the catalogue: how a kind prints, whom it strikes, and
-// which primitive of sim.Faults it calls.
-type spec struct {
-	name   string
+	// For a step fault: which of StepFault's fields it prints, which
+	// client AnyClient stands for, and which primitive of sim.Faults it
+	// calls.
 	fields int
 	target target
 	inject func(f *sim.Faults, x StepFault) error
 }
 
-// catalog is the one table of step faults.
-var catalog = [numKinds]spec{
-	KindDisconnect: {"Disconnect", fClient | fForIf, live,
-		func(f *sim.Faults, x StepFault) error { return f.Disconnect(x.Client, x.For) }},
-	KindReconnect: {"Reconnect", fClient, noDraw,
-		func(f *sim.Faults, x StepFault) error { return f.Reconnect(x.Client) }},
-	KindExpire: {"Expire", fClient, live,
-		func(f *sim.Faults, x StepFault) error { return f.Expire(x.Client) }},
-	KindPause: {"Pause", fClient | fForIf, unpaused,
-		func(f *sim.Faults, x StepFault) error { return f.Pause(x.Client, x.For) }},
-	KindResume: {"Resume", fClient, noDraw,
-		func(f *sim.Faults, x StepFault) error { return f.Resume(x.Client) }},
-	KindDelay: {"Delay", fClient | fFor, live,
-		func(f *sim.Faults, x StepFault) error { return f.Delay(x.Client, x.For) }},
-	KindLoseNextReply: {"LoseNextReply", fClient | fOp, live,
-		func(f *sim.Faults, x StepFault) error { f.LoseNextReply(x.Client, x.Op); return nil }},
-	KindDropNextRequest: {"DropNextRequest", fClient | fOp, live,
-		func(f *sim.Faults, x StepFault) error { f.DropNextRequest(x.Client, x.Op); return nil }},
-	KindSlowServer: {"SlowServer", fExtra | fForPos, noDraw,
-		func(f *sim.Faults, x StepFault) error { f.SlowServer(x.Extra, x.For); return nil }},
-	KindDeleteNode: {"DeleteNode", fPath, noDraw,
-		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
-	KindDeleteUnder: {"DeleteUnder", fPath, leaf,
-		func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) }},
-	KindFailAuth: {"FailAuth", fClient, live,
-		func(f *sim.Faults, x StepFault) error { return f.FailAuth(x.Client) }},
+// SwarmDraw is how Swarm draws a fault of the catalogue. Swarm draws from
+// the World's fault generator, for each of its choices in the order of the
+// catalogue (the step faults' first, then the request faults'), whether it
+// is enabled, and if so its weight, from 1 to 4 (and, for an Aimed request
+// fault, its target).
+type SwarmDraw struct {
+	// On: Swarm draws the fault.
+	On bool
+	// Choices, for a step fault, are Swarm's choices of it, given the
+	// World's session timeout and SwarmOptions.Dirs: each is enabled by a
+	// draw of its own, and puts its faults in the step pool as many times
+	// as its weight.
+	Choices func(sessionTimeout time.Duration, dirs []string) [][]StepFault
+	// Rate, for a request fault, is the chance that a request it can
+	// strike meets it, at weight 1 (0: the swarm's intensity).
+	Rate float64
+	// Aimed: Swarm also draws the requests a request fault strikes: any,
+	// the writes, the multis, or the deletes and multis.
+	Aimed bool
 }
 
-// StepFault is a fault of the catalogue, injected as a step of the
-// scheduler: a sim.Fault, and a sim.Resolver for a fault aimed at
-// AnyClient. Build one with the function named after its kind (Disconnect,
-// Expire, ...); the fields a kind does not use are zero.
-type StepFault struct {
-	Kind   Kind
-	Client int           // the client struck, or AnyClient
-	For    time.Duration // how long it lasts
-	Op     zkmem.Op      // the op of the request struck (LoseNextReply, DropNextRequest)
-	Extra  time.Duration // the service time added (SlowServer)
-	Path   string        // the node deleted (DeleteNode), or below which one is (DeleteUnder)
+// MixDraw is how Mix draws a fault of the catalogue.
+type MixDraw struct {
+	// On: Mix draws the fault. A step fault is one of Mix's step faults:
+	// Swarm's choices of it (with no directories), drawn uniformly with
+	// the others at each step with probability p/4.
+	On bool
+	// Rate, for a request fault, is the chance that a request it can
+	// strike meets it (0: Mix's p).
+	Rate float64
 }
 
-// Disconnect drops the client's connection; the session lives on. With d
-// >= 0 the client starts reconnecting after d; with a negative d it stays
-// down until a Reconnect fault.
-func Disconnect(client int, d time.Duration) StepFault {
-	return StepFault{Kind: KindDisconnect, Client: client, For: d}
-}
-
-// Reconnect brings a disconnected client back to its session.
-func Reconnect(client int) StepFault { return StepFault{Kind: KindReconnect, Client: client} }
-
-// Expire makes the server expire the client's session now.
-func Expire(client int) StepFault { return StepFault{Kind: KindExpire, Client: client} }
-
-// Pause stops the client for d (until a Resume fault if d < 0): no
-// requests, no deliveries, no heartbeats.
-func Pause(client int, d time.Duration) StepFault {
-	return StepFault{Kind: KindPause, Client: client, For: d}
-}
-
-// Resume ends a pause.
-func Resume(client int) StepFault { return StepFault{Kind: KindResume, Client: client} }
-
-// Delay holds back deliveries to the client for d.
-func Delay(client int, d time.Duration) StepFault {
-	return StepFault{Kind: KindDelay, Client: client, For: d}
-}
-
-// LoseNextReply loses the reply of the client's next request with op
-// (zkmem.OpAny for any op): the server applies it, the client gets
-// ErrConnectionLoss. It is armed in the session's zkmem fault plane.
-func LoseNextReply(client int, op zkmem.Op) StepFault {
-	return StepFault{Kind: KindLoseNextReply, Client: client, Op: op}
-}
-
-// DropNextRequest loses the client's next request with op (zkmem.OpAny for
-// any op) before the server sees it; the client gets ErrConnectionLoss. It
-// is armed in the session's zkmem fault plane.
-func DropNextRequest(client int, op zkmem.Op) StepFault {
-	return StepFault{Kind: KindDropNextRequest, Client: client, Op: op}
-}
-
-// SlowServer adds extra to the service time of every request for d (for
-// good if d <= 0).
-func SlowServer(extra, d time.Duration) StepFault {
-	return StepFault{Kind: KindSlowServer, Extra: extra, For: d}
-}
-
-// DeleteNode has a third party (an operator, a cleanup job) delete the node
-// at path, whatever its version: a recipe's lock node, a queue item, a
-// barrier's gate. The clients see only what it did: watches fire, a node
-// is gone.
-func DeleteNode(path string) StepFault { return StepFault{Kind: KindDeleteNode, Path: path} }
-
-// DeleteUnder has a third party delete a node below dir that has no
-// children, drawn from the World's fault generator when it strikes (the
-// trace shows the DeleteNode it became); with none, nothing happens.
-func DeleteUnder(dir string) StepFault { return StepFault{Kind: KindDeleteUnder, Path: dir} }
-
-// FailAuth makes the client's next reconnection (the one under way if its
-// connection is down) fail authentication, as a rotated SASL credential
-// does: the client enters StateAuthFailed for good, every call of it fails
-// with ErrAuthFailed, and the server expires its session a session timeout
-// later. Not for go-zookeeper clients, which have no such state.
-func FailAuth(client int) StepFault { return StepFault{Kind: KindFailAuth, Client: client} }
-
-// String prints the fault as the trace shows it: "Disconnect(c2, 1s)",
-// "LoseNextReply(c?, create)", "SlowServer(+100ms)".
-func (f StepFault) String() string {
-	if f.Kind >= numKinds {
-		return fmt.Sprintf("StepFault(%d)", f.Kind)
-	}
-	sp := &catalog[f.Kind]
-	var args []string
-	if sp.fields&fPath != 0 {
-		args = append(args, f.Path)
-	}
-	if sp.fields&fClient != 0 {
-		args = append(args, clientName(f.Client))
-	}
-	if sp.fields&fExtra != 0 {
-		args = append(args, "+"+f.Extra.String())
-	}
-	switch {
-	case sp.fields&fFor != 0,
-		sp.fields&fForIf != 0 && f.For >= 0,
-		sp.fields&fForPos != 0 && f.For > 0:
-		args = append(args, f.For.String())
-	}
-	if sp.fields&fOp != 0 {
-		args = append(args, f.Op.String())
-	}
-	return sp.name + "(" + strings.Join(args, ", ") + ")"
-}
-
-// Inject implements sim.Fault: it calls the World's fault primitive.
-func (f StepFault) Inject(w *sim.World) error {
-	if f.Kind >= numKinds {
-		return fmt.Errorf("faults: unknown kind %d", f.Kind)
-	}
-	return catalog[f.Kind].inject(w.Faults(), f)
-}
-
-// Resolve implements sim.Resolver: a fault aimed at AnyClient strikes a
-// client drawn from w's fault generator (among the live ones, or the live
-// unpaused ones for a Pause); with none to draw it is not injected.
-func (f StepFault) Resolve(w *sim.World) sim.Fault {
-	if f.Kind >= numKinds || catalog[f.Kind].target == noDraw {
-		return f
-	}
-	if catalog[f.Kind].target == leaf {
-		leaves := w.Faults().Leaves(f.Path)
-		if len(leaves) == 0 {
+// catalog is the one table of faults, in the order Swarm, Mix and the
+// exploring machines draw them: the request faults, then the step faults
+// in the order of their kinds.
+var catalog = [...]Entry{
+	{
+		Name: "LoseReply", Request: LoseReply,
+		Swarm: SwarmDraw{On: true, Aimed: true}, Mix: MixDraw{On: true},
+		Coverage: "LoseReply", Explore: Explore{Name: "LoseReply"},
+	},
+	{
+		Name: "DropRequest", Request: DropRequest,
+		Swarm: SwarmDraw{On: true, Aimed: true}, Mix: MixDraw{On: true},
+		Coverage: "DropRequest", Explore: Explore{Name: "DropRequest"},
+	},
+	{
+		Name: "ShuffleChildren", Request: ShuffleChildren, Ops: []zkmem.Op{zkmem.OpGetChildren},
+		Swarm: SwarmDraw{On: true, Rate: 0.25}, Mix: MixDraw{On: true, Rate: 0.5},
+		Coverage: "Shuffle", Explore: Explore{Name: "Shuffle"},
+	},
+	{
+		Name: "Slow", Request: Slow(50 * time.Millisecond),
+		Swarm:    SwarmDraw{On: true},
+		Coverage: "Slow",
+	},
+	{
+		Name: "Disconnect", Step: true, Kind: KindDisconnect,
+		fields: fClient | fForIf, target: live,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Disconnect(x.Client, x.For) },
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{Disconnect(AnyClient, 200*time.Millisecond), Disconnect(AnyClient, time.Second)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Disconnect",
+		Explore: Explore{
+			Name: "Partition", Who: Connected,
+			Make: func(_ Explorer, c int) StepFault { return Disconnect(c, -1) },
+			End: Action{Name: "Heal", Who: Disconnected,
+				Make: func(_ Explorer, c int) StepFault { return Reconnect(c) }},
+		},
+	},
+	{
+		Name: "Reconnect", Step: true, Kind: KindReconnect,
+		fields: fClient, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Reconnect(x.Client) },
+	},
+	{
+		Name: "Expire", Step: true, Kind: KindExpire,
+		fields: fClient, target: live,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Expire(x.Client) },
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{Expire(AnyClient)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Expire",
+		Explore: Explore{Name: "Expire", Who: AnyProcess,
+			Make: func(_ Explorer, c int) StepFault { return Expire(c) }},
+	},
+	{
+		Name: "Pause", Step: true, Kind: KindPause,
+		fields: fClient | fForIf, target: unpaused,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Pause(x.Client, x.For) },
+		// Long enough for the session to expire, and a third of it.
+		Swarm: SwarmDraw{On: true, Choices: func(st time.Duration, _ []string) [][]StepFault {
+			return [][]StepFault{{Pause(AnyClient, st+st/2), Pause(AnyClient, st/3)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Pause",
+		Explore: Explore{
+			Name: "Pause", Who: Awake,
+			Make: func(_ Explorer, c int) StepFault { return Pause(c, -1) },
+			End: Action{Name: "Resume", Who: Paused,
+				Make: func(_ Explorer, c int) StepFault { return Resume(c) }},
+		},
+	},
+	{
+		Name: "Resume", Step: true, Kind: KindResume,
+		fields: fClient, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Resume(x.Client) },
+	},
+	{
+		Name: "Delay", Step: true, Kind: KindDelay,
+		fields: fClient | fFor, target: live,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Delay(x.Client, x.For) },
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{Delay(AnyClient, 500*time.Millisecond)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Delay",
+		// The delays stay under the read timeout of a ZooKeeper client
+		// (two thirds of the session timeout), past which a real client
+		// gives up on the connection: that longer silence is a Partition.
+		Explore: Explore{Name: "Delay", Who: AnyProcess,
+			Make: func(x Explorer, c int) StepFault {
+				st := x.SessionTimeout()
+				return Delay(c, x.Pick("for", st/10, st/2))
+			}},
+	},
+	{
+		Name: "LoseNextReply", Step: true, Kind: KindLoseNextReply,
+		fields: fClient | fOp, target: live,
+		inject: func(f *sim.Faults, x StepFault) error {
+			f.LoseNextReply(x.Client, x.Op)
 			return nil
-		}
-		return DeleteNode(leaves[w.Rand().IntN(len(leaves))])
-	}
-	var ok bool
-	if f.Client, ok = resolveClient(w, f.Client, catalog[f.Kind].target == unpaused); !ok {
-		return nil
-	}
-	return f
+		},
+		Coverage: "LoseReply",
+	},
+	{
+		Name: "DropNextRequest", Step: true, Kind: KindDropNextRequest,
+		fields: fClient | fOp, target: live,
+		inject: func(f *sim.Faults, x StepFault) error {
+			f.DropNextRequest(x.Client, x.Op)
+			return nil
+		},
+		Coverage: "DropRequest",
+	},
+	{
+		Name: "SlowServer", Step: true, Kind: KindSlowServer,
+		fields: fExtra | fForPos, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error {
+			f.SlowServer(x.Extra, x.For)
+			return nil
+		},
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{SlowServer(300*time.Millisecond, 2*time.Second)}}
+		}},
+		Coverage: "Slow",
+		Explore: Explore{Name: "Slow", Who: Server,
+			Make: func(x Explorer, _ int) StepFault {
+				st := x.SessionTimeout()
+				extra := x.Pick("extra", st/50, st*3/10)
+				return SlowServer(extra, x.Pick("for", st/2, 3*st))
+			}},
+	},
+	{
+		Name: "DeleteNode", Step: true, Kind: KindDeleteNode,
+		fields: fPath, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) },
+	},
+	{
+		Name: "DeleteUnder", Step: true, Kind: KindDeleteUnder,
+		fields: fPath, target: leaf,
+		inject: func(f *sim.Faults, x StepFault) error { return f.DeleteNode(x.Path) },
+		// A choice of its own for each directory.
+		Swarm: SwarmDraw{On: true, Choices: func(_ time.Duration, dirs []string) [][]StepFault {
+			var out [][]StepFault
+			for _, d := range dirs {
+				out = append(out, []StepFault{DeleteUnder(d)})
+			}
+			return out
+		}},
+	},
+	{
+		Name: "FailAuth", Step: true, Kind: KindFailAuth,
+		fields: fClient, target: live,
+		inject: func(f *sim.Faults, x StepFault) error { return f.FailAuth(x.Client) },
+		// The requests in flight when the reconnection failed.
+		Coverage: "AuthFailed",
+		Explore: Explore{Name: "FailAuth", Who: AnyProcess, NativeOnly: true,
+			Make: func(_ Explorer, c int) StepFault { return FailAuth(c) }},
+	},
 }
 
-func clientName(c int) string {
-	if c == AnyClient {
-		return "c?"
-	}
-	return fmt.Sprintf("c%d", c)
-}
+// byKind is the row of each kind of step fault.
+var byKind = indexKinds()
 
-// resolveClient returns c, or when c is AnyClient a live client drawn from
-// w's fault generator (with unpaused, not a paused one); ok is false when
-// there is none to draw.
-func resolveClient(w *sim.World, c int, unpaused bool) (client int, ok bool) {
-	if c != AnyClient {
-		return c, true
-	}
-	var live []int
-	for i := range w.NumClients() {
-		if w.Live(i) && !(unpaused && w.Paused(i)) {
-			live = append(live, i)
+func indexKinds() (idx [numKinds]*Entry) {
+	for i := range catalog {
+		if e := &catalog[i]; e.Step {
+			if idx[e.Kind] != nil {
+				panic(fmt.Sprintf("faults: two rows of kind %d", e.Kind))
+			}
+			idx[e.Kind] = e
 		}
 	}
-	if len(live) == 0 {
-		return -1, false
+	for k, e := range idx {
+		if e == nil {
+			panic(fmt.Sprintf("faults: no row of kind %d", k))
+		}
 	}
-	return live[w.Rand().IntN(len(live))], true
+	return idx
+}
+
+// Catalog returns the rows of the catalogue, in the order Swarm, Mix and
+// the exploring machines draw them. The slice is a copy; the functions and
+// Ops of its rows are shared, read-only.
+func Catalog() []Entry { return slices.Clone(catalog[:]) }
+
+// Fate returns what the request fault of e does to request r: its Request's,
+// or nothing for a request with an op e cannot strike (or for a step
+// fault).
+func (e *Entry) Fate(r *zkmem.Request) sim.Fate {
+	if e.Step || (len(e.Ops) > 0 && !slices.Contains(e.Ops, r.Op)) {
+		return sim.Fate{}
+	}
+	return e.Request.fate
+}
+
+// predicate returns the predicate that selects the requests e can strike
+// with probability rate: Randomly(rate), preceded by OnOp(e.Ops) when e
+// strikes only some ops.
+func (e *Entry) predicate(rate float64) Predicate {
+	if len(e.Ops) == 0 {
+		return Randomly(rate)
+	}
+	return All(OnOp(e.Ops...), Randomly(rate))
 }

@@ -31,15 +31,33 @@
 //     call fails with ErrAuthFailed, and its session expires at the server
 //     a session timeout later, as with ZooKeeper's Java client.
 //
-// Faults that strike a request as it reaches the server ([Effect] values,
-// placed with [Effect.If] and a [Predicate]): [LoseReply], [DropRequest],
+// Faults that strike a request as it reaches the server ([RequestFault] values,
+// placed with [RequestFault.If] and a [Predicate]): [LoseReply], [DropRequest],
 // [ShuffleChildren] (children listed in an order drawn from the seed) and
 // [Slow].
+//
+// # The table
+//
+// Every fault is one row of one table, [Catalog] (an [Entry] each): its
+// name; whether it is a step fault (its [Kind], how it prints, which
+// client [AnyClient] stands for, which primitive of [sim.Faults] it calls)
+// or a request fault (its [RequestFault], the ops it can strike); how [Swarm]
+// draws it ([SwarmDraw]) and whether [Mix] does ([MixDraw]); the column of
+// the coverage table ([sim.Coverage]) that counts what it struck; and how
+// an exploring machine draws it ([Explore]: the name of its action, the
+// processes it may strike, the durations it draws through an [Explorer],
+// the action that ends it, such as Heal after Partition). Swarm, Mix, the
+// machines of package harness and the recipe machines of package explore
+// iterate the rows in order, so a new fault is a row, with its constructor
+// (or RequestFault) and the primitive of package sim that does its work. The
+// rows' order is the order of the draws: a row that Swarm, Mix or the
+// machines draw changes what every seed draws (and the shrunk schedules
+// of the committed fail files), a row none of them draw changes nothing.
 //
 // # Placing faults
 //
 // [At] and [AtTime] place a fault at a step or a virtual time;
-// [Sometimes] draws faults at random steps; [Effect.If] strikes the
+// [Sometimes] draws faults at random steps; [RequestFault.If] strikes the
 // requests a predicate selects: [OnOp], [ForClient], [OnPath],
 // [AfterStep], [AfterTime], [Randomly], [Times], combined with [All],
 // [Any] and [Not]. [Combine] joins policies and [Limit] caps them. [Mix] is

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -177,18 +178,21 @@ func (m *mix) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand
 	return m.policy(w).Request(w, client, r, rng)
 }
 
+// mixFor is Mix for sessionTimeout: the rows of the catalogue Mix draws.
 func mixFor(p float64, sessionTimeout time.Duration) sim.Policy {
-	return Combine(
-		Sometimes(p/4,
-			Disconnect(AnyClient, 200*time.Millisecond),
-			Disconnect(AnyClient, time.Second),
-			Expire(AnyClient),
-			Pause(AnyClient, sessionTimeout+sessionTimeout/2),
-			Pause(AnyClient, sessionTimeout/3),
-			Delay(AnyClient, 500*time.Millisecond),
-		),
-		LoseReply.If(Randomly(p)),
-		DropRequest.If(Randomly(p)),
-		ShuffleChildren.If(All(OnOp(zkmem.OpGetChildren), Randomly(0.5))),
-	)
+	var steps []sim.Fault
+	var rules []sim.Policy
+	for i := range catalog {
+		e := &catalog[i]
+		switch {
+		case !e.Mix.On:
+		case e.Step:
+			for _, fs := range e.Swarm.Choices(sessionTimeout, nil) {
+				steps = append(steps, stepFaults(fs)...)
+			}
+		default:
+			rules = append(rules, e.Request.If(e.predicate(cmp.Or(e.Mix.Rate, p))))
+		}
+	}
+	return Combine(append([]sim.Policy{Sometimes(p/4, steps...)}, rules...)...)
 }

@@ -1,11 +1,11 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
@@ -83,17 +83,14 @@ func (s *swarm) Start(w *sim.World) {
 		name string
 		f    []sim.Fault
 	}
-	steps := []stepOpt{
-		{"Disconnect", []sim.Fault{Disconnect(AnyClient, 200*time.Millisecond), Disconnect(AnyClient, time.Second)}},
-		{"Expire", []sim.Fault{Expire(AnyClient)}},
-		{"Pause", []sim.Fault{Pause(AnyClient, st+st/2), Pause(AnyClient, st/3)}},
-		{"Delay", []sim.Fault{Delay(AnyClient, 500*time.Millisecond)}},
-		{"SlowServer", []sim.Fault{SlowServer(300*time.Millisecond, 2*time.Second)}},
+	var steps []stepOpt
+	for i := range catalog {
+		if e := &catalog[i]; e.Step && e.Swarm.On {
+			for _, fs := range e.Swarm.Choices(st, s.o.Dirs) {
+				steps = append(steps, stepOpt{e.Name, stepFaults(fs)})
+			}
+		}
 	}
-	for _, d := range s.o.Dirs {
-		steps = append(steps, stepOpt{"DeleteUnder", []sim.Fault{DeleteUnder(d)}})
-	}
-	reqs := []Effect{LoseReply, DropRequest, ShuffleChildren, Slow(50 * time.Millisecond)}
 	var (
 		desc   []string
 		pool   []sim.Fault
@@ -113,23 +110,23 @@ func (s *swarm) Start(w *sim.World) {
 			desc = append(desc, o.name+"×"+strconv.Itoa(wt))
 			chosen++
 		}
-		for _, e := range reqs {
-			if rng.IntN(2) == 0 {
+		for i := range catalog {
+			e := &catalog[i]
+			if e.Step || !e.Swarm.On || rng.IntN(2) == 0 {
 				continue
 			}
 			wt := 1 + rng.IntN(4)
-			pr := Randomly(min(1, p*float64(wt)))
+			rate := cmp.Or(e.Swarm.Rate, p)
+			pr := e.predicate(min(1, rate*float64(wt)))
 			tgt := swarmTargets[0]
-			if e.fate.Fault != zkmem.NoFault {
+			if e.Swarm.Aimed {
 				tgt = swarmTargets[rng.IntN(len(swarmTargets))]
 			}
-			if e.fate.Shuffle {
-				pr = All(OnOp(zkmem.OpGetChildren), Randomly(min(1, 0.25*float64(wt))))
-			} else if tgt.pred != nil {
+			if tgt.pred != nil {
 				pr = All(tgt.pred(), pr)
 			}
-			rules = append(rules, e.If(pr))
-			desc = append(desc, fmt.Sprintf("%v×%d@%s", e, wt, tgt.name))
+			rules = append(rules, e.Request.If(pr))
+			desc = append(desc, fmt.Sprintf("%v×%d@%s", e.Request, wt, tgt.name))
 			chosen++
 		}
 	}
@@ -157,4 +154,13 @@ func (s *swarm) Step(w *sim.World, rng *rand.Rand) sim.Fault {
 func (s *swarm) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
 	s.Start(w)
 	return s.inner.Request(w, client, r, rng)
+}
+
+// stepFaults returns fs as sim.Faults.
+func stepFaults(fs []StepFault) []sim.Fault {
+	out := make([]sim.Fault, len(fs))
+	for i, f := range fs {
+		out[i] = f
+	}
+	return out
 }

@@ -32,7 +32,8 @@
 //     Heal), Expire, Pause (and Resume), Delay, Slow, FailAuth; a fault and
 //     its end are separate actions, so that rapid can drop either as it
 //     shrinks; the calm stretches meet a swarm of the catalogue's faults
-//     (faults.Swarm);
+//     (faults.Swarm); each fault, its action, whom it strikes and what it
+//     draws is a row of faults.Catalog;
 //   - sequence numbers next to the int32 wrap (a draw per check), and, with
 //     Machine.Renewing, Native clients that replace an expired session as
 //     Curator does;

@@ -14,7 +14,9 @@ import (
 // Fault is a set of the faults a machine's checks may draw.
 type Fault uint32
 
-// The faults of the catalogue (package faults has their full semantics).
+// The faults of the catalogue that machines draw, one bit each in the
+// order of the catalogue (faults.Catalog, the rows with an Explore name:
+// the i-th is 1<<i); package faults has their full semantics.
 const (
 	// LoseReply: the server applies a request and the connection breaks
 	// before the reply leaves.
@@ -48,41 +50,58 @@ const (
 	AllFaults = LoseReply | DropRequest | Shuffle | Partition | Expire | Pause | Delay | Slow | FailAuth
 )
 
-// faultRow is one row of the harness's fault table: the fault, its name,
-// the action that injects it (nil for the request faults, which the Step
-// action draws for the request it admits), and the action that ends it,
-// if it lasts until one does.
+// faultRow is a row of the catalogue (faults.Catalog) that machines draw,
+// and its bit among a machine's Faults.
 type faultRow struct {
-	fault  Fault
-	name   string
-	action func(w *runWorld, t *rapid.T)
-	end    string
-	undo   func(w *runWorld, t *rapid.T)
+	fault Fault
+	faults.Entry
 }
 
-// faultTable lists the faults in the order the swarm draws them.
-var faultTable = []faultRow{
-	{LoseReply, "LoseReply", nil, "", nil},
-	{DropRequest, "DropRequest", nil, "", nil},
-	{Shuffle, "Shuffle", nil, "", nil},
-	{Partition, "Partition", (*runWorld).partition, "Heal", (*runWorld).heal},
-	{Expire, "Expire", func(w *runWorld, t *rapid.T) {
-		w.inject(t, faults.Expire(w.drawSession(t, w.all())))
-	}, "", nil},
-	{Pause, "Pause", (*runWorld).pause, "Resume", (*runWorld).resume},
-	{Delay, "Delay", func(w *runWorld, t *rapid.T) {
-		s := w.drawSession(t, w.all())
-		d := rapid.SampledFrom([]time.Duration{w.timeout / 10, w.timeout / 2}).Draw(t, "for")
-		w.inject(t, faults.Delay(s, d))
-	}, "", nil},
-	{Slow, "Slow", func(w *runWorld, t *rapid.T) {
-		extra := rapid.SampledFrom([]time.Duration{w.timeout / 50, w.timeout * 3 / 10}).Draw(t, "extra")
-		d := rapid.SampledFrom([]time.Duration{w.timeout / 2, 3 * w.timeout}).Draw(t, "for")
-		w.inject(t, faults.SlowServer(extra, d))
-	}, "", nil},
-	{FailAuth, "FailAuth", func(w *runWorld, t *rapid.T) {
-		w.inject(t, faults.FailAuth(w.drawSession(t, w.all())))
-	}, "", nil},
+// faultTable lists the faults machines draw, in the order of the
+// catalogue: the i-th is the fault 1<<i (the constants above name them).
+var faultTable = machineFaults()
+
+// fateRows are the request faults of faultTable, which a Step action draws
+// for the request it admits.
+var fateRows = requestFaults()
+
+// noFate is how many of the fates a Step action draws from are none: most
+// often a request meets no fault.
+const noFate = 3
+
+func machineFaults() []faultRow {
+	var rows []faultRow
+	for _, e := range faults.Catalog() {
+		if e.Explore.Name != "" {
+			rows = append(rows, faultRow{fault: 1 << len(rows), Entry: e})
+		}
+	}
+	if len(rows) > 31 {
+		panic("harness: more than 31 faults in the catalogue")
+	}
+	return rows
+}
+
+func requestFaults() []faultRow {
+	var rows []faultRow
+	for _, r := range faultTable {
+		if !r.Step {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// nativeOnly returns the faults of the table that are not for go-zookeeper
+// clients.
+func nativeOnly() Fault {
+	var f Fault
+	for _, r := range faultTable {
+		if r.Explore.NativeOnly {
+			f |= r.fault
+		}
+	}
+	return f
 }
 
 // String names the faults of f.
@@ -93,7 +112,7 @@ func (f Fault) String() string {
 	var names []string
 	for _, r := range faultTable {
 		if f&r.fault != 0 {
-			names = append(names, r.name)
+			names = append(names, r.Explore.Name)
 		}
 	}
 	if len(names) == 0 {
@@ -111,7 +130,7 @@ func drawMix(t *rapid.T, allowed Fault) Fault {
 	}
 	var mix Fault
 	for _, r := range faultTable {
-		if allowed&r.fault != 0 && rapid.Bool().Draw(t, "fault "+r.name) {
+		if allowed&r.fault != 0 && rapid.Bool().Draw(t, "fault "+r.Explore.Name) {
 			mix |= r.fault
 		}
 	}
@@ -120,21 +139,26 @@ func drawMix(t *rapid.T, allowed Fault) Fault {
 
 // drawFate draws the fate of request r admitted by a Step action: most
 // often none, else one of the request faults of mix (a fault outside the
-// mix, or Shuffle for a request other than a getChildren, is none). The
-// list drawn from is the same whatever the mix, so that a draw means the
-// same fate when rapid turns a fault off as it shrinks.
+// mix, or one that cannot strike r, such as ShuffleChildren for a request
+// other than a getChildren, is none). The list drawn from is the same
+// whatever the mix, so that a draw means the same fate when rapid turns a
+// fault off as it shrinks.
 func drawFate(t *rapid.T, mix Fault, r *zkmem.Request) sim.Fate {
-	fates := []Fault{0, 0, 0, LoseReply, DropRequest, Shuffle}
-	f := fates[rapid.IntRange(0, len(fates)-1).Draw(t, "fate")]
-	switch {
-	case mix&f == 0:
+	i := rapid.IntRange(0, noFate+len(fateRows)-1).Draw(t, "fate")
+	if i < noFate || mix&fateRows[i-noFate].fault == 0 {
 		return sim.Fate{}
-	case f == LoseReply:
-		return sim.Fate{Fault: zkmem.LoseReply}
-	case f == DropRequest:
-		return sim.Fate{Fault: zkmem.DropRequest}
-	case f == Shuffle:
-		return sim.Fate{Shuffle: r.Op == zkmem.OpGetChildren}
 	}
-	return sim.Fate{}
+	return fateRows[i-noFate].Fate(r)
+}
+
+// explorer draws the parameters of a fault action (faults.Explorer).
+type explorer struct {
+	t       *rapid.T
+	timeout time.Duration
+}
+
+func (x explorer) SessionTimeout() time.Duration { return x.timeout }
+
+func (x explorer) Pick(what string, ds ...time.Duration) time.Duration {
+	return rapid.SampledFrom(ds).Draw(x.t, what)
 }

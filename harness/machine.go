@@ -173,7 +173,7 @@ func (m Machine[P]) withDefaults() (Machine[P], error) {
 		m.Faults = AllFaults
 	}
 	if m.Client == GoZK {
-		m.Faults &^= FailAuth // go-zookeeper has no auth-failed state to model
+		m.Faults &^= nativeOnly() // FailAuth: go-zookeeper has no auth-failed state to model
 		if m.Renewing {
 			return m, fmt.Errorf("harness: Machine.Renewing is for Native clients (go-zookeeper renews sessions itself)")
 		}
@@ -236,7 +236,7 @@ func reservedAction(name string) bool {
 		return true
 	}
 	for _, r := range faultTable {
-		if r.name == name || (r.end != "" && r.end == name) {
+		if r.Explore.Name == name || (r.Explore.End.Name != "" && r.Explore.End.Name == name) {
 			return true
 		}
 	}

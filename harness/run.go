@@ -281,7 +281,8 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 	// draws of an action means, stays the same when rapid turns a fault
 	// off as it shrinks.
 	for _, row := range faultTable {
-		if row.action == nil || m.Faults&row.fault == 0 || m.Faults&NoFaults != 0 {
+		x := row.Explore
+		if x.Make == nil || m.Faults&row.fault == 0 || m.Faults&NoFaults != 0 {
 			continue
 		}
 		inMix := func(t *rapid.T) {
@@ -289,15 +290,15 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 				t.SkipNow()
 			}
 		}
-		actions[row.name] = func(t *rapid.T) { inMix(t); row.action(w.runWorld, t) }
-		if row.undo != nil {
-			actions[row.end] = func(t *rapid.T) { inMix(t); row.undo(w.runWorld, t) }
+		actions[x.Name] = func(t *rapid.T) { inMix(t); w.act(t, x.Action()) }
+		if x.End.Name != "" {
+			actions[x.End.Name] = func(t *rapid.T) { inMix(t); w.act(t, x.End) }
 		}
 	}
 	for _, name := range m.opNames() {
 		op := m.Ops[name]
 		actions[name] = func(t *rapid.T) {
-			p := w.drawProc(t, w.awake())
+			p := w.drawProc(t, w.eligible(faults.Awake))
 			op(t, w.procs[p.idx])
 		}
 	}

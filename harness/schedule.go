@@ -168,15 +168,25 @@ func (w *runWorld) inject(t *rapid.T, f sim.Fault) {
 	}
 }
 
-// all returns every process.
-func (w *runWorld) all() []*proc { return w.cores }
-
-// awake returns the processes that are not paused.
-func (w *runWorld) awake() []*proc {
+// eligible returns the processes who stands for.
+func (w *runWorld) eligible(who faults.Who) []*proc {
 	var out []*proc
-	for _, c := range w.cores {
-		if !c.Paused() {
-			out = append(out, c)
+	for _, p := range w.cores {
+		var ok bool
+		switch who {
+		case faults.AnyProcess:
+			ok = true
+		case faults.Connected:
+			ok = !p.partitioned
+		case faults.Disconnected:
+			ok = p.partitioned && !p.Paused()
+		case faults.Awake:
+			ok = !p.Paused()
+		case faults.Paused:
+			ok = p.Paused()
+		}
+		if ok {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -201,53 +211,28 @@ func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 	return p
 }
 
-// drawSession draws one of ps and returns its session.
-func (w *runWorld) drawSession(t *rapid.T, ps []*proc) int { return w.drawProc(t, ps).sess }
-
-// partition breaks the connection of a process whose connection is up
-// (the session lives on at the server until its timeout).
-func (w *runWorld) partition(t *rapid.T) {
-	var up []*proc
-	for _, p := range w.cores {
-		if !p.partitioned {
-			up = append(up, p)
-		}
+// act takes a fault action of the catalogue: it draws a process among
+// a.Who (none for a fault of the server) and injects the fault a makes for
+// its client. A Partition (a Connected fault) marks the process cut off,
+// and a Heal (a Disconnected one) connected again. A fault and its end
+// are two actions rather than one that toggles, so that rapid can drop
+// either from a schedule as it shrinks without changing what the other
+// does.
+func (w *runWorld) act(t *rapid.T, a faults.Action) {
+	var p *proc
+	client := faults.AnyClient
+	if a.Who != faults.Server {
+		p = w.drawProc(t, w.eligible(a.Who))
+		client = p.sess
 	}
-	p := w.drawProc(t, up)
-	p.partitioned = true
-	w.inject(t, faults.Disconnect(p.sess, -1))
-}
-
-// heal reconnects a process a Partition cut off (an awake one: a paused
-// process cannot reconnect). Partition and Heal are two actions rather
-// than one that toggles, so that rapid can drop either from a schedule as
-// it shrinks without changing what the other does.
-func (w *runWorld) heal(t *rapid.T) {
-	var down []*proc
-	for _, p := range w.cores {
-		if p.partitioned && !p.Paused() {
-			down = append(down, p)
-		}
+	f := a.Make(explorer{t: t, timeout: w.timeout}, client)
+	switch a.Who {
+	case faults.Connected:
+		p.partitioned = true
+	case faults.Disconnected:
+		p.partitioned = false
 	}
-	p := w.drawProc(t, down)
-	p.partitioned = false
-	w.inject(t, faults.Reconnect(p.sess))
-}
-
-// pause stops a process that runs.
-func (w *runWorld) pause(t *rapid.T) {
-	w.inject(t, faults.Pause(w.drawSession(t, w.awake()), -1))
-}
-
-// resume resumes a paused process.
-func (w *runWorld) resume(t *rapid.T) {
-	var paused []*proc
-	for _, p := range w.cores {
-		if p.Paused() {
-			paused = append(paused, p)
-		}
-	}
-	w.inject(t, faults.Resume(w.drawSession(t, paused)))
+	w.inject(t, f)
 }
 
 // follow makes each Renewing process's session the one its library runs on

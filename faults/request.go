@@ -8,9 +8,9 @@ import (
 	"github.com/zksim/zksim/zkmem"
 )
 
-// Effect is what a fault does to one request as it reaches the server.
-// Place it with If.
-type Effect struct {
+// RequestFault is a fault that strikes one request as it reaches the
+// server: what it does to the request (its sim.Fate). Place it with If.
+type RequestFault struct {
 	name string
 	fate sim.Fate
 }
@@ -20,31 +20,31 @@ var (
 	// LoseReply: the server applies the request, then the connection
 	// breaks before the reply arrives. The caller gets ErrConnectionLoss
 	// although the request took effect.
-	LoseReply = Effect{"LoseReply", sim.Fate{Fault: zkmem.LoseReply}}
+	LoseReply = RequestFault{"LoseReply", sim.Fate{Fault: zkmem.LoseReply}}
 	// DropRequest: the connection breaks before the server sees the
 	// request. The caller gets ErrConnectionLoss; nothing happened.
-	DropRequest = Effect{"DropRequest", sim.Fate{Fault: zkmem.DropRequest}}
+	DropRequest = RequestFault{"DropRequest", sim.Fate{Fault: zkmem.DropRequest}}
 	// ShuffleChildren: a getChildren reply lists the children in an order
 	// drawn from the seed, as a real server's hash order would.
-	ShuffleChildren = Effect{"ShuffleChildren", sim.Fate{Shuffle: true}}
+	ShuffleChildren = RequestFault{"ShuffleChildren", sim.Fate{Shuffle: true}}
 )
 
 // Slow makes the request take d longer to serve: a slow server, a GC pause
 // on the leader.
-func Slow(d time.Duration) Effect {
-	return Effect{"(Slow " + d.String() + ")", sim.Fate{Slow: d}}
+func Slow(d time.Duration) RequestFault {
+	return RequestFault{"(Slow " + d.String() + ")", sim.Fate{Slow: d}}
 }
 
-func (e Effect) String() string { return e.name }
+func (e RequestFault) String() string { return e.name }
 
 // If returns a policy that applies e to every request p selects.
-func (e Effect) If(p Predicate) sim.Policy { return &rule{e: e, p: p} }
+func (e RequestFault) If(p Predicate) sim.Policy { return &rule{e: e, p: p} }
 
 // Always returns a policy that applies e to every request.
-func (e Effect) Always() sim.Policy { return &rule{e: e} }
+func (e RequestFault) Always() sim.Policy { return &rule{e: e} }
 
 type rule struct {
-	e Effect
+	e RequestFault
 	p Predicate
 }
 
