@@ -27,6 +27,8 @@ type Election struct {
 	conn   zksim.Conn
 	dir    string
 	holder *contend.Holder // holds our leadership
+	layout seqnode.Layout  // whose order the candidates follow
+	name   string          // a candidate node's name before its sequence
 }
 
 // New returns a participant in the election on the directory dir, with
@@ -46,9 +48,10 @@ func NewHerd(conn zksim.Conn, dir string, opts ...Option) *Election {
 }
 
 func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
-	return &Election{conn: conn, dir: dir, holder: contend.NewHolder(contend.Contender{
-		Conn: conn, Dir: dir, Name: candidateName, Markers: []string{candidateName},
-		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd,
+	layout, name := cfg.layout.scheme()
+	return &Election{conn: conn, dir: dir, layout: layout, name: name, holder: contend.NewHolder(contend.Contender{
+		Conn: conn, Dir: dir, Name: name, Markers: []string{name},
+		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd, Layout: layout,
 	})}
 }
 
@@ -176,7 +179,7 @@ func (e *Election) look(ctx context.Context, watch bool) (l Leader, ok bool, w <
 	if err != nil {
 		return Leader{}, false, nil, err
 	}
-	nodes := seqnode.ParseAll(children, candidateName)
+	nodes, _ := e.layout.Order(children, e.name)
 	if len(nodes) == 0 {
 		return Leader{}, false, w, nil
 	}

@@ -14,6 +14,12 @@ const (
 	lockName  = "lock-"
 	readName  = "read-"
 	writeName = "write-"
+
+	// Curator's InterProcessReadWriteLock and kazoo's locks.
+	curatorReadName  = "__READ__"
+	curatorWriteName = "__WRIT__"
+	kazooLockName    = "__lock__"
+	kazooReadName    = "__rlock__"
 )
 
 // Mutex is a distributed lock: an exclusive lock made by New, or one half
@@ -31,13 +37,22 @@ type Mutex struct {
 // server until Lock or TryLock.
 func New(conn zksim.Conn, dir string, opts ...Option) *Mutex {
 	cfg := newConfig(opts)
-	return newMutex(conn, dir, lockName, []string{lockName}, contend.Exclusive, cfg)
+	name := exclusiveName(cfg.layout)
+	return newMutex(conn, dir, name, []string{name}, contend.Exclusive, cfg)
+}
+
+// exclusiveName is the name of an exclusive lock's nodes in layout l.
+func exclusiveName(l Layout) string {
+	if l == Kazoo {
+		return kazooLockName
+	}
+	return lockName
 }
 
 func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.Rule, cfg config) *Mutex {
 	return &Mutex{holder: contend.NewHolder(contend.Contender{
 		Conn: conn, Dir: dir, Name: name, Markers: markers,
-		ACL: cfg.acl, Rule: rule,
+		ACL: cfg.acl, Rule: rule, Layout: cfg.layout.seq(),
 	}), data: cfg.data}
 }
 

@@ -38,10 +38,19 @@ type RWMutex struct {
 // sent to the server until a call.
 func NewRWMutex(conn zksim.Conn, dir string, opts ...Option) *RWMutex {
 	cfg := newConfig(opts)
-	markers := []string{readName, writeName}
+	read, write := readName, writeName
+	switch cfg.layout {
+	case Curator:
+		read, write = curatorReadName, curatorWriteName
+	case Kazoo:
+		read, write = kazooReadName, kazooLockName
+	}
+	// The order of the markers matters to the Curator layout, which cuts
+	// a name after the read marker, then after the write marker.
+	markers := []string{read, write}
 	return &RWMutex{
-		read:  newMutex(conn, dir, readName, markers, contend.Shared(writeName), cfg),
-		write: newMutex(conn, dir, writeName, markers, contend.Exclusive, cfg),
+		read:  newMutex(conn, dir, read, markers, contend.Shared(write), cfg),
+		write: newMutex(conn, dir, write, markers, contend.Exclusive, cfg),
 	}
 }
 

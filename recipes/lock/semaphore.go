@@ -71,7 +71,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 
 func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error) {
 	// One internal Mutex per call: a Mutex is not for concurrent use.
-	m := newMutex(s.conn, s.dir+"/locks", lockName, []string{lockName}, contend.Exclusive, config{acl: s.cfg.acl})
+	m := s.internalLock()
 	if err := m.Lock(ctx); err != nil {
 		return nil, err
 	}
@@ -84,6 +84,14 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 		defer cancel()
 		_ = m.Unlock(cctx)
 	}()
+	switch s.cfg.layout {
+	case Kazoo:
+		return s.kazooLease(ctx, try)
+	case Curator:
+		if err := s.checkNoKazooLeases(ctx); err != nil {
+			return nil, err
+		}
+	}
 	leases := s.dir + "/leases"
 	guid := seqnode.NewGUID(s.conn)
 	defer func() {
@@ -133,7 +141,11 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 		if seqnode.Index(nodes, name) < 0 {
 			return nil, errLeaseVanished
 		}
-		if len(nodes) <= s.max {
+		count := len(nodes)
+		if s.cfg.layout == Curator {
+			count = len(children) // Curator counts every child
+		}
+		if count <= s.max {
 			st, err := seqnode.OwnedStat(ctx, s.conn, p)
 			if err != nil {
 				return nil, err

@@ -1,0 +1,206 @@
+package seqnode
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf16"
+)
+
+// Layout is whose naming and ordering of contender nodes a recipe follows,
+// so that it can share a directory with that library's recipes.
+type Layout int
+
+const (
+	// Zksim is the recipes' own layout: protected names
+	// _c_<guid>-<name><seq>, only the names of the recipe's markers
+	// taken part, ordered as serial numbers (Compare).
+	Zksim Layout = iota
+	// Curator is Apache Curator's layout: the same protected names, but
+	// every child of the directory takes part, ordered as Curator's
+	// LockInternals.getSortedChildren orders them: by the text after the
+	// last occurrence of each marker in turn (the whole name when there is
+	// none), compared as Java strings.
+	Curator
+	// Kazoo is kazoo's layout: names <32 hex digits><name><seq>, only the
+	// children whose name ends in a marker and a sequence take part,
+	// ordered by the text of the sequence, as kazoo's Lock orders them.
+	Kazoo
+)
+
+// String names the layout.
+func (l Layout) String() string {
+	switch l {
+	case Zksim:
+		return "zksim"
+	case Curator:
+		return "Curator"
+	case Kazoo:
+		return "kazoo"
+	}
+	return "Layout(?)"
+}
+
+// KazooGUID returns a GUID in kazoo's form (uuid4().hex: 32 hexadecimal
+// digits, no dashes), drawn as NewGUID draws. ProtectedName and HasGUID
+// tell the two forms apart by their length.
+func KazooGUID(guid string) string { return strings.ReplaceAll(guid, "-", "") }
+
+// isKazooGUID reports whether guid is in KazooGUID's form.
+func isKazooGUID(guid string) bool { return len(guid) == 32 && !strings.Contains(guid, "-") }
+
+// GUIDFor returns guid in the form layout l names its nodes with.
+func (l Layout) GUIDFor(guid string) string {
+	if l == Kazoo {
+		return KazooGUID(guid)
+	}
+	return guid
+}
+
+// Order returns the contenders among children, in the order layout l
+// gives them, for a recipe whose nodes carry one of markers (ours
+// included). The Marker of a node is the marker its name carries ("" for
+// a child that takes part without one, in the Curator layout). foreign is
+// the first child that belongs to another library's layout which l cannot
+// order as that library does (see Foreign), "" when there is none.
+func (l Layout) Order(children []string, markers ...string) (nodes []Node, foreign string) {
+	for _, c := range children {
+		if l.Foreign(c) {
+			foreign = c
+			break
+		}
+	}
+	switch l {
+	case Curator:
+		return curatorOrder(children, markers), foreign
+	case Kazoo:
+		return kazooOrder(children, markers), foreign
+	}
+	return ParseAll(children, markers...), foreign
+}
+
+// Foreign reports whether child is a contender node of another library
+// that layout l does not order as that library does, so that neither can
+// see the other in line: a kazoo node (<32 hex>__lock__<seq> or
+// __rlock__) to the Zksim and Curator layouts; a protected node
+// (_c_<guid>-<name><seq>) of Curator's own names (__READ__, __WRIT__,
+// latch-) to the Zksim layout, and of zksim's own names (read-, write-,
+// n_) to the Curator layout; any protected node to the Kazoo layout.
+func (l Layout) Foreign(child string) bool {
+	switch l {
+	case Kazoo:
+		_, ok := protectedKind(child)
+		return ok
+	case Curator:
+		if kazooNode.MatchString(child) {
+			return true
+		}
+		k, ok := protectedKind(child)
+		return ok && slices.Contains(zksimOnly, k)
+	default:
+		if kazooNode.MatchString(child) {
+			return true
+		}
+		k, ok := protectedKind(child)
+		return ok && slices.Contains(curatorOnly, k)
+	}
+}
+
+var (
+	// kazooNode matches a kazoo lock, read-lock or election node.
+	kazooNode = regexp.MustCompile(`^[0-9a-f]{32}__r?lock__-?[0-9]{9,10}$`)
+	// protectedNode matches _c_<guid>-<name><seq> and captures the name.
+	protectedNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(.*?)-?[0-9]{9,10}$`)
+	// The names of contender nodes only Curator or only zksim writes.
+	curatorOnly = []string{"__READ__", "__WRIT__", "latch-"}
+	zksimOnly   = []string{"read-", "write-", "n_"}
+)
+
+// protectedKind returns the name part of a protected contender node.
+func protectedKind(child string) (string, bool) {
+	m := protectedNode.FindStringSubmatch(child)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// curatorOrder orders every child as Curator's getSortedChildren with
+// StandardLockInternalsDriver.fixForSorting applied for each marker in
+// turn (InterProcessReadWriteLock's SortingLockInternalsDriver applies
+// __READ__ then __WRIT__), comparing the results as Java's
+// String.compareTo does (UTF-16 code units). Java's sort is stable and the
+// server's order is arbitrary, so equal keys (only hand-made names can
+// tie) are ordered by name.
+func curatorOrder(children, markers []string) []Node {
+	type keyed struct {
+		n   Node
+		key []uint16
+	}
+	ks := make([]keyed, 0, len(children))
+	for _, c := range children {
+		k := c
+		for _, m := range markers {
+			if i := strings.LastIndex(k, m); i >= 0 {
+				k = k[i+len(m):]
+			}
+		}
+		n := Node{Name: c}
+		for i := len(markers) - 1; i >= 0; i-- {
+			if strings.Contains(c, markers[i]) {
+				n.Marker = markers[i]
+				if p, ok := Parse(c, markers[i]); ok {
+					n.Seq = p.Seq
+				}
+				break
+			}
+		}
+		ks = append(ks, keyed{n, utf16.Encode([]rune(k))})
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := slices.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.n.Name, b.n.Name)
+	})
+	nodes := make([]Node, len(ks))
+	for i, k := range ks {
+		nodes[i] = k.n
+	}
+	return nodes
+}
+
+// kazooOrder keeps the children whose name ends in one of markers and a
+// sequence and orders them by the text of the sequence, as kazoo's Lock
+// sorts its contenders (the regular expression (?:markers)(-?\d{10})$ and
+// Python's string order). A sequence between -999999999 and -1 (written
+// -000000001, nine digits after the sign) escapes kazoo's expression;
+// such nodes are kept here all the same, so this order never waits for
+// fewer nodes than kazoo does.
+func kazooOrder(children, markers []string) []Node {
+	var nodes []Node
+	for _, c := range children {
+		for _, m := range markers {
+			if n, ok := Parse(c, m); ok {
+				nodes = append(nodes, n)
+				break
+			}
+		}
+	}
+	slices.SortFunc(nodes, func(a, b Node) int {
+		if c := strings.Compare(seqText(a.Name, a.Marker), seqText(b.Name, b.Marker)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return nodes
+}
+
+// seqText is the text after the last marker in name.
+func seqText(name, marker string) string {
+	i := strings.LastIndex(name, marker)
+	if i < 0 {
+		return ""
+	}
+	return name[i+len(marker):]
+}
