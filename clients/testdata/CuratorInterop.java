@@ -1,0 +1,233 @@
+// CuratorInterop takes turns with zksim's recipes (and kazoo's, never at
+// once) on one lock, read-write lock, semaphore or election path, for
+// clients/interop_test.go. Two clients, each on its own thread, take the
+// recipe "holds" times between them; under each hold a client marks the
+// hold in the owners directory (a multi that checks its hold node, so a
+// hold its session lost marks nothing) and looks for a conflicting mark.
+//
+// Usage: java CuratorInterop <kind> <path> <owners> <holds> <id>
+// kind: mutex, rw, semaphore (2 leases), latch, selector.
+// It prints "VIOLATION ..." lines and a last line
+// "DONE holds=<n> lost=<n> timeouts=<n> violations=<n>".
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+public class CuratorInterop {
+    static final AtomicInteger holds = new AtomicInteger(), lost = new AtomicInteger(),
+            timeouts = new AtomicInteger(), violations = new AtomicInteger();
+    static final int LEASES = 2, WAIT_S = 10;
+    static String kind, path, owners, id;
+
+    public static void main(String[] args) throws Exception {
+        kind = args[0];
+        path = args[1];
+        owners = args[2];
+        int n = Integer.parseInt(args[3]);
+        id = args[4];
+        String addr = System.getenv("ZK_ADDR");
+        Thread[] ts = new Thread[2];
+        Throwable[] errs = new Throwable[2];
+        for (int i = 0; i < 2; i++) {
+            final int me = i;
+            final int mine = n / 2 + (i == 0 ? n % 2 : 0);
+            ts[i] = new Thread(() -> {
+                try (CuratorFramework c = CuratorFrameworkFactory.builder().connectString(addr)
+                        .sessionTimeoutMs(4000).connectionTimeoutMs(4000)
+                        .retryPolicy(new ExponentialBackoffRetry(20, 20, 500)).build()) {
+                    c.start();
+                    c.blockUntilConnected();
+                    client(c, me, mine);
+                } catch (Throwable e) {
+                    errs[me] = e;
+                }
+            });
+            ts[i].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        for (Throwable e : errs) {
+            if (e != null) {
+                e.printStackTrace();
+                System.out.println("ERROR " + e);
+            }
+        }
+        System.out.printf("DONE holds=%d lost=%d timeouts=%d violations=%d%n",
+                holds.get(), lost.get(), timeouts.get(), violations.get());
+        System.exit(0);
+    }
+
+    // client takes n holds of the recipe with one CuratorFramework.
+    static void client(CuratorFramework c, int me, int n) throws Exception {
+        Random rnd = new Random();
+        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(c, path);
+        InterProcessMutex mutex = new InterProcessMutex(c, path);
+        InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(c, path, LEASES);
+        for (int k = 0; k < n; k++) {
+            String mark = id + "-" + me + "-" + k;
+            try {
+                switch (kind) {
+                case "mutex":
+                    if (!mutex.acquire(WAIT_S, TimeUnit.SECONDS)) {
+                        timeouts.incrementAndGet();
+                        continue;
+                    }
+                    try {
+                        hold(c, ownedChild(c, path), "x-" + mark);
+                    } finally {
+                        mutex.release();
+                    }
+                    break;
+                case "rw": {
+                    boolean write = rnd.nextInt(3) == 0;
+                    InterProcessMutex l = write ? rw.writeLock() : rw.readLock();
+                    if (!l.acquire(WAIT_S, TimeUnit.SECONDS)) {
+                        timeouts.incrementAndGet();
+                        continue;
+                    }
+                    try {
+                        hold(c, ownedChild(c, path), (write ? "w-" : "r-") + mark);
+                    } finally {
+                        l.release();
+                    }
+                    break;
+                }
+                case "semaphore": {
+                    Lease lease = sem.acquire(WAIT_S, TimeUnit.SECONDS);
+                    if (lease == null) {
+                        timeouts.incrementAndGet();
+                        continue;
+                    }
+                    try {
+                        String p = lease.getNodeName();
+                        hold(c, p.startsWith("/") ? p : path + "/leases/" + p, "s-" + mark);
+                    } finally {
+                        lease.close();
+                    }
+                    break;
+                }
+                case "latch": {
+                    LeaderLatch latch = new LeaderLatch(c, path, mark);
+                    latch.start();
+                    try {
+                        if (!latch.await(WAIT_S, TimeUnit.SECONDS)) {
+                            timeouts.incrementAndGet();
+                            continue;
+                        }
+                        hold(c, latch.getOurPath(), "x-" + mark);
+                    } finally {
+                        latch.close();
+                    }
+                    break;
+                }
+                case "selector": {
+                    CountDownLatch done = new CountDownLatch(1);
+                    LeaderSelector sel = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
+                        @Override
+                        public void takeLeadership(CuratorFramework cf) throws Exception {
+                            try {
+                                hold(cf, ownedChild(cf, path), "x-" + mark);
+                            } finally {
+                                done.countDown();
+                            }
+                        }
+                    });
+                    sel.start();
+                    try {
+                        if (!done.await(WAIT_S, TimeUnit.SECONDS)) {
+                            timeouts.incrementAndGet();
+                        }
+                    } finally {
+                        sel.close();
+                    }
+                    break;
+                }
+                default:
+                    throw new IllegalArgumentException("unknown kind " + kind);
+                }
+            } catch (KeeperException | IllegalStateException e) {
+                // A fault the recipe gave up on (Curator's own retries
+                // exhausted, or its session lost): not a hold.
+                lost.incrementAndGet();
+            }
+        }
+    }
+
+    // ownedChild returns the child of dir that our session owns: the node
+    // of the hold we just took.
+    static String ownedChild(CuratorFramework c, String dir) throws Exception {
+        long sid = c.getZookeeperClient().getZooKeeper().getSessionId();
+        for (String child : c.getChildren().forPath(dir)) {
+            Stat st = c.checkExists().forPath(dir + "/" + child);
+            if (st != null && st.getEphemeralOwner() == sid) {
+                return dir + "/" + child;
+            }
+        }
+        return null;
+    }
+
+    // hold marks the hold of node under owners, checks the marks for a
+    // conflict, waits a little and removes the mark.
+    static void hold(CuratorFramework c, String node, String mark) throws Exception {
+        if (node == null) {
+            lost.incrementAndGet();
+            return;
+        }
+        String p = owners + "/" + mark;
+        byte[] data = mark.getBytes(StandardCharsets.UTF_8);
+        try {
+            c.transaction().forOperations(c.transactionOp().check().forPath(node),
+                    c.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(p, data));
+        } catch (KeeperException.NoNodeException e) {
+            lost.incrementAndGet(); // our hold node is gone: the hold was lost
+            return;
+        } catch (KeeperException.NodeExistsException e) {
+            // A retry of a multi whose reply was lost: the mark is ours.
+        }
+        holds.incrementAndGet();
+        List<String> marks = c.getChildren().forPath(owners);
+        String conflict = conflict(mark, marks);
+        if (conflict != null) {
+            violations.incrementAndGet();
+            System.out.println("VIOLATION " + mark + " holds with " + conflict + " " + marks);
+        }
+        Thread.sleep(2);
+        try {
+            c.transaction().forOperations(c.transactionOp().check().forPath(node),
+                    c.transactionOp().delete().forPath(p));
+        } catch (KeeperException.NoNodeException e) {
+            // The hold (and the mark, an ephemeral of its session) is gone.
+        }
+    }
+
+    // conflict returns a mark that must not exist beside ours, or null.
+    static String conflict(String mark, List<String> marks) {
+        if (mark.startsWith("s-")) {
+            return marks.size() > LEASES ? marks.toString() : null;
+        }
+        for (String m : marks) {
+            if (!m.equals(mark) && (!mark.startsWith("r-") || m.startsWith("w-"))) {
+                return m;
+            }
+        }
+        return null;
+    }
+}
