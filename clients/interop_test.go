@@ -40,6 +40,15 @@ type interopCase struct {
 // the prefix of its mark ("x-", "r-", "w-", "s-") and how to release it.
 type goTake func(ctx context.Context, conn zksim.Conn, path string, rnd *rand.Rand) (node, prefix string, release func(context.Context) error, err error)
 
+// faultEvery is how often a fault is injected into one of the sessions,
+// per library: ZooKeeper's Java client waits up to a second before it
+// reconnects, and Curator backs off, so Curator's sessions must be faulted
+// less often than kazoo's to make progress.
+var faultEvery = map[string]time.Duration{"curator": time.Second, "kazoo": 500 * time.Millisecond}
+
+// minFaults is how many faults each case must see against the wire server.
+const minFaults = 3
+
 // interopLeases is the size of the semaphores on both sides.
 const interopLeases = 2
 
@@ -56,7 +65,7 @@ func takeMutex(l lock.Layout) goTake {
 func takeRW(l lock.Layout) goTake {
 	return func(ctx context.Context, conn zksim.Conn, path string, rnd *rand.Rand) (string, string, func(context.Context) error, error) {
 		rw := lock.NewRWMutex(conn, path, lock.WithLayout(l))
-		if rnd.IntN(3) == 0 {
+		if rnd.IntN(4) == 0 {
 			if err := rw.Lock(ctx); err != nil {
 				return "", "", nil, err
 			}
@@ -119,14 +128,16 @@ func TestInterop(t *testing.T) {
 	needJDK(t)
 	classes := compileInterop(t)
 	forEachBackend(t, func(t *testing.T, b backend) {
-		holds := 70
+		// The other side's holds per case: kazoo is quick, a JVM and
+		// Curator's reconnections are slow.
+		holds := map[string]int{"curator": 40, "kazoo": 60}
 		if b.control == "" {
-			holds = 16
+			holds = map[string]int{"curator": 20, "kazoo": 20}
 		}
 		var total atomic.Int64
 		for i, c := range interopCases {
 			t.Run(c.name, func(t *testing.T) {
-				n := runInteropCase(t, b, classes, c, fmt.Sprintf("/interop/%d", i), holds)
+				n := runInteropCase(t, b, classes, c, fmt.Sprintf("/interop/%d", i), holds[c.lib])
 				total.Add(n)
 			})
 		}
@@ -154,14 +165,20 @@ func runInteropCase(t *testing.T, b backend, classes string, c interopCase, path
 			t.Fatal(err)
 		}
 	}
-	stopFaults := func() {}
-	if b.control != "" && os.Getenv("NOFAULTS") == "" {
-		stopFaults = injectFaults(t, b.control, admin.SessionID())
-	}
 	var tally interopTally
 	var wg sync.WaitGroup
+	theirsDone := make(chan struct{})
 	for i := range 2 {
-		wg.Go(func() { goHolder(ctx, t, b.addr, c, path, owners, i, holds/2, &tally) })
+		wg.Go(func() { goHolder(ctx, t, b.addr, c, path, owners, i, holds/2, theirsDone, &tally) })
+	}
+	goDone := make(chan struct{})
+	go func() { wg.Wait(); close(goDone) }()
+	defer func() { cancel(); <-goDone }() // when the program fails too
+	stopFaults := func() int { return 0 }
+	if b.control != "" {
+		// Faults while both sides take turns.
+		stopFaults = injectFaults(t, b.control, faultEvery[c.lib], admin.SessionID(), goDone)
+		defer stopFaults()
 	}
 	var r result
 	if c.lib == "curator" {
@@ -171,17 +188,21 @@ func runInteropCase(t *testing.T, b backend, classes string, c interopCase, path
 		r = runWithin(t, 2*time.Minute, b, "testdata", python, "kazoo_interop.py",
 			c.kind, path, owners, strconv.Itoa(holds), "k")
 	}
-	wg.Wait()
-	stopFaults()
+	close(theirsDone)
+	<-goDone
+	faults := stopFaults()
 	m := programDone.FindStringSubmatch(r.stdout)
 	if r.code != 0 || m == nil || strings.Contains(r.stdout, "ERROR") {
 		t.Fatalf("%s program failed:\n%s", c.lib, r)
 	}
 	theirs, _ := strconv.ParseInt(m[1], 10, 64)
-	t.Logf("go: holds=%d lost=%d timeouts=%d violations=%d; %s: %s",
+	t.Logf("%d faults; go: holds=%d lost=%d timeouts=%d violations=%d; %s: %s", faults,
 		tally.holds.Load(), tally.lost.Load(), tally.timeouts.Load(), tally.violations.Load(), c.lib, m[0])
 	if v := tally.violations.Load(); v != 0 || m[4] != "0" {
 		t.Errorf("holders overlapped: %d times seen from Go, %s from %s:\n%s", v, m[4], c.lib, r)
+	}
+	if b.control != "" && faults < minFaults {
+		t.Errorf("%d faults injected, want at least %d", faults, minFaults)
 	}
 	if tally.holds.Load() == 0 || theirs == 0 {
 		t.Errorf("a side never held: go %d, %s %d", tally.holds.Load(), c.lib, theirs)
@@ -189,9 +210,11 @@ func runInteropCase(t *testing.T, b backend, classes string, c interopCase, path
 	return tally.holds.Load() + theirs
 }
 
-// goHolder takes n holds of c's recipe on path with one gozk client,
-// starting a new session when its session expires.
-func goHolder(ctx context.Context, t *testing.T, addr string, c interopCase, path, owners string, me, n int, tally *interopTally) {
+// goHolder takes holds of c's recipe on path with one gozk client,
+// starting a new session when its session expires: at least n, and on
+// until theirs is closed (the other side is done), so that both sides
+// take turns for the whole run.
+func goHolder(ctx context.Context, t *testing.T, addr string, c interopCase, path, owners string, me, n int, theirs <-chan struct{}, tally *interopTally) {
 	rnd := rand.New(rand.NewPCG(uint64(me), uint64(time.Now().UnixNano())))
 	var conn *gozk.Conn
 	defer func() {
@@ -199,7 +222,14 @@ func goHolder(ctx context.Context, t *testing.T, addr string, c interopCase, pat
 			conn.Close()
 		}
 	}()
-	for k := 0; k < n && ctx.Err() == nil; k++ {
+	for k := 0; ctx.Err() == nil; k++ {
+		if k >= n {
+			select {
+			case <-theirs:
+				return
+			default:
+			}
+		}
 		if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed {
 			if conn != nil {
 				conn.Close()
@@ -216,6 +246,7 @@ func goHolder(ctx context.Context, t *testing.T, addr string, c interopCase, pat
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			tally.timeouts.Add(1)
+			t.Logf("go client %d: no hold in 10s: %s", me, describeDir(ctx, conn, path))
 			continue
 		case errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing):
 			tally.lost.Add(1)
@@ -245,7 +276,7 @@ func goMark(ctx context.Context, conn zksim.Conn, node, owners, mark string, tal
 	p := owners + "/" + mark
 	for {
 		_, err := conn.Multi(ctx, &zksim.CheckOp{Path: node, Version: -1},
-			&zksim.CreateOp{Path: p, Data: []byte(mark), Mode: zksim.ModeEphemeral, ACL: zksim.OpenACL()})
+			&zksim.CreateOp{Path: p, Data: []byte(node), Mode: zksim.ModeEphemeral, ACL: zksim.OpenACL()})
 		if errors.Is(err, zksim.ErrConnectionLoss) {
 			time.Sleep(10 * time.Millisecond)
 			continue
@@ -260,66 +291,106 @@ func goMark(ctx context.Context, conn zksim.Conn, node, owners, mark string, tal
 		break
 	}
 	tally.holds.Add(1)
-	var marks []string
-	for {
-		var err error
-		marks, _, err = conn.Children(ctx, owners)
-		if !errors.Is(err, zksim.ErrConnectionLoss) {
-			if err != nil {
-				return err
-			}
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if conflict := markConflict(mark, marks); conflict != "" {
-		tally.violations.Add(1)
-		return fmt.Errorf("VIOLATION %s holds with %s %v", mark, conflict, marks)
-	}
+	conflict, err := goConflict(ctx, conn, node, owners, mark)
 	time.Sleep(2 * time.Millisecond)
+	// The mark is ours alone (a unique name): delete it whatever became
+	// of the hold.
+	if err := retryLoss(func() error { return conn.Delete(ctx, p, -1) }); err != nil && !errors.Is(err, zksim.ErrNoNode) {
+		return err
+	}
+	if conflict != "" {
+		tally.violations.Add(1)
+		return fmt.Errorf("VIOLATION %s holds with %s", mark, conflict)
+	}
+	return err
+}
+
+// goConflict lists the marks in owners and returns the marks that must not
+// be there beside mark, "" when there are none. A mark counts only while
+// the hold node it names (its data) exists at the same time as node, as
+// one multi of two checks sees them: a client can go on after its hold
+// ended as the server sees it (Curator's LeaderLatch deletes its node when
+// it reconnects), which is the client's business, not the recipes'.
+func goConflict(ctx context.Context, conn zksim.Conn, node, owners, mark string) (string, error) {
+	var marks []string
+	err := retryLoss(func() (err error) { marks, _, err = conn.Children(ctx, owners); return err })
+	if err != nil {
+		return "", err
+	}
+	var live []string
+	for _, m := range marks {
+		if m == mark || !markConflicts(mark, m) {
+			continue
+		}
+		var theirs []byte
+		err := retryLoss(func() (err error) { theirs, _, err = conn.Get(ctx, owners+"/"+m); return err })
+		if errors.Is(err, zksim.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		err = retryLoss(func() error {
+			_, err := conn.Multi(ctx, &zksim.CheckOp{Path: node, Version: -1}, &zksim.CheckOp{Path: string(theirs), Version: -1})
+			return err
+		})
+		if err == nil {
+			live = append(live, m+"="+string(theirs))
+		} else if !errors.Is(err, zksim.ErrNoNode) {
+			return "", err
+		}
+	}
+	if limit := markLimit(mark); len(live) > limit {
+		return fmt.Sprintf("%v (mine %s)", live, node), nil
+	}
+	return "", nil
+}
+
+// retryLoss calls f until it returns something else than a connection
+// loss.
+func retryLoss(f func() error) error {
 	for {
-		_, err := conn.Multi(ctx, &zksim.CheckOp{Path: node, Version: -1}, &zksim.DeleteOp{Path: p, Version: -1})
+		err := f()
 		if !errors.Is(err, zksim.ErrConnectionLoss) {
-			if errors.Is(err, zksim.ErrNoNode) {
-				return nil
-			}
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// markConflict is the programs' conflict: a mark that must not exist
-// beside ours, "" when there is none.
-func markConflict(mark string, marks []string) string {
+// markConflicts is the programs' rule: whether the mark other counts
+// against mark (a reader's against a writer's only; every other).
+func markConflicts(mark, other string) bool {
+	return !strings.HasPrefix(mark, "r-") || strings.HasPrefix(other, "w-")
+}
+
+// markLimit is how many other live holds mark may see: none, but
+// interopLeases-1 for a semaphore's lease.
+func markLimit(mark string) int {
 	if strings.HasPrefix(mark, "s-") {
-		if len(marks) > interopLeases {
-			return fmt.Sprint(marks)
-		}
-		return ""
+		return interopLeases - 1
 	}
-	for _, m := range marks {
-		if m != mark && (!strings.HasPrefix(mark, "r-") || strings.HasPrefix(m, "w-")) {
-			return m
-		}
-	}
-	return ""
+	return 0
 }
 
 // injectFaults expires, disconnects or loses the next reply of a random
-// session (not spare's) every few tens of milliseconds, through the
-// control endpoint, until the returned function is called.
-func injectFaults(t *testing.T, control string, spare int64) (stop func()) {
+// session (not spare's) every faultEvery, through the control endpoint,
+// until until is closed or the returned function is called, which
+// returns the number of faults injected.
+func injectFaults(t *testing.T, control string, every time.Duration, spare int64, until <-chan struct{}) (stop func() int) {
 	done := make(chan struct{})
+	var fired int
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		rnd := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
-		tick := time.NewTicker(40 * time.Millisecond)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
-		ops := []string{"", "create", "multi", "delete", "getChildren", "exists"}
+		ops := []string{"", "create", "multi", "delete", "getChildren", "exists", "getData"}
 		for {
 			select {
 			case <-done:
+				return
+			case <-until:
 				return
 			case <-tick.C:
 			}
@@ -348,13 +419,18 @@ func injectFaults(t *testing.T, control string, spare int64) (stop func()) {
 				return
 			}
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound { // 404: the session ended meanwhile
+			switch resp.StatusCode {
+			case http.StatusOK:
+				fired++
+			case http.StatusNotFound: // the session ended meanwhile
+			default:
 				t.Errorf("faults: %s: %s", action, resp.Status)
 				return
 			}
 		}
 	})
-	return func() { close(done); wg.Wait() }
+	var once sync.Once
+	return func() int { once.Do(func() { close(done) }); wg.Wait(); return fired }
 }
 
 // sessionIDs lists the server's sessions through the control endpoint.
@@ -402,4 +478,21 @@ func removeInteropBuild() {
 	if interopBuild.dir != "" {
 		_ = os.RemoveAll(interopBuild.dir)
 	}
+}
+
+// describeDir lists the children of dir with their owners, for a test
+// that waited too long.
+func describeDir(ctx context.Context, conn zksim.Conn, dir string) string {
+	children, _, err := conn.Children(ctx, dir)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, c := range children {
+		_, st, err := conn.Exists(ctx, dir+"/"+c)
+		if err == nil && st != nil {
+			fmt.Fprintf(&b, "%s (owner %d); ", c, st.EphemeralOwner)
+		}
+	}
+	return b.String()
 }

@@ -27,7 +27,7 @@ WAIT = 10.0
 # kazoo 2.8's ReadLock waits for every writer in the directory, even one
 # that came after it, while that writer waits for the reader: a deadlock
 # that only the reader's timeout breaks. Readers wait less.
-READ_WAIT = 1.0
+READ_WAIT = 0.5
 counts = {"holds": 0, "lost": 0, "timeouts": 0, "violations": 0}
 counts_lock = threading.Lock()
 
@@ -37,14 +37,29 @@ def count(what):
         counts[what] += 1
 
 
-def conflict(mark, marks):
-    """A mark that must not exist beside ours, or None."""
-    if mark.startswith("s-"):
-        return str(marks) if len(marks) > LEASES else None
-    for m in marks:
-        if m != mark and (not mark.startswith("r-") or m.startswith("w-")):
-            return m
-    return None
+def live(zk, node, owners, mark):
+    """The other marks that count against ours (a reader's against a
+    writer's only) whose hold node exists at the same time as ours, as one
+    multi of two checks sees them: a client can go on after its hold ended
+    as the server sees it, which is the client's business."""
+    found = []
+    for m in zk.retry(zk.get_children, owners):
+        if m == mark or (mark.startswith("r-") and not m.startswith("w-")):
+            continue
+        try:
+            theirs = zk.retry(zk.get, owners + "/" + m)[0].decode()
+        except NoNodeError:
+            continue
+
+        def both():
+            t = zk.transaction()
+            t.check(node, -1)
+            t.check(theirs, -1)
+            return t.commit()
+
+        if not any(isinstance(r, Exception) for r in zk.retry(both)):
+            found.append(m + "=" + theirs)
+    return found
 
 
 def hold(zk, node, owners, mark):
@@ -54,7 +69,7 @@ def hold(zk, node, owners, mark):
     def mark_it():
         t = zk.transaction()
         t.check(node, -1)
-        t.create(p, mark.encode(), ephemeral=True)
+        t.create(p, node.encode(), ephemeral=True)
         return t.commit()
 
     res = zk.retry(mark_it)
@@ -65,20 +80,21 @@ def hold(zk, node, owners, mark):
         raise res[1]
     # NodeExists: a retry of a multi whose reply was lost; the mark is ours.
     count("holds")
-    marks = zk.retry(zk.get_children, owners)
-    c = conflict(mark, marks)
-    if c is not None:
-        count("violations")
-        print("VIOLATION %s holds with %s %s" % (mark, c, marks), flush=True)
-    time.sleep(0.002)
 
     def unmark():
-        t = zk.transaction()
-        t.check(node, -1)
-        t.delete(p)
-        return t.commit()
+        try:
+            zk.delete(p)  # ours alone, whatever became of the hold
+        except NoNodeError:
+            pass
 
-    zk.retry(unmark)
+    try:
+        others = live(zk, node, owners, mark)
+        if len(others) > (LEASES - 1 if mark.startswith("s-") else 0):
+            count("violations")
+            print("VIOLATION %s holds with %s (mine %s)" % (mark, others, node), flush=True)
+        time.sleep(0.002)
+    finally:
+        zk.retry(unmark)
 
 
 def client(me, n, kind, path, owners, ident):
@@ -111,7 +127,7 @@ def one(zk, kind, path, owners, mark):
         finally:
             lock.release()
     elif kind == "rw":
-        write = random.randrange(3) == 0
+        write = random.randrange(4) == 0
         lock = (zk.WriteLock if write else zk.ReadLock)(path, mark)
         if not lock.acquire(timeout=WAIT if write else READ_WAIT):
             count("timeouts")
