@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.curator.framework.CuratorFramework;
@@ -143,9 +144,13 @@ public class CuratorInterop {
                 }
                 case "selector": {
                     CountDownLatch done = new CountDownLatch(1);
+                    AtomicBoolean led = new AtomicBoolean();
                     LeaderSelector sel = new LeaderSelector(c, path, new LeaderSelectorListenerAdapter() {
                         @Override
                         public void takeLeadership(CuratorFramework cf) throws Exception {
+                            if (led.getAndSet(true)) {
+                                return; // requeued before close: once is enough
+                            }
                             try {
                                 hold(cf, ownedChild(cf, path), "x-" + mark);
                             } finally {
@@ -153,6 +158,9 @@ public class CuratorInterop {
                             }
                         }
                     });
+                    // A selector whose attempt fails (a fault) gives up
+                    // unless it requeues itself.
+                    sel.autoRequeue();
                     sel.start();
                     try {
                         if (!done.await(WAIT_S, TimeUnit.SECONDS)) {

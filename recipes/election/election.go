@@ -13,9 +13,10 @@ import (
 )
 
 // CandidateName is the name part of a candidate node before its sequence
-// number: a candidate node of the election on dir is
+// number in the default layout: a candidate node of the election on dir is
 // dir/_c_<guid>-n_<sequence>. To make one by hand for Resume, create
 // dir+"/"+CandidateName with recipes.CreateProtectedEphemeralSequential.
+// (In another layout, see WithLayout, Resume takes that layout's names.)
 const CandidateName = "n_"
 
 const candidateName = CandidateName
@@ -59,7 +60,9 @@ func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
 // done, or the session can no longer act (expired or closed). Connection
 // losses while waiting are waited out. On error our candidate node is
 // deleted and Campaign returns ctx.Err(), an error matching
-// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrCampaigning.
+// zksim.ErrSessionExpired or zksim.ErrClosing, ErrCampaigning, or one
+// matching recipes.ErrForeignNodes when the directory holds candidates of
+// a layout this election cannot order (see the package doc).
 //
 // After a Lost leadership, Campaign may be called again (on a new Conn if
 // the session expired); it first deletes what is left of the old node.

@@ -33,8 +33,8 @@ type Mutex struct {
 }
 
 // New returns an exclusive lock on the directory dir. Every client that
-// locks the same dir contends for the same lock. Nothing is sent to the
-// server until Lock or TryLock.
+// locks the same dir, with the same layout (WithLayout), contends for the
+// same lock. Nothing is sent to the server until Lock or TryLock.
 func New(conn zksim.Conn, dir string, opts ...Option) *Mutex {
 	cfg := newConfig(opts)
 	name := exclusiveName(cfg.layout)
@@ -61,7 +61,9 @@ func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.
 // waits for the node just before it to go away; connection losses in
 // between are waited out (a lost create reply included). On error it
 // deletes its node and returns ctx.Err(), an error matching
-// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrAlreadyHeld.
+// zksim.ErrSessionExpired or zksim.ErrClosing, ErrAlreadyHeld, or one
+// matching recipes.ErrForeignNodes when dir holds nodes of a layout this
+// lock cannot order (see the package doc).
 //
 // Calling Lock after the previous hold was Lost (without Unlock) first
 // deletes what is left of the old hold.

@@ -9,7 +9,10 @@ import (
 )
 
 // RWMutex is a distributed read-write lock: ZooKeeper's shared-locks
-// recipe, laid out as Curator's InterProcessReadWriteLock. It reads like
+// recipe. By default its nodes are named read- and write-, which Curator's
+// InterProcessReadWriteLock and kazoo's ReadLock and WriteLock do not
+// see: with WithLayout(Curator) or WithLayout(Kazoo) it shares a directory
+// with them (see the package doc). It reads like
 // [sync.RWMutex], with a context first: RLock and RUnlock take and give
 // back a read (shared) hold, Lock and Unlock a write (exclusive) hold.
 //
@@ -34,8 +37,9 @@ type RWMutex struct {
 	read, write *Mutex
 }
 
-// NewRWMutex returns a read-write lock on the directory dir. Nothing is
-// sent to the server until a call.
+// NewRWMutex returns a read-write lock on the directory dir, in the
+// layout WithLayout sets (Zksim by default). Nothing is sent to the server
+// until a call.
 func NewRWMutex(conn zksim.Conn, dir string, opts ...Option) *RWMutex {
 	cfg := newConfig(opts)
 	read, write := readName, writeName

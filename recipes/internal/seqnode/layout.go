@@ -65,7 +65,7 @@ func (l Layout) GUIDFor(guid string) string {
 // order as that library does (see Foreign), "" when there is none.
 func (l Layout) Order(children []string, markers ...string) (nodes []Node, foreign string) {
 	for _, c := range children {
-		if l.Foreign(c) {
+		if l.Foreign(c, markers...) {
 			foreign = c
 			break
 		}
@@ -80,49 +80,48 @@ func (l Layout) Order(children []string, markers ...string) (nodes []Node, forei
 }
 
 // Foreign reports whether child is a contender node of another library
-// that layout l does not order as that library does, so that neither can
-// see the other in line: a kazoo node (<32 hex>__lock__<seq> or
-// __rlock__) to the Zksim and Curator layouts; a protected node
-// (_c_<guid>-<name><seq>) of Curator's own names (__READ__, __WRIT__,
-// latch-) to the Zksim layout, and of zksim's own names (read-, write-,
-// n_) to the Curator layout; any protected node to the Kazoo layout.
-func (l Layout) Foreign(child string) bool {
+// (or another recipe) that layout l, for a recipe whose nodes carry
+// markers, does not order as its owner does, so that neither can see the
+// other in line: a kazoo node (<32 hex>__lock__<seq> or __rlock__) to the
+// Zksim and Curator layouts; a protected node (_c_<guid>-<name><seq>) with
+// one of Curator's names (lock-, latch-, __READ__, __WRIT__) other than
+// markers to the Zksim layout, and with one of zksim's own names (read-,
+// write-, n_) to the Curator layout; any protected node to the Kazoo
+// layout.
+func (l Layout) Foreign(child string, markers ...string) bool {
 	switch l {
 	case Kazoo:
-		_, ok := protectedKind(child)
-		return ok
+		return protectedNode.MatchString(child)
 	case Curator:
-		if kazooNode.MatchString(child) {
-			return true
-		}
-		k, ok := protectedKind(child)
-		return ok && slices.Contains(zksimOnly, k)
+		return kazooNode.MatchString(child) || protectedKindIn(child, zksimOnly)
 	default:
-		if kazooNode.MatchString(child) {
-			return true
-		}
-		k, ok := protectedKind(child)
-		return ok && slices.Contains(curatorOnly, k)
+		others := slices.DeleteFunc(slices.Clone(curatorNames), func(n string) bool { return slices.Contains(markers, n) })
+		return kazooNode.MatchString(child) || protectedKindIn(child, others)
 	}
 }
 
 var (
 	// kazooNode matches a kazoo lock, read-lock or election node.
 	kazooNode = regexp.MustCompile(`^[0-9a-f]{32}__r?lock__-?[0-9]{9,10}$`)
-	// protectedNode matches _c_<guid>-<name><seq> and captures the name.
-	protectedNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(.*?)-?[0-9]{9,10}$`)
-	// The names of contender nodes only Curator or only zksim writes.
-	curatorOnly = []string{"__READ__", "__WRIT__", "latch-"}
-	zksimOnly   = []string{"read-", "write-", "n_"}
+	// protectedNode matches _c_<guid>-<name><seq>.
+	protectedNode = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-.*[0-9]{9,10}$`)
+	// The names of Curator's contender nodes, and of those only zksim
+	// writes.
+	curatorNames = []string{"lock-", "latch-", "__READ__", "__WRIT__"}
+	zksimOnly    = []string{"read-", "write-", "n_"}
 )
 
-// protectedKind returns the name part of a protected contender node.
-func protectedKind(child string) (string, bool) {
-	m := protectedNode.FindStringSubmatch(child)
-	if m == nil {
-		return "", false
+// protectedKindIn reports whether child is a protected contender node
+// _c_<guid>-<name><seq> whose name is one of names.
+func protectedKindIn(child string, names []string) bool {
+	if !protectedNode.MatchString(child) {
+		return false
 	}
-	return m[1], true
+	rest := child[len("_c_")+36+1:]
+	return slices.ContainsFunc(names, func(n string) bool {
+		_, ok := Parse(rest, n)
+		return ok && strings.HasPrefix(rest, n)
+	})
 }
 
 // curatorOrder orders every child as Curator's getSortedChildren with
