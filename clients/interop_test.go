@@ -131,7 +131,7 @@ func TestInterop(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		// The other side's holds per case: kazoo is quick, a JVM and
 		// Curator's reconnections are slow.
-		holds := map[string]int{"curator": 30, "kazoo": 60}
+		holds := map[string]int{"curator": 20, "kazoo": 40}
 		if b.control == "" {
 			holds = map[string]int{"curator": 20, "kazoo": 20}
 		}
