@@ -5,12 +5,15 @@
 // hold in the owners directory (a multi that checks its hold node, so a
 // hold its session lost marks nothing) and looks for a conflicting mark.
 //
-// Usage: java CuratorInterop <kind> <path> <owners> <holds> <id>
+// Usage: java CuratorInterop <kind> <path> <owners> <holds> <id>, or
+// java CuratorInterop order <lock name> <child>... to print the children in
+// Curator's order.
 // kind: mutex, rw, semaphore (2 leases), latch, selector.
 // It prints "VIOLATION ..." lines and a last line
 // "DONE holds=<n> lost=<n> timeouts=<n> violations=<n>".
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -27,6 +30,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.apache.curator.framework.recipes.locks.LockInternals;
+import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -39,6 +44,16 @@ public class CuratorInterop {
     static String kind, path, owners, id;
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("order")) {
+            // order <lock name> <child>...: the children as Curator's
+            // locks sort them (LockInternals.getSortedChildren with the
+            // standard driver, as InterProcessMutex and LeaderLatch do).
+            List<String> children = Arrays.asList(Arrays.copyOfRange(args, 2, args.length));
+            for (String c : LockInternals.getSortedChildren(args[1], new StandardLockInternalsDriver(), children)) {
+                System.out.println(c);
+            }
+            return;
+        }
         kind = args[0];
         path = args[1];
         owners = args[2];

@@ -5,7 +5,9 @@ under each hold a client marks the hold in the owners directory (a multi
 that checks its hold node, so a hold its session lost marks nothing) and
 looks for a conflicting mark.
 
-Usage: python3 kazoo_interop.py <kind> <path> <owners> <holds> <id>
+Usage: python3 kazoo_interop.py <kind> <path> <owners> <holds> <id>, or
+python3 kazoo_interop.py order <child>... to print each child with the
+predecessor kazoo's Lock finds for it.
 kind: mutex, rw, semaphore (2 leases), election.
 It prints "VIOLATION ..." lines and a last line
 "DONE holds=<n> lost=<n> timeouts=<n> violations=<n>".
@@ -165,8 +167,40 @@ def one(zk, kind, path, owners, mark):
         raise ValueError("unknown kind " + kind)
 
 
+class _FakeHandler(object):
+    sleep_func = staticmethod(lambda s: None)
+
+    def event_object(self):
+        return threading.Event()
+
+    def lock_object(self):
+        return threading.Lock()
+
+
+class _FakeClient(object):
+    """Just enough of a KazooClient for Lock._get_predecessor."""
+    handler = _FakeHandler()
+
+    def __init__(self, children):
+        self.children = children
+
+    def get_children(self, path):
+        return list(self.children)
+
+
+def order(children):
+    """Prints each child and the predecessor kazoo's Lock finds for it."""
+    from kazoo.recipe.lock import Lock
+    lock = Lock(_FakeClient(children), "/p")
+    for c in children:
+        print(c, lock._get_predecessor(c))
+
+
 def main():
     logging.basicConfig(level=logging.CRITICAL)
+    if sys.argv[1] == "order":
+        order(sys.argv[2:])
+        return
     kind, path, owners, n, ident = sys.argv[1:6]
     n = int(n)
     threads = [threading.Thread(target=client, args=(i, n // 2 + (n % 2 if i == 0 else 0), kind, path, owners, ident))

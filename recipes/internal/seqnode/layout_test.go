@@ -1,6 +1,8 @@
 package seqnode
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 )
@@ -155,5 +157,33 @@ func TestKazooNames(t *testing.T) {
 	}
 	if Zksim.GUIDFor("x-y") != "x-y" || Curator.GUIDFor("x-y") != "x-y" {
 		t.Error("GUIDFor changes a zksim or Curator GUID")
+	}
+}
+
+// orderCases is testdata/order.json: names (across the int32 wrap) in the
+// order the server might list them, and in the order Curator's
+// LockInternals.getSortedChildren and kazoo's Lock put them. The clients
+// package checks the same file against Curator and kazoo themselves.
+type orderCases map[string]struct {
+	Marker string   `json:"marker"`
+	Names  []string `json:"names"`
+	Sorted []string `json:"sorted"`
+}
+
+func TestOrderAsTheLibrariesDo(t *testing.T) {
+	b, err := os.ReadFile("testdata/order.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases orderCases
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for lib, l := range map[string]Layout{"curator": Curator, "kazoo": Kazoo} {
+		c := cases[lib]
+		nodes, _ := l.Order(c.Names, c.Marker)
+		if got := names(nodes); !slices.Equal(got, c.Sorted) {
+			t.Errorf("%s order\n got %q\nwant %q", lib, got, c.Sorted)
+		}
 	}
 }
