@@ -48,7 +48,7 @@ var faultEvery = map[string]time.Duration{"curator": time.Second, "kazoo": 400 *
 
 // minFaults is how many faults all cases together must see against the
 // wire server (a quick case may see none).
-const minFaults = 40
+const minFaults = 20
 
 // interopLeases is the size of the semaphores on both sides.
 const interopLeases = 2
