@@ -32,11 +32,11 @@ const (
 func (l Layout) String() string {
 	switch l {
 	case Zksim:
-		return "zksim"
+		return "Zksim"
 	case Curator:
 		return "Curator"
 	case Kazoo:
-		return "kazoo"
+		return "Kazoo"
 	}
 	return "Layout(?)"
 }
