@@ -36,6 +36,16 @@
 //     interactive session; a script with containers, getAllChildrenNumber,
 //     getEphemerals, whoami, addauth and setAcl/getAcl, sync, addWatch and
 //     removewatches.
+//   - interop (interop_test.go, testdata/CuratorInterop.java and
+//     testdata/kazoo_interop.py): for each of lock.Mutex, lock.RWMutex,
+//     lock.Semaphore and election.Election, two Go clients in the Curator
+//     or kazoo layout (WithLayout) and a Curator or kazoo program with two
+//     clients of the matching recipe take turns on one path, with faults
+//     from the control endpoint (expiry, dropped connection, lost reply),
+//     and no two holders may hold at once: under each hold a client marks
+//     it with a multi that checks its hold node, and a mark counts against
+//     another only while both hold nodes exist together (a multi of two
+//     checks). Against the real ZooKeeper the same runs without faults.
 //   - the README's "Use zksim from any language" snippets (go-zookeeper,
 //     kazoo, Curator), extracted from README.md and run as written.
 //

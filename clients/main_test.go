@@ -14,6 +14,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	zkserver.StopShared()
 	removeJavaBuild()
+	removeInteropBuild()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

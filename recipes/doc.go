@@ -57,7 +57,7 @@
 // come through wrapped, so errors.Is(err, zksim.ErrSessionExpired) works.
 //
 // Contender nodes (locks, leases, election candidates) are sequential and
-// "protected": their names follow Curator's layout
+// "protected": their names take Curator's protected form
 // _c_<guid>-<name><sequence>, for example
 // _c_6f1b2c3d-2a4b-4c5d-8e9f-0123456789ab-lock-0000000042. When a create's
 // reply is lost ([zksim.ErrConnectionLoss]) the recipe lists the parent for
@@ -67,6 +67,16 @@
 // before its producer looks for it, so queues settle a lost reply with a
 // receipt node written in the same multi (see package queue).
 //
+// The names after the GUID are zksim's own, except an exclusive lock's
+// (lock-, as Curator's InterProcessMutex), and so is the order below: by
+// default the recipes do not take part with Curator's or kazoo's recipes
+// of the same kind. The lock and election packages' WithLayout options
+// make a recipe name and order its nodes as Curator 5.4 or kazoo 2.8 does
+// (their package docs list the pairs), so that Go, Java and Python
+// processes share one lock or election; a recipe that meets another
+// library's nodes it cannot order returns an error matching
+// [ErrForeignNodes] instead of ignoring them.
+//
 // Contenders are ordered by their sequence number only, never by the whole
 // name (the GUID prefix is random). The sequence is the parent's int32 child
 // counter, so after 2147483647 it wraps to -2147483648. The recipes compare
@@ -74,7 +84,8 @@
 // before b when int32(b-a) > 0. This keeps creation order across the wrap
 // as long as the oldest and newest nodes present at the same time were
 // created fewer than 2^31 creations apart, which holds for any real lock,
-// election or queue directory.
+// election or queue directory. (The Curator and kazoo layouts compare the
+// sequence as text instead, as those libraries do; see package lock.)
 //
 // Waiters watch only the node just before them (predecessor watches), so a
 // release wakes one client, not all of them. Variants that watch every

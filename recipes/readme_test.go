@@ -59,6 +59,26 @@ func TestREADMERecipes(t *testing.T) {
 	}
 }
 
+// The README's layouts, in its order.
+func TestREADMELayouts(t *testing.T) {
+	ctx := t.Context()
+	conn := newConn(t)
+	m := lock.New(conn, "/app/lock", lock.WithLayout(lock.Curator))
+	check(t, "Curator Mutex", m.Lock(ctx))
+	rw := lock.NewRWMutex(conn, "/app/rw", lock.WithLayout(lock.Kazoo))
+	check(t, "kazoo RLock", rw.RLock(ctx))
+	sem, err := lock.NewSemaphore(conn, "/app/sem", 2, lock.WithLayout(lock.Curator))
+	check(t, "NewSemaphore", err)
+	_, err = sem.Acquire(ctx)
+	check(t, "Curator Acquire", err)
+	e := election.New(conn, "/app/leader", election.WithLayout(election.CuratorLatch))
+	check(t, "LeaderLatch Campaign", e.Campaign(ctx, nil))
+	// A kazoo-layout lock on the Curator lock's path refuses it.
+	if err := lock.New(conn, "/app/lock", lock.WithLayout(lock.Kazoo)).Lock(ctx); !errors.Is(err, recipes.ErrForeignNodes) {
+		t.Errorf("kazoo layout on a Curator lock's path: %v, want ErrForeignNodes", err)
+	}
+}
+
 func check(t *testing.T, what string, err error) {
 	t.Helper()
 	if err != nil {

@@ -30,6 +30,36 @@
 // a candidate whose create reply was lost find its node again rather than
 // leave an orphan that would sit in the line forever.
 //
+// # Sharing an election with Curator and kazoo
+//
+// By default a candidate node is _c_<guid>-n_<seq>, which no other
+// library's election sees. [WithLayout] makes an election name and order
+// its candidates as another library does, so that Go, Java and Python
+// candidates elect one leader between them on one directory:
+//
+//	WithLayout(CuratorLatch)     Curator 5.4's LeaderLatch: _c_<guid>-latch-<seq>
+//	WithLayout(CuratorSelector)  Curator 5.4's LeaderSelector (an InterProcessMutex): _c_<guid>-lock-<seq>
+//	WithLayout(Kazoo)            kazoo 2.8's Election (a kazoo Lock): <guid>__lock__<seq>
+//
+// In the Curator layouts every child of the directory takes part, sorted
+// by the text after the last occurrence of the candidate name (the whole
+// name when it has none) as Java compares strings; in the kazoo layout
+// the children whose name ends in __lock__ and a sequence, sorted by the
+// text of the sequence. Leader and Observe report the first candidate in
+// that order. After the int32 wrap the text order is not the creation
+// order; all three libraries then agree on the leader, and all three let
+// a candidate created just after the wrap lead at once (see package lock
+// for the details, which are the same).
+//
+// Campaign refuses, with an error matching [recipes.ErrForeignNodes] and
+// its node deleted, a directory that holds candidates of a layout it
+// cannot order: for the Zksim layout kazoo's nodes and Curator's lock-,
+// latch-, __READ__ and __WRIT__ nodes (a lock's directory, too); for the
+// Curator layouts kazoo's and our n_ nodes; for the kazoo layout any
+// _c_<guid>- node. LeaderLatch and LeaderSelector cannot share
+// a directory with each other (each sorts the other's names after its
+// own), nor either with kazoo's Election.
+//
 // # Connection states for the leader
 //
 // A leader learns what its connection means for its leadership through

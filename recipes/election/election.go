@@ -13,9 +13,10 @@ import (
 )
 
 // CandidateName is the name part of a candidate node before its sequence
-// number: a candidate node of the election on dir is
+// number in the default layout: a candidate node of the election on dir is
 // dir/_c_<guid>-n_<sequence>. To make one by hand for Resume, create
 // dir+"/"+CandidateName with recipes.CreateProtectedEphemeralSequential.
+// (In another layout, see WithLayout, Resume takes that layout's names.)
 const CandidateName = "n_"
 
 const candidateName = CandidateName
@@ -27,6 +28,8 @@ type Election struct {
 	conn   zksim.Conn
 	dir    string
 	holder *contend.Holder // holds our leadership
+	layout seqnode.Layout  // whose order the candidates follow
+	name   string          // a candidate node's name before its sequence
 }
 
 // New returns a participant in the election on the directory dir, with
@@ -46,9 +49,10 @@ func NewHerd(conn zksim.Conn, dir string, opts ...Option) *Election {
 }
 
 func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
-	return &Election{conn: conn, dir: dir, holder: contend.NewHolder(contend.Contender{
-		Conn: conn, Dir: dir, Name: candidateName, Markers: []string{candidateName},
-		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd,
+	layout, name := cfg.layout.scheme()
+	return &Election{conn: conn, dir: dir, layout: layout, name: name, holder: contend.NewHolder(contend.Contender{
+		Conn: conn, Dir: dir, Name: name, Markers: []string{name},
+		ACL: cfg.acl, Rule: contend.Exclusive, Herd: herd, Layout: layout,
 	})}
 }
 
@@ -56,7 +60,9 @@ func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
 // done, or the session can no longer act (expired or closed). Connection
 // losses while waiting are waited out. On error our candidate node is
 // deleted and Campaign returns ctx.Err(), an error matching
-// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrCampaigning.
+// zksim.ErrSessionExpired or zksim.ErrClosing, ErrCampaigning, or one
+// matching recipes.ErrForeignNodes when the directory holds candidates of
+// a layout this election cannot order (see the package doc).
 //
 // After a Lost leadership, Campaign may be called again (on a new Conn if
 // the session expired); it first deletes what is left of the old node.
@@ -176,7 +182,7 @@ func (e *Election) look(ctx context.Context, watch bool) (l Leader, ok bool, w <
 	if err != nil {
 		return Leader{}, false, nil, err
 	}
-	nodes := seqnode.ParseAll(children, candidateName)
+	nodes, _ := e.layout.Order(children, e.name)
 	if len(nodes) == 0 {
 		return Leader{}, false, w, nil
 	}

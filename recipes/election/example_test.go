@@ -149,3 +149,35 @@ func ExampleElection_Guard() {
 	// leading: <nil>
 	// after Resign: zk: node does not exist
 }
+
+// Go candidates in an election that Curator's LeaderLatch candidates take
+// part in on the same directory: every candidate names and orders its node
+// as LeaderLatch does (CuratorSelector and Kazoo are the other layouts).
+func ExampleWithLayout() {
+	ctx := context.Background()
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	a, _ := srv.Connect()
+	b, _ := srv.Connect()
+
+	ea := election.New(a, "/election/app", election.WithLayout(election.CuratorLatch))
+	eb := election.New(b, "/election/app", election.WithLayout(election.CuratorLatch))
+	if err := ea.Campaign(ctx, []byte("a")); err != nil {
+		log.Fatal(err)
+	}
+	key := ea.Key() // /election/app/_c_<guid>-latch-0000000000
+	fmt.Println("candidate node:", key[len(key)-16:])
+	done := make(chan error, 1)
+	go func() { done <- eb.Campaign(ctx, []byte("b")) }()
+	if err := ea.Resign(ctx); err != nil {
+		log.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		log.Fatal(err)
+	}
+	l, _ := eb.Leader(ctx)
+	fmt.Printf("leader: %s\n", l.Value)
+	// Output:
+	// candidate node: latch-0000000000
+	// leader: b
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes/internal/seqnode"
 )
 
 // Errors returned by this package, matched with errors.Is. ZooKeeper
@@ -26,7 +27,10 @@ var (
 // Option configures an election.
 type Option func(*config)
 
-type config struct{ acl []zksim.ACL }
+type config struct {
+	acl    []zksim.ACL
+	layout Layout
+}
 
 func newConfig(opts []Option) config {
 	c := config{acl: zksim.OpenACL()}
@@ -39,6 +43,60 @@ func newConfig(opts []Option) config {
 // WithACL sets the ACL of the nodes the election creates, including a
 // missing directory. The default is zksim.OpenACL().
 func WithACL(acl []zksim.ACL) Option { return func(c *config) { c.acl = acl } }
+
+// Layout is whose znode names and order an election follows, so that it
+// can share its directory with that library's elections (see the package
+// doc, "Sharing an election with Curator and kazoo").
+type Layout int
+
+const (
+	// Zksim is the recipes' own layout, the default: _c_<guid>-n_<seq>.
+	Zksim Layout = iota
+	// CuratorLatch is Curator 5's LeaderLatch: _c_<guid>-latch-<seq>.
+	CuratorLatch
+	// CuratorSelector is Curator 5's LeaderSelector, which is an
+	// InterProcessMutex: _c_<guid>-lock-<seq>.
+	CuratorSelector
+	// Kazoo is kazoo 2.8's Election, which is a kazoo Lock:
+	// <guid>__lock__<seq>.
+	Kazoo
+)
+
+// String names the layout.
+func (l Layout) String() string {
+	switch l {
+	case CuratorLatch:
+		return "CuratorLatch"
+	case CuratorSelector:
+		return "CuratorSelector"
+	case Kazoo:
+		return "Kazoo"
+	}
+	return "Zksim"
+}
+
+// scheme returns the layout of the shared core and the name of a
+// candidate node in l.
+func (l Layout) scheme() (seqnode.Layout, string) {
+	switch l {
+	case CuratorLatch:
+		return seqnode.Curator, "latch-"
+	case CuratorSelector:
+		return seqnode.Curator, "lock-"
+	case Kazoo:
+		return seqnode.Kazoo, "__lock__"
+	}
+	return seqnode.Zksim, candidateName
+}
+
+// WithLayout makes the election name and order its candidate nodes as
+// another library's election does, so that both elect one leader between
+// them on one directory. Every candidate of a directory, whatever its
+// library, must use the same layout. A candidate refuses (Campaign
+// returns an error matching recipes.ErrForeignNodes) a directory that
+// holds candidate nodes of a layout it cannot order. A layout other than
+// the four constants counts as Zksim. NewSingleNode ignores it.
+func WithLayout(l Layout) Option { return func(c *config) { c.layout = l } }
 
 // Leader describes the current leader.
 type Leader struct {

@@ -8,14 +8,22 @@
 //
 // # Znode layout
 //
-// A lock directory holds one ephemeral-sequential node per contender, named
-// as Curator names them:
+// By default (the Zksim layout) a lock directory holds one
+// ephemeral-sequential node per contender, with Curator's protected names
+// (_c_<guid>-<name><seq>) but not all of Curator's names and not its
+// order:
 //
 //	<dir>/_c_<guid>-lock-<seq>     exclusive lock (Mutex)
 //	<dir>/_c_<guid>-read-<seq>     read half of an RWMutex
 //	<dir>/_c_<guid>-write-<seq>    write half of an RWMutex
 //	<dir>/locks/_c_<guid>-lock-<seq>    a Semaphore's internal lock
 //	<dir>/leases/_c_<guid>-lease-<seq>  a Semaphore's leases
+//
+// The read-write lock is not Curator's InterProcessReadWriteLock, whose
+// nodes are named __READ__ and __WRIT__: each would ignore the other's
+// nodes and both could hold the write lock at once. To share a directory
+// with Curator's or kazoo's locks, use [WithLayout] (see "Sharing a lock
+// with Curator and kazoo" below).
 //
 // The directory is created (persistent, with its missing ancestors) on
 // first use and never deleted. The holder of an exclusive lock is the node
@@ -25,6 +33,60 @@
 // (see package recipes). The GUID lets a contender whose create reply was
 // lost find its node again instead of leaving an orphan that would block
 // everyone behind it.
+//
+// # Sharing a lock with Curator and kazoo
+//
+// Go, Java and Python processes can share one lock when every one of them
+// names and orders the nodes of the directory alike. [WithLayout] makes a
+// recipe follow another library's layout:
+//
+//	WithLayout(Curator)   Curator 5.4's recipes, on the same directory:
+//	  Mutex      InterProcessMutex (and LeaderSelector): _c_<guid>-lock-<seq>
+//	  RWMutex    InterProcessReadWriteLock: _c_<guid>-__READ__<seq>, _c_<guid>-__WRIT__<seq>
+//	  Semaphore  InterProcessSemaphoreV2: <dir>/locks and <dir>/leases, every child of leases counted
+//	WithLayout(Kazoo)     kazoo 2.8's recipes, on the same path:
+//	  Mutex      Lock (and Election): <guid>__lock__<seq>, guid 32 hex digits
+//	  RWMutex    ReadLock and WriteLock: <guid>__rlock__<seq>, <guid>__lock__<seq>
+//	  Semaphore  Semaphore: leases <dir>/<guid> (not sequential), internal lock <dir>-__lock__,
+//	             the number of leases as <dir>'s data (a different number is refused)
+//
+// Each layout also takes that library's order. Curator sorts every child
+// of the directory by the text after the last occurrence of the lock's
+// name (the whole name when it has none) and compares those as strings;
+// kazoo sorts the children that end in its names and a sequence by the
+// text of the sequence. Below 2^31 creations in the directory the text
+// order is the creation order. After the int32 wrap it is not: the
+// sequence -2147483648, created after 2147483647, sorts before it as
+// text. A recipe in the Curator or kazoo layout sorts as those libraries
+// do, so all agree on who holds; but a contender created just after the
+// wrap sorts before the holder and takes the lock at once, in all three
+// libraries alike. (The Zksim layout compares serial numbers and keeps
+// the creation order across the wrap, but then disagrees with Curator and
+// kazoo there.) kazoo's expression misses the sequences -999999999 to -1
+// altogether; our kazoo layout still counts them.
+//
+// What cannot be made safe is refused: a lock whose directory holds
+// contender nodes of a layout it cannot order (for the Zksim layout,
+// kazoo's nodes and protected nodes named as Curator names its own, lock-,
+// latch-, __READ__ or __WRIT__, other than the recipe's own names, so a
+// default RWMutex also refuses a Mutex's directory; for the Curator
+// layout, kazoo's nodes and zksim's own read-, write- and n_ nodes; for
+// the Kazoo layout, any _c_<guid>- node) returns an error matching
+// [recipes.ErrForeignNodes] from Lock, TryLock, RLock or TryRLock, having
+// deleted its node. Curator's and kazoo's recipes of one kind cannot
+// share a directory with each other, whatever we do: Curator sorts
+// kazoo's names after its own, and kazoo ignores Curator's (unless its
+// Lock is given extra_lock_patterns), so both can hold at once; and
+// kazoo's Semaphore keeps its leases where Curator's does not look. A
+// Semaphore refuses only what it lists anyway: in the Curator layout a
+// kazoo lease in the directory, in the kazoo layout Curator's locks and
+// leases directories; the Zksim layout does not list the directory and
+// cannot see kazoo's leases.
+//
+// kazoo 2.8's ReadLock waits for every writer in the directory, even one
+// that came after it, which itself waits for the reader: the two wait
+// until the reader's timeout. That is kazoo's, and it keeps exclusion.
+// Our read lock in the kazoo layout waits only for writers ahead of it.
 //
 // # Connection states for a holder
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim"
 
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/lock"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -163,4 +164,37 @@ func ExampleNewLocker() {
 	// Output:
 	// Held
 	// Released
+}
+
+// A read-write lock that Curator's InterProcessReadWriteLock and kazoo's
+// ReadLock and WriteLock take part in: every client of the directory, Go,
+// Java or Python, names and orders its nodes alike. A lock of another
+// layout refuses the directory rather than ignore their nodes.
+func ExampleWithLayout() {
+	ctx := context.Background()
+	srv := zkmem.NewServer(zkmem.Options{})
+	defer srv.Close()
+	conn, _ := srv.Connect()
+
+	rw := lock.NewRWMutex(conn, "/locks/shared", lock.WithLayout(lock.Curator))
+	if err := rw.Lock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	key := rw.Writer().Key() // /locks/shared/_c_<guid>-__WRIT__0000000000
+	fmt.Println("Curator's writer:", key[len(key)-18:])
+
+	// kazoo's names on the same directory: the Curator layout cannot
+	// order them as kazoo does, so it refuses.
+	k := lock.New(conn, "/locks/kazoo", lock.WithLayout(lock.Kazoo))
+	if err := k.Lock(ctx); err != nil {
+		log.Fatal(err)
+	}
+	key = k.Key() // /locks/kazoo/<guid>__lock__0000000000
+	fmt.Println("kazoo's lock:", key[len(key)-18:])
+	c := lock.New(conn, "/locks/kazoo", lock.WithLayout(lock.Curator))
+	fmt.Println("Curator layout beside it:", errors.Is(c.Lock(ctx), recipes.ErrForeignNodes))
+	// Output:
+	// Curator's writer: __WRIT__0000000000
+	// kazoo's lock: __lock__0000000000
+	// Curator layout beside it: true
 }

@@ -14,6 +14,12 @@ const (
 	lockName  = "lock-"
 	readName  = "read-"
 	writeName = "write-"
+
+	// Curator's InterProcessReadWriteLock and kazoo's locks.
+	curatorReadName  = "__READ__"
+	curatorWriteName = "__WRIT__"
+	kazooLockName    = "__lock__"
+	kazooReadName    = "__rlock__"
 )
 
 // Mutex is a distributed lock: an exclusive lock made by New, or one half
@@ -27,17 +33,26 @@ type Mutex struct {
 }
 
 // New returns an exclusive lock on the directory dir. Every client that
-// locks the same dir contends for the same lock. Nothing is sent to the
-// server until Lock or TryLock.
+// locks the same dir, with the same layout (WithLayout), contends for the
+// same lock. Nothing is sent to the server until Lock or TryLock.
 func New(conn zksim.Conn, dir string, opts ...Option) *Mutex {
 	cfg := newConfig(opts)
-	return newMutex(conn, dir, lockName, []string{lockName}, contend.Exclusive, cfg)
+	name := exclusiveName(cfg.layout)
+	return newMutex(conn, dir, name, []string{name}, contend.Exclusive, cfg)
+}
+
+// exclusiveName is the name of an exclusive lock's nodes in layout l.
+func exclusiveName(l Layout) string {
+	if l == Kazoo {
+		return kazooLockName
+	}
+	return lockName
 }
 
 func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.Rule, cfg config) *Mutex {
 	return &Mutex{holder: contend.NewHolder(contend.Contender{
 		Conn: conn, Dir: dir, Name: name, Markers: markers,
-		ACL: cfg.acl, Rule: rule,
+		ACL: cfg.acl, Rule: rule, Layout: cfg.layout.seq(),
 	}), data: cfg.data}
 }
 
@@ -46,7 +61,9 @@ func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.
 // waits for the node just before it to go away; connection losses in
 // between are waited out (a lost create reply included). On error it
 // deletes its node and returns ctx.Err(), an error matching
-// zksim.ErrSessionExpired or zksim.ErrClosing, or ErrAlreadyHeld.
+// zksim.ErrSessionExpired or zksim.ErrClosing, ErrAlreadyHeld, or one
+// matching recipes.ErrForeignNodes when dir holds nodes of a layout this
+// lock cannot order (see the package doc).
 //
 // Calling Lock after the previous hold was Lost (without Unlock) first
 // deletes what is left of the old hold.

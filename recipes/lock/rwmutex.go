@@ -9,7 +9,10 @@ import (
 )
 
 // RWMutex is a distributed read-write lock: ZooKeeper's shared-locks
-// recipe, laid out as Curator's InterProcessReadWriteLock. It reads like
+// recipe. By default its nodes are named read- and write-, which Curator's
+// InterProcessReadWriteLock and kazoo's ReadLock and WriteLock do not
+// see: with WithLayout(Curator) or WithLayout(Kazoo) it shares a directory
+// with them (see the package doc). It reads like
 // [sync.RWMutex], with a context first: RLock and RUnlock take and give
 // back a read (shared) hold, Lock and Unlock a write (exclusive) hold.
 //
@@ -34,14 +37,24 @@ type RWMutex struct {
 	read, write *Mutex
 }
 
-// NewRWMutex returns a read-write lock on the directory dir. Nothing is
-// sent to the server until a call.
+// NewRWMutex returns a read-write lock on the directory dir, in the
+// layout WithLayout sets (Zksim by default). Nothing is sent to the server
+// until a call.
 func NewRWMutex(conn zksim.Conn, dir string, opts ...Option) *RWMutex {
 	cfg := newConfig(opts)
-	markers := []string{readName, writeName}
+	read, write := readName, writeName
+	switch cfg.layout {
+	case Curator:
+		read, write = curatorReadName, curatorWriteName
+	case Kazoo:
+		read, write = kazooReadName, kazooLockName
+	}
+	// The order of the markers matters to the Curator layout, which cuts
+	// a name after the read marker, then after the write marker.
+	markers := []string{read, write}
 	return &RWMutex{
-		read:  newMutex(conn, dir, readName, markers, contend.Shared(writeName), cfg),
-		write: newMutex(conn, dir, writeName, markers, contend.Exclusive, cfg),
+		read:  newMutex(conn, dir, read, markers, contend.Shared(write), cfg),
+		write: newMutex(conn, dir, write, markers, contend.Exclusive, cfg),
 	}
 }
 

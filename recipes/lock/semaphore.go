@@ -26,6 +26,12 @@ const leaseName = "lease-"
 // (no herd) and leases are granted in arrival order. Every client must use
 // the same max for the same dir.
 //
+// WithLayout(Curator) is InterProcessSemaphoreV2 (the same directories,
+// and every child of <dir>/leases counts as a lease, as Curator counts
+// them); WithLayout(Kazoo) is kazoo's Semaphore: leases are the children
+// of dir itself, and the internal lock is a kazoo Lock on <dir>-__lock__
+// (see the package doc).
+//
 // A lease is a held node like a lock's: its State, Watch and Done follow
 // the connection (see the package doc), and a lease whose session expires
 // is freed for the next acquirer.
@@ -60,8 +66,12 @@ type Lease struct {
 
 // Acquire blocks until it holds a lease, ctx is done, or the session can no
 // longer act. It waits first for the internal lock, then for a lease to be
-// free. On error it deletes the nodes it created. A Semaphore value may be
-// used by several goroutines at once; each Acquire is separate.
+// free. On error it deletes the nodes it created. It returns an error
+// matching recipes.ErrForeignNodes when the directory holds another
+// layout's semaphore it can see, and in the Kazoo layout one matching
+// zksim.ErrBadArguments when dir's data says another number of leases. A
+// Semaphore value may be used by several goroutines at once; each Acquire
+// is separate.
 func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) { return s.acquire(ctx, false) }
 
 // TryAcquire takes a lease if one is free now and returns ErrNoLease
@@ -71,7 +81,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) { return s.a
 
 func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error) {
 	// One internal Mutex per call: a Mutex is not for concurrent use.
-	m := newMutex(s.conn, s.dir+"/locks", lockName, []string{lockName}, contend.Exclusive, config{acl: s.cfg.acl})
+	m := s.internalLock()
 	if err := m.Lock(ctx); err != nil {
 		return nil, err
 	}
@@ -84,6 +94,14 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 		defer cancel()
 		_ = m.Unlock(cctx)
 	}()
+	switch s.cfg.layout {
+	case Kazoo:
+		return s.kazooLease(ctx, try)
+	case Curator:
+		if err := s.checkNoKazooLeases(ctx); err != nil {
+			return nil, err
+		}
+	}
 	leases := s.dir + "/leases"
 	guid := seqnode.NewGUID(s.conn)
 	defer func() {
@@ -133,7 +151,11 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 		if seqnode.Index(nodes, name) < 0 {
 			return nil, errLeaseVanished
 		}
-		if len(nodes) <= s.max {
+		count := len(nodes)
+		if s.cfg.layout == Curator {
+			count = len(children) // Curator counts every child
+		}
+		if count <= s.max {
 			st, err := seqnode.OwnedStat(ctx, s.conn, p)
 			if err != nil {
 				return nil, err

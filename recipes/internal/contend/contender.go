@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/hold"
 	"github.com/zksim/zksim/recipes/internal/retry"
 	"github.com/zksim/zksim/recipes/internal/seqnode"
@@ -28,6 +29,9 @@ type Contender struct {
 	Markers []string    // every name that takes part in Dir (ours included)
 	ACL     []zksim.ACL // our node's ACL (and the ACL of a missing Dir)
 	Rule    Rule
+	// Layout is whose names and order the contenders follow (Zksim, the
+	// zero value, is ours). Name and Markers are in that layout.
+	Layout seqnode.Layout
 	// Herd makes waiters watch every child of Dir instead of one node, so a
 	// release wakes them all. Only for benchmarks against the herd effect.
 	Herd bool
@@ -51,7 +55,7 @@ func (h *Hold) Guard() zksim.Op { return &zksim.CheckOp{Path: h.Path, Version: -
 // returns ErrWouldBlock when it does not hold at once. On every error it
 // deletes the node it created (or may have created).
 func (c *Contender) Acquire(ctx context.Context, data []byte, try bool) (h *Hold, err error) {
-	guid := seqnode.NewGUID(c.Conn)
+	guid := c.Layout.GUIDFor(seqnode.NewGUID(c.Conn))
 	defer func() {
 		if err != nil {
 			c.abandon(ctx, guid)
@@ -140,7 +144,10 @@ func (c *Contender) wait(ctx context.Context, p string, try bool) (*zksim.Stat, 
 		if err != nil {
 			return nil, err
 		}
-		nodes := seqnode.ParseAll(children, c.Markers...)
+		nodes, foreign := c.Layout.Order(children, c.Markers...)
+		if foreign != "" {
+			return nil, fmt.Errorf("%w: %s holds %s, which the %v layout cannot order", recipes.ErrForeignNodes, c.Dir, foreign, c.Layout)
+		}
 		me := seqnode.Index(nodes, name)
 		if me < 0 {
 			return nil, errVanished

@@ -24,13 +24,21 @@ func NewGUID(conn zksim.Conn) string {
 }
 
 // ProtectedName returns the name a sequential create is given for guid and
-// name: "_c_<guid>-<name>". The server appends the sequence number.
+// name: "_c_<guid>-<name>", or "<guid><name>" for a guid in kazoo's form
+// (KazooGUID). The server appends the sequence number.
 func ProtectedName(guid, name string) string {
+	if isKazooGUID(guid) {
+		return guid + name
+	}
 	return protectedPrefix + guid + "-" + name
 }
 
-// HasGUID reports whether child is a protected name carrying guid.
+// HasGUID reports whether child is a protected name carrying guid (in
+// either form, see ProtectedName).
 func HasGUID(child, guid string) bool {
+	if isKazooGUID(guid) {
+		return strings.HasPrefix(child, guid)
+	}
 	return strings.HasPrefix(child, protectedPrefix+guid+"-")
 }
 
