@@ -30,7 +30,7 @@ var curatorJars = []string{
 }
 
 // installHint says how to get every tool these tests use.
-const installHint = "apt-get install python3-kazoo libcurator-recipes-java libcurator-framework-java " +
+const installHint = "apt-get install python3-kazoo python3-pytest libcurator-recipes-java libcurator-framework-java junit5 " +
 	"libcurator-client-java default-jdk-headless zookeeper (or run .ci/run as root)"
 
 // underCI reports whether the real-client tests are required (CI=true).

@@ -52,6 +52,8 @@
 //     connection closes before the reply leaves;
 //   - [Control.DropNextRequest]: the request never reaches the server, and
 //     the connection closes;
+//   - [Control.Arm]: either of those for the next N requests an [Aim]
+//     picks, by op and by path (a node and the nodes under it);
 //   - [Control.SetFaultHook]: a [FaultHook] decides the fault of every
 //     request (it is told the armed one); a simulator installs one and
 //     decides every request's fate through it;

@@ -14,7 +14,7 @@ type SessionInfo struct {
 	// Connected: a transport is attached. Paused: Control.Pause holds it
 	// (the server hears nothing from the client). Ended: closed or expired.
 	Connected, Paused, Ended bool
-	// Armed lists the faults armed with LoseNextReply and DropNextRequest
+	// Armed lists the faults armed with Arm, LoseNextReply and DropNextRequest
 	// and not fired yet, in the order they were armed.
 	Armed []ArmedFault
 	// DelayedUntil is when the Delay holding the session ends; zero if
@@ -24,9 +24,12 @@ type SessionInfo struct {
 }
 
 // ArmedFault is a fault armed for the next request with Op (OpAny: any
-// client request).
+// client request), on Path ("": any; see Aim.Path), for Count more such
+// requests.
 type ArmedFault struct {
 	Op    Op
+	Path  string
+	Count int
 	Fault Fault
 }
 
@@ -47,7 +50,7 @@ func (c *Control) Info() SessionInfo {
 		info.DelayedUntil = c.delayUntil
 	}
 	for _, a := range c.armed {
-		info.Armed = append(info.Armed, ArmedFault{Op: a.op, Fault: a.fault})
+		info.Armed = append(info.Armed, ArmedFault{Op: a.aim.Op, Path: a.aim.Path, Count: a.aim.Count, Fault: a.fault})
 	}
 	return info
 }

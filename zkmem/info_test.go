@@ -28,7 +28,7 @@ func TestControlInfo(t *testing.T) {
 	}
 	ctl.LoseNextReply(zkmem.OpCreate)
 	ctl.DropNextRequest(zkmem.OpAny)
-	want := []zkmem.ArmedFault{{Op: zkmem.OpCreate, Fault: zkmem.LoseReply}, {Op: zkmem.OpAny, Fault: zkmem.DropRequest}}
+	want := []zkmem.ArmedFault{{Op: zkmem.OpCreate, Count: 1, Fault: zkmem.LoseReply}, {Op: zkmem.OpAny, Count: 1, Fault: zkmem.DropRequest}}
 	if got := ctl.Info().Armed; !slices.Equal(got, want) {
 		t.Fatalf("armed %v, want %v", got, want)
 	}

@@ -2,6 +2,7 @@ package zkmem
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/zksim/zksim"
@@ -20,20 +21,23 @@ import (
 type FaultHook func(r Request, armed Fault) Fault
 
 type armedFault struct {
-	op    Op // OpAny matches any client request
+	aim   Aim // Count: the matching requests it still hits
 	fault Fault
 }
 
-// decide returns the fault of req: the first fault armed for its op (taken
-// off the list), then the hook's word. Session ops (ping, setWatches,
-// closeSession) meet only faults armed for them by name. Called with
-// srv.mu held.
+// decide returns the fault of req: the first fault aimed at it (one hit
+// taken off its count, and the fault off the list at zero), then the hook's
+// word. Session ops (ping, setWatches, closeSession) meet only faults armed
+// for them by name. Called with srv.mu held.
 func (sess *Session) decide(req *Request) Fault {
 	f := NoFault
-	for i, a := range sess.armed {
-		if a.op == req.Op || (a.op == OpAny && !req.Op.session()) {
+	for i := range sess.armed {
+		a := &sess.armed[i]
+		if a.aim.matches(req) {
 			f = a.fault
-			sess.armed = append(sess.armed[:i], sess.armed[i+1:]...)
+			if a.aim.Count--; a.aim.Count <= 0 {
+				sess.armed = append(sess.armed[:i], sess.armed[i+1:]...)
+			}
 			break
 		}
 	}
@@ -91,18 +95,36 @@ func (c *Control) SessionID() int64 { return c.id }
 // (OpAny: any client request): the server applies it, then the connection
 // closes before the reply leaves. The in-process Conn's caller gets
 // zksim.ErrConnectionLoss and the Conn reconnects after its reconnect delay.
-func (c *Control) LoseNextReply(op Op) { c.arm(op, LoseReply) }
+func (c *Control) LoseNextReply(op Op) { c.arm(Aim{Op: op, Count: 1}, LoseReply) }
 
 // DropNextRequest arms a dropped request for the session's next request
 // with op (OpAny: any client request): it never reaches the server, and the
 // connection closes. The in-process Conn's caller gets
 // zksim.ErrConnectionLoss and the Conn reconnects after its reconnect delay.
-func (c *Control) DropNextRequest(op Op) { c.arm(op, DropRequest) }
+func (c *Control) DropNextRequest(op Op) { c.arm(Aim{Op: op, Count: 1}, DropRequest) }
 
-func (c *Control) arm(op Op, f Fault) {
+// Arm arms fault f (LoseReply or DropRequest, as LoseNextReply and
+// DropNextRequest do) for the session's next a.Count requests that a
+// matches. Each matching request takes one off the count: the fault is
+// gone when it reaches zero. A request meets the first armed fault that
+// matches it, in the order they were armed. It returns an error naming the
+// bad field, and arms nothing, for another fault, a path that does not
+// start with "/", or a count below 1.
+func (c *Control) Arm(f Fault, a Aim) error {
+	if f != LoseReply && f != DropRequest {
+		return fmt.Errorf("zkmem: Arm: fault %v: only LoseReply and DropRequest are armed for requests", f)
+	}
+	if err := a.check(); err != nil {
+		return err
+	}
+	c.arm(a, f)
+	return nil
+}
+
+func (c *Control) arm(a Aim, f Fault) {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
-	c.armed = append(c.armed, armedFault{op: op, fault: f})
+	c.armed = append(c.armed, armedFault{aim: a, fault: f})
 }
 
 // SetFaultHook installs h, which decides the fault of every client request

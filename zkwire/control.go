@@ -75,22 +75,63 @@ func (c *Control) Disconnect() {
 // (ZooKeeper's: "create", "getData", "multi"...; "" for any client request)
 // is applied by the server, then the connection closes before its reply.
 func (c *Control) LoseNextReply(op string) error {
-	o, err := opByName(op)
-	if err == nil {
-		c.zc.LoseNextReply(o)
-	}
-	return err
+	return c.LoseReplies(Aim{Op: op})
 }
 
 // DropNextRequest arms a dropped request: the next request with the op
 // name given ("" for any client request) is not applied, and the
 // connection closes.
 func (c *Control) DropNextRequest(op string) error {
-	o, err := opByName(op)
-	if err == nil {
-		c.zc.DropNextRequest(o)
+	return c.DropRequests(Aim{Op: op})
+}
+
+// Aim picks the requests of a session a fault hits: the next Count of
+// them (0 counts as 1) with the op name Op ("" for any client request),
+// on Path ("" for any). Path "/app/lock" aims at /app/lock and the nodes
+// under it, "/app/lock/" only at the nodes under it (the lock nodes a
+// recipe creates, and not the create of /app/lock a client's ensure-path
+// sends); a create's path is the one the client sent, before a sequential
+// node's suffix; a multi is hit if one of its ops is (see zkmem.Aim).
+type Aim struct {
+	Op    string
+	Path  string
+	Count int
+}
+
+// zkmem checks a and returns it as zkmem's Aim; its error names the bad
+// field as the control endpoint's parameter (op, path, count).
+func (a Aim) zkmem() (zkmem.Aim, error) {
+	o, err := opByName(a.Op)
+	if err != nil {
+		return zkmem.Aim{}, fmt.Errorf("op: %w", err)
 	}
-	return err
+	switch {
+	case a.Path != "" && !strings.HasPrefix(a.Path, "/"):
+		return zkmem.Aim{}, fmt.Errorf("path: %q does not start with /", a.Path)
+	case a.Count < 0:
+		return zkmem.Aim{}, fmt.Errorf("count: %d is negative", a.Count)
+	case a.Count == 0:
+		a.Count = 1
+	}
+	return zkmem.Aim{Op: o, Path: a.Path, Count: a.Count}, nil
+}
+
+// LoseReplies arms lost replies for the requests a aims at: each is
+// applied by the server, then the connection closes before its reply. It
+// arms nothing and returns an error naming the field for a bad Aim.
+func (c *Control) LoseReplies(a Aim) error { return c.armFault(zkmem.LoseReply, a) }
+
+// DropRequests arms dropped requests for the requests a aims at: each is
+// not applied, and the connection closes. It arms nothing and returns an
+// error naming the field for a bad Aim.
+func (c *Control) DropRequests(a Aim) error { return c.armFault(zkmem.DropRequest, a) }
+
+func (c *Control) armFault(f zkmem.Fault, a Aim) error {
+	za, err := a.zkmem()
+	if err != nil {
+		return err
+	}
+	return c.zc.Arm(f, za)
 }
 
 // opByName maps a wire op name to zkmem's Op: zkmem's names, and the wire

@@ -77,8 +77,8 @@ var controlRoutes = []struct{ method, path, does string }{
 	{"GET", "/events?since=N&wait=10s", "the events after N as JSON (faults fired, sessions opened, resumed, closed), waiting up to wait for one"},
 	{"POST", "/sessions/{id}/expire", "the server expires the session"},
 	{"POST", "/sessions/{id}/disconnect", "the server drops the session's connection"},
-	{"POST", "/sessions/{id}/lose-next-reply?op=NAME", "the next request (with that op) is applied, its reply lost, the connection closed"},
-	{"POST", "/sessions/{id}/drop-next-request?op=NAME", "the next request (with that op) is dropped unapplied, the connection closed"},
+	{"POST", "/sessions/{id}/lose-next-reply?op=NAME&path=/P&count=N", "the next N requests (with that op, on /P or under it) are applied, their reply lost, the connection closed"},
+	{"POST", "/sessions/{id}/drop-next-request?op=NAME&path=/P&count=N", "the next N requests (with that op, on /P or under it) are dropped unapplied, the connection closed"},
 	{"POST", "/sessions/{id}/pause", "the server stops reading the client"},
 	{"POST", "/sessions/{id}/resume", "and reads it again"},
 	{"POST", "/sessions/{id}/delay?for=500ms", "replies and notifications held that long from now"},
@@ -90,8 +90,12 @@ var controlRoutes = []struct{ method, path, does string }{
 // GET / answers them.
 func ControlRoutes() string {
 	var b strings.Builder
+	width := 0
 	for _, r := range controlRoutes {
-		fmt.Fprintf(&b, "%-4s %-42s %s\n", r.method, r.path, r.does)
+		width = max(width, len(r.path))
+	}
+	for _, r := range controlRoutes {
+		fmt.Fprintf(&b, "%-4s %-*s %s\n", r.method, width, r.path, r.does)
 	}
 	return b.String()
 }
@@ -212,7 +216,7 @@ func (s *Server) controlAction(w http.ResponseWriter, r *http.Request) {
 	action := r.PathValue("action")
 	params, known := map[string][]string{
 		"expire": nil, "disconnect": nil, "pause": nil, "resume": nil,
-		"lose-next-reply": {"op"}, "drop-next-request": {"op"}, "delay": {"for"},
+		"lose-next-reply": {"op", "path", "count"}, "drop-next-request": {"op", "path", "count"}, "delay": {"for"},
 	}[action]
 	if !known {
 		http.Error(w, fmt.Sprintf("unknown action %q: GET / lists the routes", action), http.StatusNotFound)
@@ -227,10 +231,9 @@ func (s *Server) controlAction(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	op := r.URL.Query().Get("op")
+	var aim Aim
 	if action == "lose-next-reply" || action == "drop-next-request" {
-		if _, err := opByName(op); err != nil {
-			http.Error(w, fmt.Sprintf("parameter op: unknown op name %q (ZooKeeper's: create, getData, multi...; none for any request)", op), http.StatusBadRequest)
+		if aim, ok = aimParams(w, r); !ok {
 			return
 		}
 	}
@@ -240,9 +243,9 @@ func (s *Server) controlAction(w http.ResponseWriter, r *http.Request) {
 	case "disconnect":
 		ctl.Disconnect()
 	case "lose-next-reply":
-		ctl.LoseNextReply(op)
+		err = ctl.LoseReplies(aim)
 	case "drop-next-request":
-		ctl.DropNextRequest(op)
+		err = ctl.DropRequests(aim)
 	case "pause":
 		ctl.Pause()
 	case "resume":
@@ -258,7 +261,35 @@ func (s *Server) controlAction(w http.ResponseWriter, r *http.Request) {
 		}
 		ctl.Delay(d)
 	}
+	if err != nil { // aimParams checked what Arm checks
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	fmt.Fprintln(w, "ok")
+}
+
+// aimParams parses the op, path and count parameters of lose-next-reply
+// and drop-next-request; on error it answers 400 naming the parameter.
+func aimParams(w http.ResponseWriter, r *http.Request) (Aim, bool) {
+	q := r.URL.Query()
+	aim := Aim{Op: q.Get("op"), Path: q.Get("path"), Count: 1}
+	if _, err := opByName(aim.Op); err != nil {
+		http.Error(w, fmt.Sprintf("parameter op: unknown op name %q (ZooKeeper's: create, getData, multi...; none for any request)", aim.Op), http.StatusBadRequest)
+		return aim, false
+	}
+	if q.Has("path") && !strings.HasPrefix(aim.Path, "/") {
+		http.Error(w, fmt.Sprintf("parameter path: %q is not a path: /app/lock aims at it and the nodes under it, /app/lock/ at the nodes under it", aim.Path), http.StatusBadRequest)
+		return aim, false
+	}
+	if q.Has("count") {
+		n, err := strconv.Atoi(q.Get("count"))
+		if err != nil || n < 1 {
+			http.Error(w, fmt.Sprintf("parameter count: %q is not a count of requests (1, 2, 3...)", q.Get("count")), http.StatusBadRequest)
+			return aim, false
+		}
+		aim.Count = n
+	}
+	return aim, true
 }
 
 // onlyParams answers 400 and reports false if r has a query parameter not

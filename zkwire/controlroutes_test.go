@@ -50,6 +50,11 @@ func TestControlBadParameters(t *testing.T) {
 		{"POST", dec + "/delay?for=1s&for=2s", 400, "parameter for given 2 times"},
 		{"POST", dec + "/lose-next-reply?op=nosuchop", 400, `parameter op: unknown op name "nosuchop"`},
 		{"POST", dec + "/drop-next-request?op=Create", 400, `parameter op: unknown op name "Create"`},
+		{"POST", dec + "/lose-next-reply?op=create&path=app/lock", 400, `parameter path: "app/lock" is not a path`},
+		{"POST", dec + "/lose-next-reply?path=", 400, `parameter path: "" is not a path`},
+		{"POST", dec + "/drop-next-request?count=0", 400, `parameter count: "0" is not a count`},
+		{"POST", dec + "/drop-next-request?count=two", 400, `parameter count: "two" is not a count`},
+		{"POST", dec + "/lose-next-reply?count=1&count=2", 400, "parameter count given 2 times"},
 		{"POST", dec + "/expire?op=create", 400, "unknown parameter op"},
 		{"POST", dec + "/frobnicate", 404, `unknown action "frobnicate"`},
 		{"POST", base + "/sessions/zz/expire", 400, `session id "zz"`},
@@ -82,8 +87,8 @@ func TestControlRoutesListed(t *testing.T) {
 	}
 	for _, route := range []string{
 		"GET  /sessions ", "GET  /sessions/{id} ", "POST /sessions/{id}/expire ",
-		"POST /sessions/{id}/disconnect ", "POST /sessions/{id}/lose-next-reply?op=NAME ",
-		"POST /sessions/{id}/drop-next-request?op=NAME ", "POST /sessions/{id}/pause ",
+		"POST /sessions/{id}/disconnect ", "POST /sessions/{id}/lose-next-reply?op=NAME&path=/P&count=N ",
+		"POST /sessions/{id}/drop-next-request?op=NAME&path=/P&count=N ", "POST /sessions/{id}/pause ",
 		"POST /sessions/{id}/resume ", "POST /sessions/{id}/delay?for=500ms ",
 		"POST /reset ", "POST /restart?down=2s ",
 	} {
@@ -157,7 +162,7 @@ func TestControlSessionsReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	st = sessionStatus(t, srv, id)
-	want := []zkwire.ArmedFault{{Fault: "lose-next-reply", Op: "setData"}, {Fault: "drop-next-request"}}
+	want := []zkwire.ArmedFault{{Fault: "lose-next-reply", Op: "setData", Count: 1}, {Fault: "drop-next-request", Count: 1}}
 	if fmt.Sprint(st.Armed) != fmt.Sprint(want) {
 		t.Fatalf("armed %+v, want %+v", st.Armed, want)
 	}

@@ -61,24 +61,28 @@
 // (zkmem.Control), the one the simulator and the in-process Conn use, and
 // realise each fault on the TCP connection:
 //
-//	GET  /                                        -> the routes ([ControlRoutes])
-//	GET  /sessions                                -> every session as JSON ([SessionStatus])
-//	GET  /sessions/{id}                           -> one session as JSON
-//	GET  /events?since=N&wait=10s                 -> the events after N as JSON ([Server.Events]), waiting for one
-//	POST /sessions/{id}/expire                    -> the server expires the session
-//	POST /sessions/{id}/disconnect                -> the server drops the connection
-//	POST /sessions/{id}/lose-next-reply?op=NAME   -> next request applied, reply lost, connection closed
-//	POST /sessions/{id}/drop-next-request?op=NAME -> next request dropped unapplied, connection closed
-//	POST /sessions/{id}/pause                     -> the server stops reading the client
-//	POST /sessions/{id}/resume                    -> and reads it again
-//	POST /sessions/{id}/delay?for=500ms           -> replies and notifications held that long from now
-//	POST /reset                                   -> every session ends, the tree is emptied ([Server.Reset])
-//	POST /restart?down=2s                         -> connections dropped and refused that long ([Server.Restart])
+//	GET  /                           -> the routes ([ControlRoutes])
+//	GET  /sessions                   -> every session as JSON ([SessionStatus])
+//	GET  /sessions/{id}              -> one session as JSON
+//	GET  /events?since=N&wait=10s    -> the events after N as JSON ([Server.Events]), waiting for one
+//	POST /sessions/{id}/expire       -> the server expires the session
+//	POST /sessions/{id}/disconnect   -> the server drops the connection
+//	POST /sessions/{id}/lose-next-reply?op=NAME&path=/P&count=N
+//	                                 -> next N requests applied, reply lost, connection closed
+//	POST /sessions/{id}/drop-next-request?op=NAME&path=/P&count=N
+//	                                 -> next N requests dropped unapplied, connection closed
+//	POST /sessions/{id}/pause        -> the server stops reading the client
+//	POST /sessions/{id}/resume       -> and reads it again
+//	POST /sessions/{id}/delay?for=500ms -> replies and notifications held that long from now
+//	POST /reset                      -> every session ends, the tree is emptied ([Server.Reset])
+//	POST /restart?down=2s            -> connections dropped and refused that long ([Server.Restart])
 //
 // {id} is decimal or 0x-hex; NAME is ZooKeeper's op name ("create",
 // "getData", "multi"...; "create2", "getChildren2" and the like name the
 // same requests), absent for any client request (pings, setWatches and
-// closeSession are never hit). Answers: 200, 404 for an unknown session or
+// closeSession are never hit); /P, absent for any path, aims at the
+// requests on /P and the nodes under it (/P/: only under it), see [Aim];
+// N, 1 if absent, counts the matching requests hit. Answers: 200, 404 for an unknown session or
 // route, 400 for a bad parameter, named in the message. A paused session
 // expires after its timeout unless resumed, and its connection then
 // closes; a reconnect while paused is not heard either.

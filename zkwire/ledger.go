@@ -34,12 +34,14 @@ type SessionStatus struct {
 }
 
 // ArmedFault is a fault waiting to fire: "lose-next-reply" or
-// "drop-next-request" for the next request with Op ("" for any), or
-// "delay": replies and notifications held until Until (Held of them so
-// far).
+// "drop-next-request" for the next Count requests with Op ("" for any) on
+// Path ("" for any; see Aim), or "delay": replies and notifications held
+// until Until (Held of them so far).
 type ArmedFault struct {
 	Fault string     `json:"fault"`
 	Op    string     `json:"op,omitempty"`
+	Path  string     `json:"path,omitempty"`
+	Count int        `json:"count,omitempty"`
 	Until *time.Time `json:"until,omitempty"`
 	Held  int        `json:"held,omitempty"`
 }
@@ -250,7 +252,7 @@ func (s *Server) status(r *record) SessionStatus {
 	}
 	st.TimeoutMs = info.Timeout.Milliseconds()
 	for _, a := range info.Armed {
-		f := ArmedFault{Fault: faultName(a.Fault)}
+		f := ArmedFault{Fault: faultName(a.Fault), Path: a.Path, Count: a.Count}
 		if a.Op != zkmem.OpAny {
 			f.Op = a.Op.String()
 		}

@@ -18,9 +18,19 @@
 //	zksim serve [flags]      an in-memory ZooKeeper on ZooKeeper's wire protocol
 //	zksim help [command]     the commands, or a command's flags
 //
-// Every command takes -h. An argument that is not a flag, or a combination
-// of flags that makes no sense, is reported with the usage, and zksim exits
-// with status 2.
+// Every command takes -h, which prints its usage to stdout. An argument
+// that is not a flag, or a combination of flags that makes no sense, is
+// reported with the usage on stderr.
+//
+// # Exit status
+//
+//	0  no violation found (zksim serve: stopped by SIGINT or SIGTERM)
+//	1  a violation found, a broken recipe of -flawed not caught, or a job
+//	   that could not run (zksim serve: the server failed)
+//	2  usage: an unknown command or flag, a stray argument, contradictory
+//	   flags, a value a server cannot run with
+//
+// zksim help says the same.
 //
 // With no command zksim runs two jobs and prints their progress, then a
 // summary:
@@ -42,9 +52,10 @@
 //	-n 10,100,1000    numbers of candidates of the herd comparison
 //	                  (-n 10,100,1000,10000 is the full report: 2 to 3
 //	                  minutes on 2 cores)
+//	-out DIR          write the herd report (herd.md, herd.svg, herd.json)
+//	                  into DIR (none is written without -out or -write)
 //	-write            replace the committed herd report in benchmarks/
-//	                  (herd.md, herd.svg, herd.json) instead of writing to
-//	                  a temporary directory; only inside a checkout of the
+//	                  (herd.md, herd.svg, herd.json); only inside a checkout of the
 //	                  repository (zksim says so elsewhere); it runs the full
 //	                  sizes, and refuses an -n that would make a partial
 //	                  report
@@ -57,6 +68,8 @@
 //	-flawed           also run the deliberately broken recipes
 //	                  (explore.Flaws), to watch the exploration catch and
 //	                  shrink each flaw
+//	-coverage         print under each recipe its coverage table: which
+//	                  requests met which faults (a zero is a blind spot)
 //	-v                print what rapid logs as it comes
 //
 // and of zksim alone: -herd=false skips the herd comparison,

@@ -17,10 +17,11 @@ import (
 
 // exploreOptions are the flags of the fault exploration.
 type exploreOptions struct {
-	checks  int
-	seed    uint64
-	flawed  bool
-	verbose bool
+	checks   int
+	seed     uint64
+	flawed   bool
+	verbose  bool
+	coverage bool
 }
 
 // exploreFlags defines the fault exploration's flags in fs.
@@ -29,6 +30,7 @@ func exploreFlags(fs *flag.FlagSet, o *exploreOptions) {
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault exploration, to replay a run (0: draw one)")
 	fs.BoolVar(&o.flawed, "flawed", false, "also explore the deliberately broken recipes, to see each flaw caught and shrunk")
 	fs.BoolVar(&o.verbose, "v", false, "print what rapid logs as it comes")
+	fs.BoolVar(&o.coverage, "coverage", false, "print under each recipe its coverage table: which requests (by directory and op) met which faults")
 }
 
 // checkExplore checks the fault exploration's flags.
@@ -126,7 +128,7 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			status = "FAILED"
 		}
 		fmt.Fprintf(out, "  [%5.1fs] %-46s %-7s %s\n", time.Since(start).Seconds(), r.what, status, r.detail)
-		if len(r.coverage) > 0 {
+		if o.coverage && len(r.coverage) > 0 {
 			fmt.Fprintf(out, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
 			for _, row := range r.coverage {
 				fmt.Fprintf(out, "           %s\n", row)
@@ -183,7 +185,13 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 func printExplore(out io.Writer, o exploreOptions, results []*exploreResult) error {
 	fmt.Fprintf(out, "\nfault exploration (seed %d, %d runs per recipe):\n", o.seed, o.checks)
 	failed := 0
+	if allRecipesPassed(results) {
+		fmt.Fprintf(out, "  all %d recipes ok, no violation\n", len(explore.Recipes))
+	}
 	for _, r := range results {
+		if r.passed && !r.flawed && allRecipesPassed(results) {
+			continue // said in one line
+		}
 		switch {
 		case r.passed && r.flawed:
 			fmt.Fprintf(out, "  %-46s flaw caught: %s\n", r.what, strings.TrimPrefix(r.detail, "caught "))
@@ -216,6 +224,16 @@ func printExplore(out io.Writer, o exploreOptions, results []*exploreResult) err
 		return fmt.Errorf("%d machine(s) of the fault exploration failed; replay with -seed %d", failed, o.seed)
 	}
 	return nil
+}
+
+// allRecipesPassed reports whether every recipe (flaws aside) passed.
+func allRecipesPassed(results []*exploreResult) bool {
+	for _, r := range results {
+		if !r.flawed && !r.passed {
+			return false
+		}
+	}
+	return true
 }
 
 // coverageRows picks the coverage table out of a machine's logs: its

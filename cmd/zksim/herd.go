@@ -19,7 +19,8 @@ type herdOptions struct {
 	sizes    string
 	sizesSet bool // -n was given
 	write    bool
-	dir      string // where the report goes: set by checkHerd
+	out      string // -out
+	dir      string // where the report goes, "" for nowhere: set by checkHerd
 }
 
 // fullSizes are the sizes of the committed herd report.
@@ -29,6 +30,7 @@ const fullSizes = "10,100,1000,10000"
 func herdFlags(fs *flag.FlagSet, o *herdOptions) {
 	fs.StringVar(&o.sizes, "n", "10,100,1000", "numbers of candidates of the herd comparison, comma-separated (the full report: "+fullSizes+")")
 	fs.BoolVar(&o.write, "write", false, "replace the committed herd report (herd.md, herd.svg, herd.json) in benchmarks/ of the zksim checkout zksim runs in; it runs the full sizes, "+fullSizes)
+	fs.StringVar(&o.out, "out", "", "write the herd report (herd.md, herd.svg, herd.json) into this directory, made if missing (default: none written)")
 }
 
 // herdMain runs "zksim herd".
@@ -38,8 +40,8 @@ func herdMain(args []string) int {
 	herdFlags(fs, &o)
 	setUsage(fs, "zksim herd [flags]", "Compares leader election and the lock, with predecessor watches and without, with N\n"+
 		"candidates in the deterministic simulator: per leader change, the watch notifications,\n"+
-		"reads, bytes and the failover time in virtual time. Writes the report (herd.md, herd.svg,\n"+
-		"herd.json) into a temporary directory, or with -write into benchmarks/ of the checkout.")
+		"reads, bytes and the failover time in virtual time. With -out DIR it writes the report\n"+
+		"(herd.md, herd.svg, herd.json) into DIR, with -write into benchmarks/ of the checkout.")
 	if ok, status := parseFlags(fs, args, func() error {
 		o.sizesSet = isSet(fs, "n")
 		return checkHerd(&o)
@@ -72,20 +74,24 @@ func checkHerd(o *herdOptions) error {
 	if _, err := benchmarks.ParseSizes(o.sizes); err != nil {
 		return fmt.Errorf("-n: %w", err)
 	}
+	if o.write && o.out != "" {
+		return errors.New("-write and -out both say where the herd report goes: give one")
+	}
 	if !o.write {
+		o.dir = o.out
 		return nil
 	}
 	if !sameSizes(o.sizes, fullSizes) {
 		if o.sizesSet {
 			return fmt.Errorf("-write -n %s would replace the committed herd report (N = %s) with a partial one; "+
-				"drop -write to get this report in a temporary directory, or drop -n", o.sizes, fullSizes)
+				"drop -write (and give -out DIR to keep this report), or drop -n", o.sizes, fullSizes)
 		}
 		o.sizes = fullSizes
 	}
 	root, err := checkout()
 	if errors.Is(err, errNoCheckout) {
 		return fmt.Errorf("-write replaces the committed herd report in benchmarks/ of a checkout of %s, "+
-			"and this is not one: run it inside a checkout (git clone https://%[1]s), or drop -write to get the report in a temporary directory", modulePath)
+			"and this is not one: run it inside a checkout (git clone https://%[1]s), or write the report elsewhere with -out DIR instead of -write", modulePath)
 	}
 	if err != nil {
 		return err
@@ -112,8 +118,7 @@ func sameSizes(a, b string) bool {
 }
 
 // runHerd runs the herd comparison under t, printing a line as each run
-// ends, and writes the report into o.dir (a new temporary directory if
-// unset). step is the "[1/2]" of the header ("" for none).
+// ends, and writes the report into o.dir (nowhere if unset). step is the "[1/2]" of the header ("" for none).
 func runHerd(t *testing.T, o herdOptions, step string, out io.Writer) ([]benchmarks.HerdRow, error) {
 	sizes, err := benchmarks.ParseSizes(o.sizes)
 	if err != nil {
@@ -131,17 +136,16 @@ func runHerd(t *testing.T, o herdOptions, step string, out io.Writer) ([]benchma
 	if err != nil {
 		return nil, err
 	}
-	dir := o.dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "zksim-herd-"); err != nil {
+	if o.dir != "" {
+		if err := os.MkdirAll(o.dir, 0o755); err != nil {
 			return nil, err
 		}
+		paths, err := benchmarks.WriteHerdReport(o.dir, benchmarks.Variants, results)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(out, "  wrote %s\n", strings.Join(paths, ", "))
 	}
-	paths, err := benchmarks.WriteHerdReport(dir, benchmarks.Variants, results)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(out, "  wrote %s\n", strings.Join(paths, ", "))
 	var rows []benchmarks.HerdRow
 	for _, r := range results {
 		rows = append(rows, r.Row())
@@ -188,7 +192,6 @@ func printHerdSummary(w io.Writer, rows []benchmarks.HerdRow) {
 	}{
 		{"watch notifications per leader change", func(r benchmarks.HerdRow) string { return count(r.Notifications) }},
 		{"reads per leader change", func(r benchmarks.HerdRow) string { return count(r.Reads) }},
-		{"bytes returned per leader change", func(r benchmarks.HerdRow) string { return byteSize(r.ReplyBytes) }},
 		{"failover time (virtual)", func(r benchmarks.HerdRow) string { return duration(time.Duration(r.FailoverNanos)) }},
 	}
 	for _, s := range sections {
@@ -236,18 +239,6 @@ func count(x float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func byteSize(x float64) string {
-	switch {
-	case x >= 1e9:
-		return fmt.Sprintf("%.1f GB", x/1e9)
-	case x >= 1e6:
-		return fmt.Sprintf("%.1f MB", x/1e6)
-	case x >= 1e3:
-		return fmt.Sprintf("%.1f kB", x/1e3)
-	}
-	return fmt.Sprintf("%.0f B", x)
 }
 
 func duration(d time.Duration) string {

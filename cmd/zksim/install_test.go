@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -40,7 +41,7 @@ func TestInstalled(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "TMPDIR="+work) // the herd report's temporary directory goes there
+		cmd.Env = append(os.Environ(), "TMPDIR="+work) // where a directory left behind would be
 		out, err := cmd.CombinedOutput()
 		status := 0
 		var exit *exec.ExitError
@@ -79,9 +80,13 @@ func TestInstalled(t *testing.T) {
 		contains(t, run(t, 2, "explore", "stray"), `unexpected argument "stray"`, "usage: zksim explore")
 	})
 	t.Run("herd", func(t *testing.T) {
-		out := run(t, 0, "herd", "-n", "10")
+		report := filepath.Join(work, "report")
+		out := run(t, 0, "herd", "-n", "10", "-out", report)
 		contains(t, out, "lock-herd n=10: per change", "election-predecessor n=10: per change",
-			"watch notifications per leader change:", "wrote ")
+			"watch notifications per leader change:", "wrote "+filepath.Join(report, "herd.md"))
+		if _, err := os.Stat(filepath.Join(report, "herd.svg")); err != nil {
+			t.Errorf("herd -out: %v", err)
+		}
 		contains(t, run(t, 2, "herd", "-write"), "not one: run it inside a checkout")
 	})
 	t.Run("explore", func(t *testing.T) {
@@ -96,7 +101,17 @@ func TestInstalled(t *testing.T) {
 	})
 	t.Run("default", func(t *testing.T) {
 		out := run(t, 0, "-n", "10", "-checks", "2", "-seed", "3")
-		contains(t, out, "[1/2] herd comparison", "[2/2] fault exploration", "summary", "double barrier")
+		contains(t, out, "[1/2] herd comparison", "[2/2] fault exploration", "summary", "double barrier",
+			fmt.Sprintf("all %d recipes ok, no violation", len(explore.Recipes)))
+		// It fits a screen or two: the coverage tables are behind -coverage.
+		if n := strings.Count(out, "\n"); n > 75 || strings.Contains(out, "coverage:") {
+			t.Errorf("zksim printed %d lines (want at most 75, no coverage table):\n%s", n, out)
+		}
+		contains(t, run(t, 0, "explore", "-checks", "2", "-seed", "3", "-coverage"), "coverage: requests by area and op")
+		// No run left a directory behind (TMPDIR is work).
+		if left, _ := filepath.Glob(filepath.Join(work, "zksim-herd-*")); len(left) != 0 {
+			t.Errorf("left behind: %v", left)
+		}
 	})
 	t.Run("serve", func(t *testing.T) {
 		cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0")

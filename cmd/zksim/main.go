@@ -60,8 +60,17 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.short)
 	}
-	fmt.Fprintf(w, "\nzksim COMMAND -h prints a command's flags.\n")
+	fmt.Fprintf(w, "\nzksim COMMAND -h prints a command's flags.\n\n%s", exitStatuses)
 }
+
+// exitStatuses is what zksim's exit status means, as zksim help says.
+const exitStatuses = `exit status:
+  0  done: no violation found (serve: stopped by SIGINT or SIGTERM)
+  1  a violation found, a broken recipe not caught, or a job that could not run
+     (serve: the server failed)
+  2  usage: an unknown command or flag, a stray argument, flags that contradict
+     each other or a value a server cannot run with
+`
 
 // helpMain runs "zksim help [command]".
 func helpMain(args []string) int {
@@ -89,18 +98,23 @@ func helpMain(args []string) int {
 }
 
 // parseFlags parses args with fs, and checks the result with check: -h
-// prints the usage (status 0); a bad flag, a stray argument or an error of
-// check prints the problem and the usage (status 2). It returns ok false
-// and the status when the command must stop there.
+// prints the usage to stdout (status 0); a bad flag, a stray argument or an
+// error of check prints the problem and the usage to stderr (status 2). It
+// returns ok false and the status when the command must stop there.
 func parseFlags(fs *flag.FlagSet, args []string, check func() error) (ok bool, status int) {
+	var said strings.Builder
+	fs.SetOutput(&said)
+	err := fs.Parse(args)
 	fs.SetOutput(os.Stderr)
-	if err := fs.Parse(args); err != nil {
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stdout, said.String())
 			return false, 0
 		}
-		return false, 2 // flag printed the problem and the usage
+		fmt.Fprint(os.Stderr, said.String())
+		return false, 2 // flag said the problem and the usage
 	}
-	err := check()
+	err = check()
 	if fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected argument %q (%s takes only flags)", fs.Arg(0), fs.Name())
 	}

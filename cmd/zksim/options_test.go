@@ -31,6 +31,8 @@ func TestCheckOptions(t *testing.T) {
 		{name: "write with partial sizes", change: func(o *options) { o.write, o.sizes, o.sizesSet = true, "10,100", true }, wantErr: "partial"},
 		{name: "write with a size twice", change: func(o *options) { o.write, o.sizes, o.sizesSet = true, "10,100,1000,10000,10", true }, sizes: "10,100,1000,10000,10"},
 		{name: "write without the herd", change: func(o *options) { o.write, o.herd = true, false }, wantErr: "-write writes the herd report"},
+		{name: "write and out", change: func(o *options) { o.write, o.out = true, "x" }, wantErr: "-write and -out"},
+		{name: "out alone", change: func(o *options) { o.out = "x" }, sizes: "10,100,1000"},
 		{name: "bad size", change: func(o *options) { o.sizes = "10,x" }, wantErr: "bad size"},
 		{name: "no checks", change: func(o *options) { o.checks = 0 }, wantErr: "-checks"},
 	} {
@@ -123,25 +125,39 @@ func TestCommandLineErrors(t *testing.T) {
 	}
 }
 
-// TestHelp: zksim help lists every command, and every command has -h (as
-// has zksim itself), which prints its usage and exits with status 0.
+// TestHelp: zksim help lists every command and the exit statuses, and
+// every command has -h (as has zksim itself), which prints its usage to
+// stdout, nothing to stderr, and exits with status 0.
 func TestHelp(t *testing.T) {
-	out, err := zksimCommand("", "help").CombinedOutput()
-	if err != nil {
-		t.Fatalf("zksim help: %v\n%s", err, out)
+	stdoutOnly := func(args ...string) string {
+		t.Helper()
+		cmd := zksimCommand("", args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || stderr.Len() != 0 {
+			t.Errorf("zksim %s: %v, stderr %q; want status 0 and nothing on stderr", strings.Join(args, " "), err, stderr.String())
+		}
+		return string(out)
 	}
+	out := stdoutOnly("help")
 	for _, c := range commands {
-		if !strings.Contains(string(out), "\n  "+c.name+" ") {
+		if !strings.Contains(out, "\n  "+c.name+" ") {
 			t.Errorf("zksim help does not list %s:\n%s", c.name, out)
+		}
+	}
+	for _, want := range []string{"exit status:\n", "\n  0  done", "\n  1  a violation found", "\n  2  usage"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("zksim help does not say %q:\n%s", want, out)
 		}
 	}
 	for args, want := range map[string]string{
 		"-h": "usage: zksim [flags]", "herd -h": "usage: zksim herd", "explore -h": "usage: zksim explore",
 		"serve -h": "usage: zksim serve", "help -h": "usage: zksim [command]", "help serve": "usage: zksim serve",
+		"help herd": "usage: zksim herd", "-help": "usage: zksim [flags]",
 	} {
-		out, err := zksimCommand("", strings.Fields(args)...).CombinedOutput()
-		if err != nil || !strings.Contains(string(out), want) {
-			t.Errorf("zksim %s: %v, printed %q; want status 0 and %q", args, err, out, want)
+		if out := stdoutOnly(strings.Fields(args)...); !strings.Contains(out, want) {
+			t.Errorf("zksim %s printed %q; want %q", args, out, want)
 		}
 	}
 }
