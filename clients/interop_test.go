@@ -431,16 +431,27 @@ func injectFaults(t *testing.T, control string, every time.Duration, spare int64
 	return func() int { once.Do(func() { close(done) }); wg.Wait(); return fired }
 }
 
-// sessionIDs lists the server's sessions through the control endpoint.
+// sessionIDs lists the server's live sessions through the control endpoint.
 func sessionIDs(control string) ([]int64, error) {
 	resp, err := http.Get(control + "/sessions")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	var sessions []struct {
+		ID    int64  `json:"id"`
+		State string `json:"state"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&sessions); err != nil {
+		return nil, err
+	}
 	var ids []int64
-	err = json.NewDecoder(resp.Body).Decode(&ids)
-	return ids, err
+	for _, s := range sessions {
+		if s.State != "expired" && s.State != "closed" { // GET /sessions lists ended ones too
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids, nil
 }
 
 // interopBuild is the one compilation of CuratorInterop per test binary.
