@@ -110,6 +110,8 @@ type lockClient struct {
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
 	api         apiClient // what the API actions remember (lock_api.go)
+	// data is the data of h's nodes (lock.WithData), for the API actions.
+	data []byte
 	// prev is the last acquisition of the process's previous session (a
 	// renewing process may campaign again with it).
 	prev holdable
@@ -243,8 +245,30 @@ func (f *lockFamily) holders() []*client {
 }
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
+	h := f.kept(c)
+	if h == nil || !rapid.Bool().Draw(t, "same object") {
+		h = f.kind.newHold(t, c)
+	}
 	f.cs[c.idx].again = false
-	f.acquireHold(c, f.kind.newHold(t, c))
+	f.acquireHold(c, h)
+}
+
+// kept returns the recipe object c's process keeps for its lifetime: the
+// one of its last acquisition on its current session, whatever that
+// acquisition's outcome (granted and released or Lost, failed,
+// cancelled); nil if it has none. A real process keeps one Mutex or
+// Election and calls it again and again (Curator's LeaderLatch, etcd's
+// Election), so every acquisition draws whether it reuses the process's
+// object or makes a new one: the state an object carries from one call to
+// the next is explored. A process whose session ended makes new objects
+// (renew). (The single node's CampaignAfterLoss campaigns again with its
+// own.)
+func (f *lockFamily) kept(c *client) holdable {
+	lc := f.cs[c.idx]
+	if lc.h == nil || lc.conn != c.conn || lc.again || lc.holding.Load() {
+		return nil
+	}
+	return lc.h
 }
 
 // acquireHold starts the acquisition h by c.
@@ -572,7 +596,10 @@ func (f *lockFamily) live() bool {
 			f.release(c)
 			done = false
 		case !lc.liveDone.Load():
-			h, conn := f.kind.newHold(nil, c), c.conn
+			h, conn := f.kept(c), c.conn
+			if h == nil {
+				h = f.kind.newHold(nil, c)
+			}
 			lc.h, lc.conn = h, conn
 			resetTimed(c)
 			c.start("acquire", func(ctx context.Context) error {
