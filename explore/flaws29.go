@@ -2,7 +2,9 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"path"
+	"slices"
 
 	"pgregory.net/rapid"
 )
@@ -28,7 +30,8 @@ func init() {
 // for its place in the queue, still there, and creates nothing. Its
 // deleted node's sequence number is below those of every contender that
 // came after it, so it holds as soon as the contenders that were ahead of
-// it are gone, whoever holds, with the token of whatever it held last.
+// it are gone, whoever holds, with the token of whatever it held last. (A
+// node the call made itself it checks: if it is gone, the call fails.)
 type keptNodeLock struct {
 	naiveLock
 	c *client
@@ -44,7 +47,8 @@ var keptNodeKind = lockKind{
 }
 
 func (l *keptNodeLock) Acquire(ctx context.Context) (err error) {
-	if l.path == "" { // the mistake: a path a failed call left is taken as ours
+	kept := l.path != ""
+	if !kept { // the mistake: a path a failed call left is taken as ours
 		l.guid = nextGUID(l.c, 0)
 		if err := l.create(ctx); err != nil {
 			return err
@@ -68,6 +72,10 @@ func (l *keptNodeLock) Acquire(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
+		if !kept && !slices.Contains(names, me) {
+			// A node made by this call is checked; a kept one is trusted.
+			return errors.New("lock: our node vanished")
+		}
 		// The contender just ahead of our node: the one with the largest
 		// sequence number below ours.
 		ahead := ""
@@ -81,8 +89,11 @@ func (l *keptNodeLock) Acquire(ctx context.Context) (err error) {
 			if err != nil {
 				return err
 			}
-			if st != nil {
+			switch {
+			case st != nil:
 				l.token = st.Czxid
+			case !kept:
+				return errors.New("lock: our node vanished")
 			}
 			l.held.Store(true)
 			return nil
@@ -106,6 +117,9 @@ func (l *keptNodeLock) Acquire(ctx context.Context) (err error) {
 }
 
 func (l *keptNodeLock) Release(ctx context.Context) error {
+	// Released holds no more: its State says so at once, as the recipes'
+	// do.
+	l.held.Store(false)
 	if err := l.naiveLock.Release(ctx); err != nil {
 		return err
 	}
