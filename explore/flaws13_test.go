@@ -25,11 +25,12 @@ func randomBase() uint64 {
 
 var failedAfter = regexp.MustCompile(`failed after (\d+) tests`)
 
-// TestFlawsOnRandomSeeds checks that each flaw of flaws13.go and flaws29.go is caught at the CI
-// budget (the suite's checks and rapid's default steps) on every one of N
-// random seeds, N from ZKSIM_FLAW_SEEDS (skipped without it; the base seed
-// from ZKSIM_FLAW_BASE, else random and logged). It logs, for each flaw,
-// on which check each seed caught it and how long it took.
+// TestFlawsOnRandomSeeds checks that each flaw of flaws13.go and
+// flaws29.go is caught at the CI budget (the suite's checks and rapid's
+// default steps) on every one of N random seeds, N from ZKSIM_FLAW_SEEDS
+// (skipped without it; the base seed from ZKSIM_FLAW_BASE, else random and
+// logged). It logs, for each flaw, on which check each seed caught it and
+// how long it took.
 //
 //	ZKSIM_FLAW_SEEDS=20 go test ./explore/ -run TestFlawsOnRandomSeeds -v -timeout 60m
 func TestFlawsOnRandomSeeds(t *testing.T) {

@@ -30,8 +30,10 @@ import (
 // recipe's documentation, and these invariants after every step:
 //
 //   - what an acquisition returned: nil means a new hold (a new Key, the
-//     node's czxid as Token, the node's data as WithData set it); an error
-//     leaves no hold (NotHeld, no Key, token 0); ErrLocked and ErrNoLease
+//     node's czxid as Token, the node's data as WithData set it; on an
+//     object the process kept, a Key other than its last hold's and a
+//     larger Token); an error leaves no hold (a new object: NotHeld, no Key,
+//     token 0; a kept one: the state, Key and Token of its last hold); ErrLocked and ErrNoLease
 //     come only from a try, and only when another node could block it at
 //     some moment of the call; Lock and TryLock while holding return
 //     ErrAlreadyHeld at once, and Unlock with nothing held ErrNotHeld;
