@@ -52,6 +52,21 @@
 //     operation must not return nil once that struck (a granted hold must
 //     say Lost instead), and its process then makes a new client.
 //
+// A process keeps its recipe objects for its lifetime, as real processes
+// do (one Election campaigned, resigned and campaigned again; one Mutex
+// locked and unlocked in a loop; one queue consumer taking forever): in
+// the lock and election machines each acquisition draws whether the
+// process reuses the object of its last acquisition on its session,
+// whatever that one's outcome (released, failed, cancelled, Lost), or
+// makes a new one, and a process whose hold was Lost may acquire again
+// with it without releasing (lockFamily.kept and lostHolders; the
+// liveness phase always reuses it); the queue and barrier machines give
+// each process one recipe value per session, which every call of the
+// process uses, and a double-barrier member whose Leave failed or was
+// cancelled may Leave again. A process whose session ended makes new
+// objects, unless its client library renews the session (sim.Renewing),
+// when the queue and barrier processes keep theirs.
+//
 // A lock holder's or leader's write to the protected resource is a call
 // outside ZooKeeper (sim.Conn.External), scheduled like a request, so a
 // pause or a delay can come between the holder's decision and the write.
@@ -86,7 +101,9 @@
 // virtual clock, in outcome.go and retrycheck.go. Every machine also checks
 // the protected names the recipes create against the form Curator gives
 // them (names.go). The flaws of issue 13 are
-// in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go);
+// in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go), that
+// of issue 29 (a lock object that carries a failed call's node to its next
+// call) in flaws29.go;
 // TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
 // on N random seeds at the CI budget, and TestDeterminism that every check
 // of every recipe machine gives the same trace, byte for byte, under -cpu

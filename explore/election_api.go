@@ -679,7 +679,10 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 			var e electionDirect
-			if h := a.f.cs[c.idx].h; h != nil && !a.f.cs[c.idx].again && rapid.Bool().Draw(t, "resigned") {
+			// (Not an Election whose Campaign after a Lost leadership
+			// failed: its Resign may still delete the Lost node, as
+			// after a Lost leadership, and return nil.)
+			if h := a.f.cs[c.idx].h; h != nil && !a.f.cs[c.idx].again && !a.f.cs[c.idx].unreleased.Load() && rapid.Bool().Draw(t, "resigned") {
 				e = h.(electionDirect)
 			} else {
 				e = a.direct(c, c.conn, "Resign")

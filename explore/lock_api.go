@@ -30,8 +30,10 @@ import (
 // recipe's documentation, and these invariants after every step:
 //
 //   - what an acquisition returned: nil means a new hold (a new Key, the
-//     node's czxid as Token, the node's data as WithData set it); an error
-//     leaves no hold (NotHeld, no Key, token 0); ErrLocked and ErrNoLease
+//     node's czxid as Token, the node's data as WithData set it; on an
+//     object the process kept, a Key other than its last hold's and a
+//     larger Token); an error leaves no hold (a new object: NotHeld, no Key,
+//     token 0; a kept one: the state, Key and Token of its last hold); ErrLocked and ErrNoLease
 //     come only from a try, and only when another node could block it at
 //     some moment of the call; Lock and TryLock while holding return
 //     ErrAlreadyHeld at once, and Unlock with nothing held ErrNotHeld;
@@ -74,6 +76,7 @@ type apiClient struct {
 	// h and last are the hold and state checkHolds last saw, doubtful
 	// since when it has been Doubtful (-1 if not): machine goroutine only.
 	h        apiHold
+	key      string // h's Key then
 	last     recipes.HoldState
 	doubtful time.Duration
 	// since is when the hold last became Doubtful (-1: it is not);
@@ -261,7 +264,7 @@ func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
 // Release replace the lock machine's own.
 func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 	a := map[string]func(*rapid.T){
-		"Acquire":         func(t *rapid.T) { f.acquireAPI(t, drawClient(t, f.idle(), "acquire")) },
+		"Acquire":         func(t *rapid.T) { f.acquireAPI(t, drawClient(t, f.acquirers(), "acquire")) },
 		"Release":         func(t *rapid.T) { f.releaseAPI(t, drawClient(t, f.holders(), "release")) },
 		"LockAgain":       f.lockAgain,
 		"UnlockNothing":   f.unlockNothing,
@@ -318,8 +321,25 @@ func (f *lockFamily) closeSession(c *client) {
 // sync.Locker, and checks what it returns.
 func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 	lc := f.cs[c.idx]
-	data := fmt.Appendf(nil, "p%d@%d", c.idx, f.w.sw.Steps())
-	h := f.kind.newAPI(t, c, data)
+	// The process's own object (kept), or a new one with new data.
+	var (
+		h      apiHold
+		data   []byte
+		before *lastHold
+	)
+	k, ok := f.kept(c).(apiHold)
+	if lost := lc.holding.Load(); ok && (lost || rapid.Bool().Draw(t, "same object")) {
+		// (A process whose hold was Lost locks again with the same
+		// object, without a release: lostHolders.)
+		lc.unreleased.Store(lc.unreleased.Load() || lost)
+		lc.holding.Store(false)
+		h, data = k, lc.data
+		before = &lastHold{st: k.State(), key: k.Key(), token: k.Token()}
+	} else {
+		data = fmt.Appendf(nil, "p%d@%d", c.idx, f.w.sw.Steps())
+		h = f.kind.newAPI(t, c, data)
+	}
+	lc.data = data
 	vias := []string{"Lock", "Try"}
 	if h.locker() != nil {
 		vias = append(vias, "Locker")
@@ -349,9 +369,10 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 		case "Locker":
 			err = f.catch(c, "Locker.Lock", h.locker().Lock)
 		}
-		f.checkAcquired(c, conn, h, via, data, err)
+		f.checkAcquired(c, conn, h, via, data, before, err)
 		lc.api.trying.Store(false)
 		if err == nil {
+			lc.unreleased.Store(false)
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
 			_ = f.write(ctx, c, conn, h)
@@ -377,8 +398,17 @@ func (f *lockFamily) catch(c *client, what string, call func()) (err error) {
 	return nil
 }
 
-// checkAcquired checks what an acquisition of a new hold returned.
-func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via string, data []byte, err error) {
+// lastHold is what an object the process kept said of its last hold
+// before it acquired again.
+type lastHold struct {
+	st    recipes.HoldState
+	key   string
+	token int64
+}
+
+// checkAcquired checks what an acquisition of a new hold returned; before
+// is what h said of its last hold, nil for a new object.
+func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via string, data []byte, before *lastHold, err error) {
 	w := f.w
 	lc := f.cs[c.idx]
 	switch {
@@ -409,9 +439,20 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 	}
 	st, key, token := h.State(), h.Key(), h.Token()
 	if err != nil {
-		if st != recipes.NotHeld || key != "" || token != 0 {
-			w.violate("acquire result", "p%d's %s returned %v but left a hold: %v, key %q, token %#x", c.idx, via, err, st, key, token)
+		// A new object has no hold; a kept one still tells of its last
+		// hold, which had ended ("the current or last hold", the
+		// recipes' Key and Token).
+		want := lastHold{st: recipes.NotHeld}
+		if before != nil {
+			want = *before
 		}
+		if st != want.st || key != want.key || token != want.token {
+			w.violate("acquire result", "p%d's %s returned %v but left a hold: %v, key %q, token %#x (before the call: %v, key %q, token %#x)", c.idx, via, err, st, key, token, want.st, want.key, want.token)
+		}
+		return
+	}
+	if before != nil && (key == before.key || token <= before.token) {
+		w.violate("acquire result", "p%d's %s returned nil but its hold is the last one's: key %q, token %#x", c.idx, via, key, token)
 		return
 	}
 	if st == recipes.NotHeld || key == "" || token <= 0 {
@@ -528,7 +569,10 @@ func (f *lockFamily) unlockNothing(t *rapid.T) {
 	}
 	c := drawClient(t, cs, "unlock nothing")
 	h, ok := f.cs[c.idx].h.(apiHold)
-	if !ok || rapid.Bool().Draw(t, "new") {
+	// (A Mutex whose Lock after a Lost hold failed may still have the
+	// Lost hold's node to delete, best effort: its Unlock may send a
+	// delete and return nil, as after a Lost hold. It is left out.)
+	if !ok || f.cs[c.idx].unreleased.Load() || rapid.Bool().Draw(t, "new") {
 		h = f.kind.newAPI(t, c, nil)
 		if h.mutex() == nil {
 			t.SkipNow()
@@ -693,12 +737,14 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 			lc.api.contended.Store(true)
 		}
 		st := h.State()
-		if lc.api.h == h {
+		// (A kept object's next hold, with a key of its own, is a new
+		// hold.)
+		if key := h.Key(); lc.api.h == h && lc.api.key == key {
 			if lc.api.last.Final() && st != lc.api.last || lc.api.last != recipes.NotHeld && st == recipes.NotHeld {
 				w.violate("hold state", "p%d's hold went from %v to %v", c.idx, lc.api.last, st)
 			}
 		} else {
-			lc.api.h, lc.api.last, lc.api.doubtful, lc.api.since, lc.api.released = h, recipes.NotHeld, -1, -1, false
+			lc.api.h, lc.api.key, lc.api.last, lc.api.doubtful, lc.api.since, lc.api.released = h, key, recipes.NotHeld, -1, -1, false
 		}
 		f.checkEnd(c, lc, h, st, owners)
 		switch {

@@ -110,6 +110,11 @@ type lockClient struct {
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
 	api         apiClient // what the API actions remember (lock_api.go)
+	// data is the data of h's nodes (lock.WithData), for the API actions.
+	data []byte
+	// unreleased: h's last hold was Lost and never released, and no Lock
+	// of h has succeeded since (see lostHolders).
+	unreleased atomic.Bool
 	// prev is the last acquisition of the process's previous session (a
 	// renewing process may campaign again with it).
 	prev holdable
@@ -243,8 +248,62 @@ func (f *lockFamily) holders() []*client {
 }
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
+	h := f.kept(c)
+	switch {
+	case f.cs[c.idx].holding.Load():
+		// Its hold was Lost: it acquires again with the same object,
+		// without a release (see lostHolders).
+		f.cs[c.idx].unreleased.Store(true)
+		f.cs[c.idx].holding.Store(false)
+	case h == nil || !rapid.Bool().Draw(t, "same object"):
+		h = f.kind.newHold(t, c)
+	}
 	f.cs[c.idx].again = false
-	f.acquireHold(c, f.kind.newHold(t, c))
+	f.acquireHold(c, h)
+}
+
+// acquirers are the processes that may acquire: the idle ones, and those
+// whose hold was Lost (lostHolders).
+func (f *lockFamily) acquirers() []*client {
+	return append(f.idle(), f.lostHolders()...)
+}
+
+// lostHolders returns the awake processes whose hold on their current
+// session is Lost and not released, with no call of theirs under way on
+// it: each may acquire again with the same object without releasing
+// first, as the recipes' docs allow (Lock after a Lost hold, Campaign
+// after a Lost leadership).
+func (f *lockFamily) lostHolders() []*client {
+	var out []*client
+	for _, c := range f.w.awake() {
+		lc := f.cs[c.idx]
+		if lc.h == nil || !lc.holding.Load() || lc.conn != c.conn || lc.again || lc.h.State() != recipes.Lost {
+			continue
+		}
+		if slices.ContainsFunc([]string{"acquire", "release", "write", "relock", "unlock", "close", "campaign again", "resign idle", "proclaim", "resume"}, c.busy) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// kept returns the recipe object c's process keeps for its lifetime: the
+// one of its last acquisition on its current session, whatever that
+// acquisition's outcome (granted and released, granted and Lost, failed,
+// cancelled); nil if it has none. A real process keeps one Mutex or
+// Election and calls it again and again (Curator's LeaderLatch, etcd's
+// Election), so every acquisition draws whether it reuses the process's
+// object or makes a new one: the state an object carries from one call to
+// the next is explored. A process whose session ended makes new objects
+// (renew). (The single node's CampaignAfterLoss campaigns again with its
+// own.)
+func (f *lockFamily) kept(c *client) holdable {
+	lc := f.cs[c.idx]
+	if lc.h == nil || lc.conn != c.conn || lc.again || (lc.holding.Load() && lc.h.State() != recipes.Lost) {
+		return nil
+	}
+	return lc.h
 }
 
 // acquireHold starts the acquisition h by c.
@@ -256,6 +315,7 @@ func (f *lockFamily) acquireHold(c *client, h holdable) {
 	c.start("acquire", func(ctx context.Context) error {
 		err := h.Acquire(ctx)
 		if err == nil {
+			lc.unreleased.Store(false)
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
 			_ = f.write(ctx, c, conn, h) // a holder uses what it holds
@@ -359,7 +419,7 @@ func (f *lockFamily) unlockAgain(c *client, h holdable) {
 
 func (f *lockFamily) actions() map[string]func(*rapid.T) {
 	m := map[string]func(*rapid.T){
-		"Acquire": func(t *rapid.T) { f.acquire(t, drawClient(t, f.idle(), "acquire")) },
+		"Acquire": func(t *rapid.T) { f.acquire(t, drawClient(t, f.acquirers(), "acquire")) },
 		"Release": func(t *rapid.T) { f.release(drawClient(t, f.holders(), "release")) },
 		"Cancel": func(t *rapid.T) {
 			var acquiring []*client
@@ -572,7 +632,10 @@ func (f *lockFamily) live() bool {
 			f.release(c)
 			done = false
 		case !lc.liveDone.Load():
-			h, conn := f.kind.newHold(nil, c), c.conn
+			h, conn := f.kept(c), c.conn
+			if h == nil {
+				h = f.kind.newHold(nil, c)
+			}
 			lc.h, lc.conn = h, conn
 			resetTimed(c)
 			c.start("acquire", func(ctx context.Context) error {

@@ -45,3 +45,7 @@ func testFlaw(t *testing.T, name string) {
 	}
 	t.Fatalf("no flaw %q in explore.Flaws", name)
 }
+
+// The flaw of issue 29 (explore/flaws29.go).
+
+func TestFlawedLockKeepsNodeOfFailedCall(t *testing.T) { testFlaw(t, "LockKeepsNodeOfFailedCall") }

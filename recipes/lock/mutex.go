@@ -65,8 +65,11 @@ func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.
 // matching recipes.ErrForeignNodes when dir holds nodes of a layout this
 // lock cannot order (see the package doc).
 //
-// Calling Lock after the previous hold was Lost (without Unlock) first
-// deletes what is left of the old hold.
+// A Mutex may be locked again after any outcome of its last call: after
+// Unlock, after a Lock that failed, and after its hold was Lost, without
+// Unlock; Lock then first deletes what is left of the Lost hold (if the
+// session ends meanwhile, it returns an error matching
+// zksim.ErrSessionExpired, having contended on no other session).
 func (m *Mutex) Lock(ctx context.Context) error { return m.lock(ctx, false) }
 
 // TryLock takes the lock if it is free now and returns ErrLocked (having

@@ -38,8 +38,10 @@ func NewHolder(c Contender) *Holder { return &Holder{c: c} }
 
 // Acquire takes a new hold whose node carries data, as Contender.Acquire
 // does. When the last hold was Lost without a Release it first deletes
-// what is left of it, best effort. It returns ErrBusy while a hold has not
-// ended or another Acquire is under way.
+// what is left of it, best effort; if the session the call began on ends
+// meanwhile (a client library that renews it goes on with another), it
+// returns zksim.ErrSessionExpired without contending. It returns ErrBusy
+// while a hold has not ended or another Acquire is under way.
 func (s *Holder) Acquire(ctx context.Context, data []byte, try bool) error {
 	return s.take(ctx, func() (*Hold, error) { return s.c.Acquire(ctx, data, try) })
 }
@@ -57,12 +59,23 @@ func (s *Holder) take(ctx context.Context, acquire func() (*Hold, error)) error 
 		old = nil
 	}
 	s.mu.Unlock()
+	var err error
 	if old != nil {
 		// The node may outlive the hold (a suspension that lasted the
-		// session timeout but not an expiry): delete it, best effort.
+		// session timeout but not an expiry): delete it, best effort. A
+		// call belongs to the session it began on (recipes/doc.go): if
+		// that session ended meanwhile (a client library that renews it
+		// goes on with another), the call ends here.
+		session := s.c.Conn.SessionID()
 		_ = s.c.Release(ctx, old)
+		if session != 0 && s.c.Conn.SessionID() != session {
+			err = zksim.ErrSessionExpired
+		}
 	}
-	h, err := acquire()
+	var h *Hold
+	if err == nil {
+		h, err = acquire()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.acquiring = false
