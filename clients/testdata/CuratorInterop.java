@@ -193,6 +193,14 @@ public class CuratorInterop {
                 // A fault the recipe gave up on (Curator's own retries
                 // exhausted, or its session lost): not a hold.
                 lost.incrementAndGet();
+            } catch (IllegalArgumentException e) {
+                // Curator 5.4's lock can fail this way when the reply to
+                // its protected create is lost ("Path cannot be null": it
+                // found no node of its own and went on with none): its
+                // failure, not a hold, and not a breach of exclusion,
+                // which is what this program checks.
+                System.err.printf("%s gave up: %s%n", mark, e);
+                lost.incrementAndGet();
             }
         }
     }
