@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"flag"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -99,6 +101,12 @@ type Result struct {
 	Report string
 	// Logs is everything rapid logged.
 	Logs []string
+	// Digest is the SHA-256, in hex, of the digests of the traces of every
+	// check in the order they ran, shrinking included: two explorations
+	// with the same seed and checks ran the same checks if their digests
+	// are equal. (Shrinking stops at -rapid.shrinktime of wall-clock time,
+	// so a failing machine's digest may differ between runs.)
+	Digest string
 }
 
 // Explore checks m with rapid, as Check does, but reports what it found
@@ -111,10 +119,11 @@ type Result struct {
 func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
 	t.Helper()
 	c := harness.NewRecorder("Test"+m.Name, echo)
-	total := runChecks(c, harness.InBubbles(t, m.Property(t)))
+	total, digest := runChecks(c, t, true, harness.InBubbles(t, m.Property(t)))
 	return Result{
 		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
 		Virtual: total.virtual.String(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs(),
+		Digest: digest,
 	}
 }
 
@@ -163,6 +172,40 @@ func (f Flaw) Test(t *testing.T) {
 func (f Flaw) Catch(t *testing.T, echo io.Writer) Caught {
 	t.Helper()
 	return catch(t, f.Want, f.Machine.Property(t), echo)
+}
+
+// SetFlawFlags sets rapid's flags to the flawed-recipe settings that
+// Catch applies (see Catch), except those named by LeaveFlags, and no fail
+// file. Call it once before CatchConcurrently.
+func SetFlawFlags() error {
+	for _, f := range [][2]string{{"rapid.steps", flawSteps}, {"rapid.seed", flawSeed}, {"rapid.shrinktime", flawShrinkTime}, {"rapid.nofailfile", "true"}} {
+		if userSet[f[0]] {
+			continue
+		}
+		if err := flag.Set(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CatchConcurrently is Catch for a caller that catches several flaws at
+// once, each under a test t of its own: it sets no flag (rapid reads its
+// settings from global flags, which Catch sets and restores around each
+// run), so call SetFlawFlags once before, and set no flag while it runs.
+// With the same flags, it finds what Catch finds.
+func (f Flaw) CatchConcurrently(t *testing.T, echo io.Writer) Caught {
+	t.Helper()
+	c := harness.NewRecorder(t.Name(), echo)
+	rapid.Check(c, harness.InBubbles(t, f.Machine.Property(t)))
+	res := Caught{Caught: c.Failed(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs()}
+	res.AsWanted = res.Caught && regexp.MustCompile(f.Want).MatchString(res.Report)
+	for _, l := range c.Logs() {
+		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
+			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+		}
+	}
+	return res
 }
 
 // userSet records the rapid flags the flawed-recipe runs leave alone.
