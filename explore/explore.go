@@ -4,7 +4,9 @@ import (
 	"flag"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -85,7 +87,33 @@ func (m Machine) Property(parent *testing.T) func(*rapid.T) {
 // the checks did.
 func (m Machine) Check(t *testing.T) {
 	t.Helper()
-	checkMachine(t, m.cfg, m.newFamily)
+	checkMachine(t, m.cfg, m.newFamily, nil)
+}
+
+// seedGate is held from the moment CheckFrom sets rapid's seed until
+// rapid has read it.
+var seedGate sync.Mutex
+
+// CheckFrom checks m as Check does, from the rapid seed seed (0: the
+// -rapid.seed flag as it is), and may run at the same time as the
+// CheckFrom of other tests (t.Parallel): rapid reads its seed from a
+// global flag as a run begins, so CheckFrom sets the flag and holds every
+// other CheckFrom back until rapid has read it, which it has once the
+// first check starts. The checks are the same as Check's with that seed:
+// each is a function of its seed alone (see machine). Nothing else may
+// set rapid's flags while it runs.
+func (m Machine) CheckFrom(t *testing.T, seed uint64) {
+	t.Helper()
+	seedGate.Lock()
+	var once sync.Once
+	release := func() { once.Do(seedGate.Unlock) }
+	defer release()
+	if seed != 0 {
+		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkMachine(t, m.cfg, m.newFamily, release)
 }
 
 // Result is what Explore found.

@@ -531,10 +531,13 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 var traceSink func(trace string)
 
 // checkMachine checks a machine with rapid, each check in its own synctest
-// bubble.
-func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
+// bubble; started, if set, is called as each check starts.
+func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family, started func()) {
 	parent.Helper()
 	runChecks(parent, parent, false, func(t *rapid.T) {
+		if started != nil {
+			started()
+		}
 		defer watchdog().Stop()
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
 	})
