@@ -161,6 +161,9 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 		}
 		results[i] = r
 	}, func(i int) {
+		if results[i] == nil { // its test stopped it (t.FailNow)
+			results[i] = &exploreResult{what: explore.Recipes[i].What, detail: "stopped", report: []string{"the exploration stopped (see above)"}}
+		}
 		checks += results[i].checks
 		line(results[i])
 	})
@@ -194,7 +197,12 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 				r.shrunk = fmt.Sprintf("%d actions: %s", len(c.Schedule), strings.Join(c.Schedule, ", "))
 			}
 			flaws[i] = r
-		}, func(i int) { line(flaws[i]) })
+		}, func(i int) {
+			if flaws[i] == nil { // its test stopped it (t.FailNow)
+				flaws[i] = &exploreResult{what: "flawed: " + explore.Flaws[i].What(), flawed: true, detail: "stopped", report: []string{"the exploration stopped (see above)"}}
+			}
+			line(flaws[i])
+		})
 		results = append(results, flaws...)
 	}
 	return results, nil
