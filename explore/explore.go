@@ -1,8 +1,12 @@
 package explore
 
 import (
+	"flag"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -83,7 +87,33 @@ func (m Machine) Property(parent *testing.T) func(*rapid.T) {
 // the checks did.
 func (m Machine) Check(t *testing.T) {
 	t.Helper()
-	checkMachine(t, m.cfg, m.newFamily)
+	checkMachine(t, m.cfg, m.newFamily, nil)
+}
+
+// seedGate is held from the moment CheckFrom sets rapid's seed until
+// rapid has read it.
+var seedGate sync.Mutex
+
+// CheckFrom checks m as Check does, from the rapid seed seed (0: the
+// -rapid.seed flag as it is), and may run at the same time as the
+// CheckFrom of other tests (t.Parallel): rapid reads its seed from a
+// global flag as a run begins, so CheckFrom sets the flag and holds every
+// other CheckFrom back until rapid has read it, which it has once the
+// first check starts. The checks are the same as Check's with that seed:
+// each is a function of its seed alone (see machine). Nothing else may
+// set rapid's flags while it runs.
+func (m Machine) CheckFrom(t *testing.T, seed uint64) {
+	t.Helper()
+	seedGate.Lock()
+	var once sync.Once
+	release := func() { once.Do(seedGate.Unlock) }
+	defer release()
+	if seed != 0 {
+		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkMachine(t, m.cfg, m.newFamily, release)
 }
 
 // Result is what Explore found.
@@ -99,6 +129,12 @@ type Result struct {
 	Report string
 	// Logs is everything rapid logged.
 	Logs []string
+	// Digest is the SHA-256, in hex, of the digests of the traces of every
+	// check in the order they ran, shrinking included: two explorations
+	// with the same seed and checks ran the same checks if their digests
+	// are equal. (Shrinking stops at -rapid.shrinktime of wall-clock time,
+	// so a failing machine's digest may differ between runs.)
+	Digest string
 }
 
 // Explore checks m with rapid, as Check does, but reports what it found
@@ -111,10 +147,11 @@ type Result struct {
 func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
 	t.Helper()
 	c := harness.NewRecorder("Test"+m.Name, echo)
-	total := runChecks(c, harness.InBubbles(t, m.Property(t)))
+	total, digest := runChecks(c, t, true, harness.InBubbles(t, m.Property(t)))
 	return Result{
 		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
 		Virtual: total.virtual.String(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs(),
+		Digest: digest,
 	}
 }
 
@@ -163,6 +200,40 @@ func (f Flaw) Test(t *testing.T) {
 func (f Flaw) Catch(t *testing.T, echo io.Writer) Caught {
 	t.Helper()
 	return catch(t, f.Want, f.Machine.Property(t), echo)
+}
+
+// SetFlawFlags sets rapid's flags to the flawed-recipe settings that
+// Catch applies (see Catch), except those named by LeaveFlags, and no fail
+// file. Call it once before CatchConcurrently.
+func SetFlawFlags() error {
+	for _, f := range [][2]string{{"rapid.steps", flawSteps}, {"rapid.seed", flawSeed}, {"rapid.shrinktime", flawShrinkTime}, {"rapid.nofailfile", "true"}} {
+		if userSet[f[0]] {
+			continue
+		}
+		if err := flag.Set(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CatchConcurrently is Catch for a caller that catches several flaws at
+// once, each under a test t of its own: it sets no flag (rapid reads its
+// settings from global flags, which Catch sets and restores around each
+// run), so call SetFlawFlags once before, and set no flag while it runs.
+// With the same flags, it finds what Catch finds.
+func (f Flaw) CatchConcurrently(t *testing.T, echo io.Writer) Caught {
+	t.Helper()
+	c := harness.NewRecorder(t.Name(), echo)
+	rapid.Check(c, harness.InBubbles(t, f.Machine.Property(t)))
+	res := Caught{Caught: c.Failed(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs()}
+	res.AsWanted = res.Caught && regexp.MustCompile(f.Want).MatchString(res.Report)
+	for _, l := range c.Logs() {
+		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
+			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+		}
+	}
+	return res
 }
 
 // userSet records the rapid flags the flawed-recipe runs leave alone.

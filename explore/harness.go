@@ -3,13 +3,15 @@ package explore
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"hash"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"testing/cryptotest"
 	"testing/synctest"
 	"time"
 
@@ -115,6 +117,9 @@ type world struct {
 	notes      []*note // what client goroutines did, not yet in the trace
 	noteSeq    int
 	live       bool // in the liveness phase
+	// rec is the record of the run of checks this one is part of (nil:
+	// none); the machine goroutine sets it once.
+	rec *record
 }
 
 // client is one client process of the machine. Its session is a sim
@@ -490,21 +495,31 @@ func (w *world) liveness(t *rapid.T) {
 // that time is virtual: checkMachine gives each check its own bubble with
 // rapid.SyncTest, expectCaught with harness.InBubbles.
 //
-// The recipes draw their GUIDs from their simulated client's own stream
-// (sim.Conn.RandReader), seeded from the World's seed, so a schedule
-// replays with the same names whatever order goroutines run in; each check
-// also starts with the same crypto/rand stream, for any other draw.
+// A check is a function of its seed alone, whatever else runs in the
+// process: every draw comes from rapid or from the World's seed. The
+// recipes draw their GUIDs from their simulated client's own stream
+// (sim.Conn.RandReader), and the server's session secret comes from the
+// World's seed too, so nothing reads crypto/rand's global source; which is
+// why the machine does not set it (testing/cryptotest.SetGlobalRandom,
+// which forbids parallel tests), and why the machines of different tests,
+// or of the workers of `zksim explore -parallel`, can run at once
+// (TestDeterminism compares the traces of separate processes, which would
+// differ if a check drew from crypto/rand). The counts and the trace
+// digest of a check go to the run parent hosts (see runChecks), if any.
 func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) func(*rapid.T) {
 	return func(t *rapid.T) {
-		if testing.Testing() { // cryptotest refuses a non-test binary (cmd/zksim)
-			cryptotest.SetGlobalRandom(parent, 1)
-		}
 		w := newWorld(t, cfg)
+		w.rec = recordOf(parent)
 		defer w.shutdown()
-		if sink := traceSink; sink != nil {
+		sink := traceSink
+		if sink != nil || (w.rec != nil && w.rec.digest != nil) {
 			defer func() {
 				w.flushNotes()
-				sink(w.sw.TraceString())
+				trace := w.sw.TraceString()
+				if sink != nil {
+					sink(trace)
+				}
+				w.rec.addTrace(trace)
 			}()
 		}
 		w.run(t, newFamily(w, t))
@@ -516,10 +531,13 @@ func machine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T
 var traceSink func(trace string)
 
 // checkMachine checks a machine with rapid, each check in its own synctest
-// bubble.
-func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family) {
+// bubble; started, if set, is called as each check starts.
+func checkMachine(parent *testing.T, cfg worldConfig, newFamily func(*world, *rapid.T) family, started func()) {
 	parent.Helper()
-	runChecks(parent, func(t *rapid.T) {
+	runChecks(parent, parent, false, func(t *rapid.T) {
+		if started != nil {
+			started()
+		}
 		defer watchdog().Stop()
 		rapid.SyncTest(t, machine(parent, cfg, newFamily))
 	})
@@ -544,20 +562,39 @@ func watchdog() *time.Timer {
 }
 
 // runChecks checks prop with rapid, reporting to tb, and logs to tb what
-// the checks did; it returns the counts.
-func runChecks(tb rapid.TB, prop func(*rapid.T)) stats {
+// the checks did; it returns the counts, and the digest of the traces of
+// every check in turn if digest is set. host is the parent *testing.T that
+// prop's checks were made with (machine's parent): their counts go to this
+// run alone, so that runs of different hosts may go on at once.
+func runChecks(tb rapid.TB, host *testing.T, digest bool, prop func(*rapid.T)) (stats, string) {
 	tb.Helper()
-	statsMu.Lock()
-	runStats = stats{}
-	runCoverage = sim.Coverage{}
-	statsMu.Unlock()
+	rec := &record{cover: sim.Coverage{}}
+	if digest {
+		rec.digest = sha256.New()
+	}
+	recordsMu.Lock()
+	if records[host] != nil {
+		recordsMu.Unlock()
+		panic("explore: two runs of checks at once with the same parent test")
+	}
+	records[host] = rec
+	recordsMu.Unlock()
+	defer func() {
+		recordsMu.Lock()
+		delete(records, host)
+		recordsMu.Unlock()
+	}()
 	rapid.Check(tb, prop)
-	statsMu.Lock()
-	total, cover := runStats, runCoverage
-	statsMu.Unlock()
+	rec.mu.Lock()
+	total, cover := rec.stats, rec.cover
+	sum := ""
+	if digest {
+		sum = hex.EncodeToString(rec.digest.Sum(nil))
+	}
+	rec.mu.Unlock()
 	tb.Logf("%d checks: %d actions, %d simulator steps, %v of virtual time", total.checks, total.actions, total.steps, total.virtual)
 	tb.Logf("coverage: the requests of every check, by area and op, and the faults they met (a zero is a blind spot):\n%s", coverageLines(cover))
-	return total
+	return total, sum
 }
 
 // stats counts what the checks of one property did.
@@ -566,11 +603,40 @@ type stats struct {
 	virtual                time.Duration
 }
 
+// record is what the checks of one run of runChecks did: their counts,
+// their coverage and (if asked) the digest of their traces.
+type record struct {
+	mu     sync.Mutex
+	stats  stats
+	cover  sim.Coverage
+	digest hash.Hash // nil: no digest
+}
+
+// records are the runs of runChecks under way, by host test.
 var (
-	statsMu     sync.Mutex
-	runStats    stats
-	runCoverage = sim.Coverage{}
+	recordsMu sync.Mutex
+	records   = map[*testing.T]*record{}
 )
+
+// recordOf returns the record of the run under way with host parent, nil
+// if there is none (a property run by rapid.Check directly).
+func recordOf(parent *testing.T) *record {
+	recordsMu.Lock()
+	defer recordsMu.Unlock()
+	return records[parent]
+}
+
+// addTrace adds the trace of a check to r's digest: the digest of each
+// trace, in the order the checks ran (rapid runs them one at a time).
+func (r *record) addTrace(trace string) {
+	if r == nil || r.digest == nil {
+		return
+	}
+	sum := sha256.Sum256([]byte(trace))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.digest.Write(sum[:])
+}
 
 // coverageLines prints a coverage table with every line marked
 // "coverage| ", which the exploration command (cmd/zksim) picks out.
@@ -582,15 +648,19 @@ func coverageLines(c sim.Coverage) string {
 	return strings.Join(lines, "\n")
 }
 
-// count adds a finished run to the counts.
+// count adds a finished run to the counts of its record.
 func (w *world) count(actions int) {
-	statsMu.Lock()
-	defer statsMu.Unlock()
-	runStats.checks++
-	runStats.actions += actions
-	runStats.steps += w.sw.Steps()
-	runStats.virtual += w.sw.Now()
-	runCoverage.Add(w.sw.Coverage())
+	r := w.rec
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.checks++
+	r.stats.actions += actions
+	r.stats.steps += w.sw.Steps()
+	r.stats.virtual += w.sw.Now()
+	r.cover.Add(w.sw.Coverage())
 }
 
 // describeClients tells, for a failure, where each client is.

@@ -83,18 +83,32 @@ func TestMain(m *testing.M) {
 // logs it, with the number of checks.
 func useSeed(t *testing.T) {
 	t.Helper()
-	if !userSet["rapid.seed"] {
-		h := fnv.New64a()
-		h.Write([]byte(t.Name()))
-		s := max((suiteSeed^h.Sum64())>>1, 1)
+	if s := testSeed(t); s != 0 {
 		if err := flag.Set("rapid.seed", strconv.FormatUint(s, 10)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("seed %s, %s checks (replay: -run '^%s$' -rapid.seed=%[1]s)", flag.Lookup("rapid.seed").Value, flag.Lookup("rapid.checks").Value, t.Name())
 }
 
-// randomSeed returns a fresh non-zero seed.
+// testSeed returns the seed of test t (see useSeed), and logs it; 0 if
+// the seed was given (-rapid.seed or RAPID_SEED), which then stands for
+// every test. It sets no flag: parallel tests call it.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	var s uint64
+	seed := ""
+	if userSet["rapid.seed"] {
+		seed = flag.Lookup("rapid.seed").Value.String() // no test sets it
+	} else {
+		h := fnv.New64a()
+		h.Write([]byte(t.Name()))
+		s = max((suiteSeed^h.Sum64())>>1, 1)
+		seed = strconv.FormatUint(s, 10)
+	}
+	t.Logf("seed %s, %s checks (replay: -run '^%s$' -rapid.seed=%[1]s)", seed, flag.Lookup("rapid.checks").Value, t.Name())
+	return s
+}
+
 func randomSeed() uint64 {
 	var b [8]byte
 	_, _ = rand.Read(b[:])

@@ -7,11 +7,15 @@ import (
 )
 
 // The real recipes under their machines (package explore), with every
-// fault of the catalogue: each must pass with no violation. The barrier
-// machines come first: go test runs tests in this order, and they are the
-// quickest (about 1.5 s for the three at 1,000 checks), so a mutant of a
-// package every family uses (recipes/internal/retry, seqnode) that they
-// catch is caught at once under -failfast (internal/tools/mutate).
+// fault of the catalogue: each must pass with no violation. They run in
+// parallel (t.Parallel: -test.parallel of them at once, GOMAXPROCS by
+// default), once every sequential test of the package has run: a check of
+// theirs draws only from its seed (explore's machine), never from
+// crypto/rand's global source, so it is the same check whatever runs beside
+// it, and Machine.CheckFrom hands each machine its seed without a race on
+// rapid's flags. (Under -failfast, as internal/tools/mutate runs them, a
+// failure stops the machines not yet started; -test.parallel=1 runs them
+// one at a time.)
 func TestBarrier(t *testing.T)       { checkRecipe(t, "Barrier") }
 func TestBarrierDouble(t *testing.T) { checkRecipe(t, "BarrierDouble") }
 func TestBarrierStart(t *testing.T)  { checkRecipe(t, "BarrierStart") }
@@ -25,15 +29,16 @@ func TestQueueFIFO(t *testing.T)          { checkRecipe(t, "QueueFIFO") }
 func TestQueuePriority(t *testing.T)      { checkRecipe(t, "QueuePriority") }
 func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
 
-// checkRecipe checks the recipe machine called name from the suite's seed.
+// checkRecipe checks the recipe machine called name from the suite's
+// seed, in parallel with the other recipe machines.
 func checkRecipe(t *testing.T, name string) {
 	t.Helper()
+	t.Parallel()
 	m, ok := explore.Recipe(name)
 	if !ok {
 		t.Fatalf("no recipe machine %q", name)
 	}
-	useSeed(t)
-	m.Check(t)
+	m.CheckFrom(t, testSeed(t))
 }
 
 // TestEveryRecipeHasATest: every machine of explore.Recipes runs here.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,8 @@ type exploreOptions struct {
 	flawed   bool
 	verbose  bool
 	coverage bool
+	parallel int  // machines explored at once
+	digest   bool // print each machine's trace digest
 }
 
 // exploreFlags defines the fault exploration's flags in fs.
@@ -30,6 +33,8 @@ func exploreFlags(fs *flag.FlagSet, o *exploreOptions) {
 	fs.Uint64Var(&o.seed, "seed", 0, "seed of the fault exploration, to replay a run (0: draw one)")
 	fs.BoolVar(&o.flawed, "flawed", false, "also explore the deliberately broken recipes, to see each flaw caught and shrunk")
 	fs.BoolVar(&o.verbose, "v", false, "print what rapid logs as it comes")
+	fs.IntVar(&o.parallel, "parallel", runtime.GOMAXPROCS(0), "machines explored at once, each on a worker of its own (the output, verdicts and traces do not depend on it)")
+	fs.BoolVar(&o.digest, "digest", false, "print under each recipe the digest of the traces of its checks, to compare two explorations (-parallel 1 and 2, say)")
 	fs.BoolVar(&o.coverage, "coverage", false, "print under each recipe its coverage table: which requests (by directory and op) met which faults")
 }
 
@@ -37,6 +42,9 @@ func exploreFlags(fs *flag.FlagSet, o *exploreOptions) {
 func checkExplore(o exploreOptions) error {
 	if o.checks < 1 {
 		return errors.New("-checks must be at least 1")
+	}
+	if o.parallel < 1 {
+		return errors.New("-parallel must be at least 1")
 	}
 	return nil
 }
@@ -82,6 +90,8 @@ type exploreResult struct {
 	passed bool     // a recipe: no violation; a flaw: caught as it must be
 	detail string   // a recipe: the checks; a flaw: the violation caught
 	shrunk string   // a flaw: the shrunk schedule
+	digest string   // a recipe: the digest of its checks' traces
+	checks int      // a recipe: the checks it ran
 	report []string // what to show of a failure
 	// coverage is a recipe's coverage table: which requests met which
 	// faults over its checks.
@@ -114,10 +124,6 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			return nil, err
 		}
 	}
-	var echo io.Writer
-	if o.verbose {
-		echo = out
-	}
 	start := time.Now()
 	line := func(r *exploreResult) {
 		status := "ok"
@@ -128,6 +134,9 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			status = "FAILED"
 		}
 		fmt.Fprintf(out, "  [%5.1fs] %-46s %-7s %s\n", time.Since(start).Seconds(), r.what, status, r.detail)
+		if o.digest && r.digest != "" {
+			fmt.Fprintf(out, "           trace digest: %s\n", r.digest)
+		}
 		if o.coverage && len(r.coverage) > 0 {
 			fmt.Fprintf(out, "           coverage: requests by area and op, and the faults they met (a zero is a blind spot):\n")
 			for _, row := range r.coverage {
@@ -135,10 +144,12 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			}
 		}
 	}
-	var results []*exploreResult
-	for _, m := range explore.Recipes {
+	results := make([]*exploreResult, len(explore.Recipes))
+	checks := 0
+	inParallel(t, o.parallel, len(explore.Recipes), o.verbose, out, func(t *testing.T, i int, echo io.Writer) {
+		m := explore.Recipes[i]
 		res := m.Explore(t, echo)
-		r := &exploreResult{what: m.What, passed: res.Passed, coverage: coverageRows(res.Logs)}
+		r := &exploreResult{what: m.What, passed: res.Passed, coverage: coverageRows(res.Logs), digest: res.Digest, checks: res.Checks}
 		if res.Passed {
 			r.detail = fmt.Sprintf("%d random runs, no violation", res.Checks)
 		} else {
@@ -148,16 +159,28 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			}
 			r.report = lines(append([]string{res.Report}, res.Logs...), 60)
 		}
-		results = append(results, r)
-		line(r)
-	}
+		results[i] = r
+	}, func(i int) {
+		if results[i] == nil { // its test stopped it (t.FailNow)
+			results[i] = &exploreResult{what: explore.Recipes[i].What, detail: "stopped", report: []string{"the exploration stopped (see above)"}}
+		}
+		checks += results[i].checks
+		line(results[i])
+	})
+	elapsed := time.Since(start).Seconds()
+	fmt.Fprintf(out, "  %d checks in %.1fs on %d workers: %.0f checks per second\n", checks, elapsed, o.parallel, float64(checks)/elapsed)
 	if o.flawed {
 		fmt.Fprintf(out, "  the broken recipes (each must be caught, and its failing run shrunk):\n")
 		if err := flag.Set("rapid.checks", flawChecks); err != nil {
 			return nil, err
 		}
-		for _, f := range explore.Flaws {
-			c := f.Catch(t, echo)
+		if err := explore.SetFlawFlags(); err != nil {
+			return nil, err
+		}
+		flaws := make([]*exploreResult, len(explore.Flaws))
+		inParallel(t, o.parallel, len(explore.Flaws), o.verbose, out, func(t *testing.T, i int, echo io.Writer) {
+			f := explore.Flaws[i]
+			c := f.CatchConcurrently(t, echo)
 			r := &exploreResult{what: "flawed: " + f.What(), flawed: true, passed: c.AsWanted}
 			if m := caughtLine.FindStringSubmatch(c.Report); m != nil {
 				passed, _ := strconv.Atoi(m[1]) // rapid counts the runs that passed before
@@ -173,9 +196,14 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 			default:
 				r.shrunk = fmt.Sprintf("%d actions: %s", len(c.Schedule), strings.Join(c.Schedule, ", "))
 			}
-			results = append(results, r)
-			line(r)
-		}
+			flaws[i] = r
+		}, func(i int) {
+			if flaws[i] == nil { // its test stopped it (t.FailNow)
+				flaws[i] = &exploreResult{what: "flawed: " + explore.Flaws[i].What(), flawed: true, detail: "stopped", report: []string{"the exploration stopped (see above)"}}
+			}
+			line(flaws[i])
+		})
+		results = append(results, flaws...)
 	}
 	return results, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -99,6 +100,22 @@ func TestInstalled(t *testing.T) {
 		}
 		contains(t, out, "Replay this exploration: zksim explore -seed 3 -checks 5 -flawed")
 	})
+	t.Run("parallel", func(t *testing.T) {
+		// The same checks, verdicts and traces whatever the workers, in the
+		// same order; only the timings differ.
+		var outs [2]string
+		for i, workers := range []string{"1", "2"} {
+			out := run(t, 0, "explore", "-checks", "3", "-seed", "5", "-digest", "-parallel", workers)
+			contains(t, out, fmt.Sprintf("%d checks in ", 3*len(explore.Recipes)), "on "+workers+" workers: ", " checks per second")
+			if n := strings.Count(out, "trace digest: "); n != len(explore.Recipes) {
+				t.Errorf("-parallel %s: %d trace digests, want %d:\n%s", workers, n, len(explore.Recipes), out)
+			}
+			outs[i] = timings.ReplaceAllString(out, "")
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("-parallel 1 and -parallel 2 differ:\n%s\n---\n%s", outs[0], outs[1])
+		}
+	})
 	t.Run("default", func(t *testing.T) {
 		out := run(t, 0, "-n", "10", "-checks", "2", "-seed", "3")
 		contains(t, out, "[1/2] herd comparison", "[2/2] fault exploration", "summary", "double barrier",
@@ -146,3 +163,7 @@ func TestInstalled(t *testing.T) {
 		}
 	})
 }
+
+// timings matches what differs between two runs of an exploration: the
+// wall-clock times, the workers and the rate.
+var timings = regexp.MustCompile(`\[ *[0-9.]+s\]|\((?:[0-9]+h)?(?:[0-9]+m)?[0-9.]+m?s\)|in [0-9.]+s on [0-9]+ workers: [0-9]+ checks per second`)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 func defaults() options {
 	return options{
 		herdOptions:    herdOptions{sizes: "10,100,1000"},
-		exploreOptions: exploreOptions{checks: 100},
+		exploreOptions: exploreOptions{checks: 100, parallel: runtime.GOMAXPROCS(0)},
 		herd:           true, explore: true,
 	}
 }
@@ -35,6 +36,7 @@ func TestCheckOptions(t *testing.T) {
 		{name: "out alone", change: func(o *options) { o.out = "x" }, sizes: "10,100,1000"},
 		{name: "bad size", change: func(o *options) { o.sizes = "10,x" }, wantErr: "bad size"},
 		{name: "no checks", change: func(o *options) { o.checks = 0 }, wantErr: "-checks"},
+		{name: "no workers", change: func(o *options) { o.parallel = 0 }, wantErr: "-parallel must be at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := defaults()
@@ -104,6 +106,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{"herd -write", "not one: run it inside a checkout", "usage: zksim herd", outside},
 		{"-write", "not one: run it inside a checkout", "usage: zksim [flags]", outside},
 		{"explore -checks 0", "-checks must be at least 1", "usage: zksim explore", ""},
+		{"explore -parallel 0", "-parallel must be at least 1", "usage: zksim explore", ""},
 		{"explore stray", `unexpected argument "stray"`, "usage: zksim explore", ""},
 		{"serve stray", `unexpected argument "stray"`, "usage: zksim serve", ""},
 		{"serve -nosuchflag", "flag provided but not defined: -nosuchflag", "usage: zksim serve", ""},
