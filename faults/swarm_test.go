@@ -10,39 +10,12 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// swarmRun has two clients create and delete nodes under /app for a while
-// under a Swarm policy and returns the policy's description and the trace.
+// swarmRun runs churnTrace's workload under a Swarm policy and returns the
+// policy's description (the trace's first line) and the trace.
 func swarmRun(t *testing.T, seed uint64) (desc, trace string) {
 	t.Helper()
-	sim.Test(t, sim.Config{Seed: seed, Clients: 2, Policy: faults.Swarm(faults.SwarmOptions{Intensity: 0.2, Dirs: []string{"/app"}})}, func(t *testing.T, w *sim.World) {
-		zc, err := w.Server().Connect()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zc.Close()
-		if _, err := zc.Create(context.Background(), "/app", nil, zksim.ModePersistent, open); err != nil {
-			t.Fatal(err)
-		}
-		var done [2]flag
-		for i := range 2 {
-			c := w.Conn(i)
-			w.Go(func(ctx context.Context) {
-				defer done[i].set()
-				for range 40 {
-					p, err := c.Create(ctx, "/app/n-", nil, zksim.ModeEphemeralSequential, open)
-					if err == nil {
-						_, _, _ = c.Children(ctx, "/app")
-						_ = c.Delete(ctx, p, -1)
-					}
-					if c.State() == zksim.StateExpired {
-						return
-					}
-				}
-			})
-		}
-		mustRun(t, w, func() bool { return done[0].get() && done[1].get() })
-		desc, trace = w.Trace()[0], w.TraceString()
-	})
+	trace = churnTrace(t, seed, faults.Swarm(faults.SwarmOptions{Intensity: 0.2, Dirs: []string{"/app"}}))
+	desc, _, _ = strings.Cut(trace, "\n")
 	return desc, trace
 }
 
