@@ -38,11 +38,12 @@ type Ensemble struct {
 
 // member is one server of an ensemble.
 type member struct {
-	dir, cfgPath, logPath              string
+	dir, cfgPath, logPath                string
 	clientPort, quorumPort, electionPort int
 
-	mu   sync.Mutex
-	proc *process // nil while crashed
+	mu    sync.Mutex
+	proc  *process // nil while crashed
+	extra []string // zoo.cfg lines of this member only (SetMemberConfig)
 }
 
 // Ensemble defaults, on top of the standalone ones (see the package doc).
@@ -159,12 +160,6 @@ func launchEnsembleOnce(inst installation, dir string, n int, cfg config) (*Ense
 	if err := e.openLinks(); err != nil {
 		e.closeLinks()
 		return nil, err
-	}
-	for i, m := range e.members {
-		if err := os.WriteFile(m.cfgPath, []byte(e.zooCfg(i)), 0o644); err != nil {
-			e.Stop()
-			return nil, err
-		}
 	}
 	for i := range e.members {
 		if err := e.startMember(i); err != nil {
@@ -283,13 +278,18 @@ func (e *Ensemble) jvmArgs(i int) []string {
 	return append(args, "-cp", e.inst.classpath, "org.apache.zookeeper.server.quorum.QuorumPeerMain", e.members[i].cfgPath)
 }
 
-// startMember launches member i's JVM; it does not wait for it to serve.
+// startMember writes member i's configuration and launches its JVM; it
+// does not wait for it to serve.
 func (e *Ensemble) startMember(i int) error {
 	m := e.members[i]
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.proc != nil {
 		return fmt.Errorf("zkserver: member %d is running", i)
+	}
+	cfg := e.zooCfg(i) + strings.Join(append(m.extra, ""), "\n")
+	if err := os.WriteFile(m.cfgPath, []byte(cfg), 0o644); err != nil {
+		return err
 	}
 	logFile, err := os.OpenFile(m.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -388,10 +388,26 @@ func (e *Ensemble) Running(i int) bool {
 	return m.proc != nil
 }
 
+// SetMemberConfig sets zoo.cfg lines ("key=value") that member i alone
+// gets, after every other line, from its next Restart on; it replaces the
+// lines an earlier call set. It is how a test restarts a member with
+// another setting (say localSessionsEnabled=true, without which a ZooKeeper
+// 3.8 member in read-only mode creates no session).
+func (e *Ensemble) SetMemberConfig(i int, lines ...string) {
+	m := e.members[i]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.extra = append([]string(nil), lines...)
+}
+
 // Restart starts crashed member i again on its data directory and ports,
-// and blocks until it serves as a leader or follower (it has rejoined a
-// quorum and caught up), ctx is done, or it exits.
-func (e *Ensemble) Restart(ctx context.Context, i int) error {
+// and blocks until it reports one of modes, by default leader or follower
+// (it has rejoined a quorum and caught up), or ctx is done. An isolated
+// member comes back in ModeReadOnly.
+func (e *Ensemble) Restart(ctx context.Context, i int, modes ...string) error {
+	if len(modes) == 0 {
+		modes = []string{ModeLeader, ModeFollower}
+	}
 	e.mu.Lock()
 	stopped := e.stopped
 	e.mu.Unlock()
@@ -401,7 +417,7 @@ func (e *Ensemble) Restart(ctx context.Context, i int) error {
 	if err := e.startMember(i); err != nil {
 		return err
 	}
-	if err := e.WaitMode(ctx, i, ModeLeader, ModeFollower); err != nil {
+	if err := e.WaitMode(ctx, i, modes...); err != nil {
 		return fmt.Errorf("%w\nmember %d, last lines:\n%s", err, i, e.LogTail(i, 20))
 	}
 	return nil

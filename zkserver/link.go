@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // link is a loopback TCP proxy on one path between two ensemble members:
@@ -114,7 +115,11 @@ func (l *link) acceptLoop() {
 			}
 			continue
 		}
-		l.admit(c)
+		l.wg.Add(1) // the accept loop's count keeps the group above zero
+		go func() {
+			defer l.wg.Done()
+			l.admit(c)
+		}()
 	}
 }
 
@@ -131,7 +136,7 @@ func (l *link) admit(client net.Conn) {
 		return
 	}
 	l.mu.Unlock()
-	server, err := net.Dial("tcp", l.target)
+	server, err := l.dialTarget()
 	if err != nil {
 		_ = client.Close()
 		return
@@ -147,6 +152,34 @@ func (l *link) admit(client net.Conn) {
 	l.wg.Add(2)
 	go l.forward(p, server, client, l.rewrite)
 	go l.forward(p, client, server, nil)
+}
+
+// linkDialPatience is how long a link keeps dialling a target that
+// refuses connections before it closes the connection it accepted.
+const linkDialPatience = 3 * time.Second
+
+// dialTarget dials the target, retrying while it refuses. The link has
+// accepted the member's connection already, so a refusal cannot be passed
+// on; closing at once would look like a broken connection, which a member
+// does not retry as it retries a refused one. (A new leader opens its
+// quorum port a moment after it starts leading, and its followers dial it
+// at once.) It gives up after linkDialPatience, or when the link is cut or
+// closed.
+func (l *link) dialTarget() (net.Conn, error) {
+	deadline := time.Now().Add(linkDialPatience)
+	for {
+		c, err := net.DialTimeout("tcp", l.target, time.Second)
+		if err == nil {
+			return c, nil
+		}
+		l.mu.Lock()
+		gone := l.cut || l.closed
+		l.mu.Unlock()
+		if gone || time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // setRewrite sets the rewrite of the first message of every later
