@@ -49,6 +49,15 @@
 // [CaseNames] lists the cases; go test -run TestCaseNames -v ./conformance
 // prints how many there are.
 //
+// The ensemble cases ([RunEnsemble], [EnsembleCaseNames]) are a group of
+// their own, run on a zktest.Ensemble: a 3-member ensemble with controls
+// to lag, crash, restart and isolate members and to move a client to the
+// next member of its list. They check what a client sees of an ensemble:
+// its own writes on a follower, never an older state after a move, sync
+// then read, a watch event before the data it announces, ephemerals and
+// sessions through a member crash and a leader change, and read-only mode.
+// The project's test runs them on a real ensemble (zktest.OpenRealEnsemble).
+//
 // The cases encode what a real ZooKeeper 3.8 does, as a Java or Go client
 // sees it; the facts are those of the project's zk-semantics.md, corrected
 // where the real server disagrees (each such case says so in its comment).

@@ -30,6 +30,35 @@
 // [Server.SessionAlive] and [Server.WaitSessionGone] look at the server
 // from outside.
 //
+// # Ensembles
+//
+// [StartEnsemble] starts a real ensemble of n members
+// (org.apache.zookeeper.server.quorum.QuorumPeerMain), each with its own
+// data directory, myid and zoo.cfg, on 127.0.0.1, and waits until every
+// member serves and one leads (about 4 to 9 seconds for three members on a
+// 2-core machine). Members run lean (-Xmx128m, serial GC, the client JIT
+// only), with read-only mode on, initLimit=100 and syncLimit=30.
+//
+// The members reach each other's quorum and election ports only through
+// loopback links the Ensemble owns (each member's zoo.cfg names the links
+// as the other members' addresses; an election link rewrites the address
+// a member announces, so that calls back go through a link too). That is
+// how the test controls the ensemble without touching the machine's
+// firewall: [Ensemble.Isolate] cuts every link of a member (a cut-off
+// follower turns read-only), [Ensemble.Lag] holds what a member receives
+// from the others so that it stops applying commits while it goes on
+// serving its clients, [Ensemble.Crash] kills a member and
+// [Ensemble.Restart] starts it again on its data. [Ensemble.Leader],
+// [Ensemble.Mode], [Ensemble.WaitMode] and [Ensemble.LastZxid] ask the
+// members with `srvr`.
+//
+// A [Router] stands for one client's connect string: it hands the client's
+// connections to members in a fixed order, where real clients shuffle
+// theirs. [DialReadOnly] opens a session as a client that allows read-only
+// mode, which go-zookeeper cannot do; a 3.8 member in read-only mode
+// serves local sessions only, so a test restarts an isolated member with
+// localSessionsEnabled=true ([Ensemble.SetMemberConfig]) to see it serve.
+//
 // # When ZooKeeper is missing
 //
 // If java or the ZooKeeper jar cannot be found, [Start] and [Shared] skip the
