@@ -37,7 +37,7 @@
 // data directory, myid and zoo.cfg, on 127.0.0.1, and waits until every
 // member serves and one leads (about 4 to 9 seconds for three members on a
 // 2-core machine). Members run lean (-Xmx128m, serial GC, the client JIT
-// only), with read-only mode on, initLimit=100 and syncLimit=30.
+// only), with read-only mode on, initLimit=100 and syncLimit=50.
 //
 // The members reach each other's quorum and election ports only through
 // loopback links the Ensemble owns (each member's zoo.cfg names the links

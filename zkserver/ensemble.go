@@ -51,9 +51,9 @@ const (
 	ensembleHeap = "128m"
 	// ensembleSyncLimit ticks is how long a follower waits for its leader
 	// (and the leader for a follower's acks) before giving up on it: the
-	// longest Lag a member survives without leaving the quorum (3s at the
+	// longest Lag a member survives without leaving the quorum (5s at the
 	// default tickTime of 100ms).
-	ensembleSyncLimit = 30
+	ensembleSyncLimit = 50
 	// ensembleInitLimit ticks bound a follower's first sync with its
 	// leader; generous, since members start together on a busy machine.
 	ensembleInitLimit = 100
@@ -69,7 +69,7 @@ const (
 //
 // Every member runs with the standalone defaults (tickTime=100,
 // 4lw.commands.whitelist=*, ...) and, in addition, initLimit=100,
-// syncLimit=30, readonlymode.enabled=true (a member cut off from the
+// syncLimit=50, readonlymode.enabled=true (a member cut off from the
 // quorum serves read-only clients), zookeeper.forceSync=no, a 128 MB heap,
 // the client JIT only (-XX:TieredStopAtLevel=1) and a leader election that
 // retries at least every second.

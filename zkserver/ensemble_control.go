@@ -124,11 +124,11 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 
 // Isolate cuts member i off from the other members: every quorum and
 // election link to and from it is closed, and new connections on them are
-// held unanswered until Heal. Its clients keep their connections. A
-// follower cut off this way leaves the quorum within syncLimit ticks and,
-// since read-only mode is on, serves read-only clients about two seconds
-// later (WaitMode(ctx, i, ModeReadOnly)); a cut-off leader steps down and the
-// others elect a new one.
+// held unanswered until Heal. The member leaves the quorum at once (its
+// connections close), dropping its clients as it does, and, since
+// read-only mode is on, serves read-only clients about two seconds later
+// (WaitMode(ctx, i, ModeReadOnly)); if it led, the others elect a new
+// leader.
 func (e *Ensemble) Isolate(i int) { e.setIsolated(i, true) }
 
 // Heal undoes Isolate: the links of member i carry connections again, so
@@ -153,7 +153,7 @@ func (e *Ensemble) setIsolated(i int, cut bool) {
 // applied: their reads are stale, their writes and syncs are answered only
 // after CatchUp, and the rest of the quorum commits without it. Lagging
 // the leader stops every commit, since the followers' acks are held. A
-// member lagging longer than syncLimit ticks (3s by default) gives up on
+// member lagging longer than syncLimit ticks (5s by default) gives up on
 // the quorum and rejoins it, as a real one would.
 func (e *Ensemble) Lag(i int) { e.setLag(i, true) }
 

@@ -76,7 +76,7 @@ type Ensemble interface {
 	// quorum commits without it) until CatchUp. It keeps serving its
 	// clients from the state it had applied: their reads are stale, and
 	// their writes and syncs are answered only after CatchUp. A real
-	// member drops out of the quorum after lagging for about 3s (syncLimit):
+	// member drops out of the quorum after lagging for about 5s (syncLimit):
 	// cases keep their lags shorter.
 	Lag(ctx context.Context, i int) error
 
