@@ -50,9 +50,9 @@ func ensembleCases() []ensembleCase {
 				_, err := c.Create(e.ctx, e.p("a"), []byte("x"), zksim.ModePersistent, zksim.OpenACL())
 				return err
 			})
-			deadline := time.Now().Add(2 * time.Second)
+			deadline := time.Now().Add(10 * time.Second)
 			for !e.exists(e.admin, e.p("a")) {
-				require.False(e.t, time.Now().After(deadline), "the quorum did not commit the create within 2s")
+				require.False(e.t, time.Now().After(deadline), "the quorum did not commit the create within 10s")
 				time.Sleep(5 * time.Millisecond)
 			}
 			e.stillPending(done, pendingWait, "the create on the lagging member")
@@ -123,7 +123,7 @@ func ensembleCases() []ensembleCase {
 			default:
 			}
 			catchUp()
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(10 * time.Second)
 			for string(e.data(r, e.p("a"))) != "2" {
 				require.False(e.t, time.Now().After(deadline), "the caught-up member still serves the old data")
 				time.Sleep(5 * time.Millisecond)
