@@ -20,6 +20,10 @@ const EnsembleRealName = "ZooKeeper-ensemble"
 //
 // Cases leave an ensemble as they found it: every member running, in the
 // quorum, caught up.
+//
+// A backend that cannot do what a method asks (say, a simulated ensemble
+// without read-only mode) returns an error wrapping errors.ErrUnsupported;
+// the conformance cases that need it then skip, saying so.
 type Ensemble interface {
 	// Name identifies the backend in subtest names and failure messages.
 	Name() string
