@@ -35,8 +35,8 @@
 // [StartEnsemble] starts a real ensemble of n members
 // (org.apache.zookeeper.server.quorum.QuorumPeerMain), each with its own
 // data directory, myid and zoo.cfg, on 127.0.0.1, and waits until every
-// member serves and one leads (about 4 to 9 seconds for three members on a
-// 2-core machine). Members run lean (-Xmx128m, serial GC, the client JIT
+// member serves and one leads (three members take about 4 seconds on a
+// quiet 2-core machine, up to 11 on a busy one). Members run lean (-Xmx128m, serial GC, the client JIT
 // only), with read-only mode on, initLimit=100 and syncLimit=50.
 //
 // The members reach each other's quorum and election ports only through
