@@ -24,6 +24,7 @@ func TestEnsembleControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	follower := (leader + 1) % 3
+	t.Logf("member %d leads; the test lags and isolates member %d", leader, follower)
 	for i := range 3 {
 		want := zkserver.ModeFollower
 		if i == leader {
