@@ -250,7 +250,7 @@ func (f *barrierFamily) set(c *client) {
 		err := b.Set(ctx)
 		f.w.explainError(c, conn, ctx, "Set", err)
 		if err == nil && f.czxid() == 0 && f.deletes() == before {
-			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
+			f.w.violate(kindSetNotSet, "p%d's Set returned nil but the barrier is not set", c.idx)
 		}
 		return err
 	})
@@ -265,7 +265,7 @@ func (f *barrierFamily) setRefused(c *client, b *barrier.Barrier, want error, wh
 		if !errors.Is(err, want) {
 			f.w.explainError(c, conn, ctx, "Set "+what, err)
 			if err == nil {
-				f.w.violate("refused barrier set", "p%d's Set %s returned nil", c.idx, what)
+				f.w.violate(kindRefusedBarrierSet, "p%d's Set %s returned nil", c.idx, what)
 			}
 		}
 		return err
@@ -281,7 +281,7 @@ func (f *barrierFamily) remove(c *client) {
 		err := b.Remove(ctx)
 		f.w.explainError(c, conn, ctx, "Remove", err)
 		if err == nil && f.czxid() != 0 {
-			f.w.violate("removed still set", "p%d's Remove returned nil but the barrier is set", c.idx)
+			f.w.violate(kindRemovedStillSet, "p%d's Remove returned nil but the barrier is set", c.idx)
 		}
 		return err
 	})
@@ -301,10 +301,10 @@ func (f *barrierFamily) wait(c *client) {
 		}
 		f.w.checkSession(c, conn, ctx, "Wait", err)
 		if err == nil && sawSet {
-			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
+			f.w.violate(kindPassedUnseen, "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
 		}
 		if err == nil && before != 0 && f.czxid() == before {
-			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
+			f.w.violate(kindPassedASetBarrier, "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
 		}
 		return err
 	})

@@ -480,7 +480,7 @@ func (a *electionAPI) see(p string) (*seenNode, string) {
 func (a *electionAPI) applied(c *client, r *zkmem.Request) {
 	check := func(p string) {
 		if o := a.owners[p]; o != 0 && o != c.conn.SessionID() && !a.robbed[c.conn.SessionID()] {
-			a.w.violate("deleted another's node", "p%d (session c%d) deleted %s, a node of session %#x", c.idx, c.conn.Index(), p, o)
+			a.w.violate(kindDeletedAnothersNode, "p%d (session c%d) deleted %s, a node of session %#x", c.idx, c.conn.Index(), p, o)
 		}
 	}
 	switch r.Op {
@@ -845,7 +845,7 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		ctx, cancel := context.WithCancel(w.ctx)
 		cancel()
 		if err := h.Resign(ctx); !errors.Is(err, election.ErrNotLeader) {
-			w.violate("election API", "p%d: Resign during a campaign (of a SingleNode whose leadership was lost) returned %v, not ErrNotLeader", c.idx, err)
+			w.violate(kindElectionAPI, "p%d: Resign during a campaign (of a SingleNode whose leadership was lost) returned %v, not ErrNotLeader", c.idx, err)
 		}
 	}
 	if a.single {
@@ -999,11 +999,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 		switch {
 		case state == recipes.Held && lc.holding.Load():
 			if check, ok := op.(*zksim.CheckOp); err != nil || !ok || check.Path != e.Key() {
-				w.violate("guard", "p%d leads (Held) with %s, but Guard returned %v, %v", c.idx, e.Key(), op, err)
+				w.violate(kindGuard, "p%d leads (Held) with %s, but Guard returned %v, %v", c.idx, e.Key(), op, err)
 			}
 		case state == recipes.NotHeld || state == recipes.Released || state == recipes.Lost:
 			if !errors.Is(err, election.ErrNotLeader) || op != nil {
-				w.violate("guard", "p%d does not lead (%v), but Guard returned %v, %v, not ErrNotLeader", c.idx, state, op, err)
+				w.violate(kindGuard, "p%d does not lead (%v), but Guard returned %v, %v, not ErrNotLeader", c.idx, state, op, err)
 			}
 		}
 	}
@@ -1133,7 +1133,7 @@ func (a *electionAPI) checkLeaderCalls(leader string, cur *seenNode) {
 			sig = a.dirSig(leader, cur)
 		}
 		if n := lc.polls.reads(sig); n > pollLimit {
-			a.w.violate("leader", "p%d's Leader read %d times with nothing changed (%s)", lc.c.idx, n, sig)
+			a.w.violate(kindLeader, "p%d's Leader read %d times with nothing changed (%s)", lc.c.idx, n, sig)
 		}
 	}
 	clear(a.calls[len(calls):])
@@ -1284,7 +1284,7 @@ func (a *electionAPI) judgeResults() {
 			}
 		}
 		if bad != "" {
-			w.violate("election API", "p%d: %s returned %v, %v: %s", r.c.idx, r.what, r.l, r.err, bad)
+			w.violate(kindElectionAPI, "p%d: %s returned %v, %v: %s", r.c.idx, r.what, r.l, r.err, bad)
 		}
 	}
 }
@@ -1321,7 +1321,7 @@ func (a *electionAPI) checkLost() {
 			cs := c.conn.State()
 			timedOut := e.last == recipes.Doubtful && e.since >= 0 && w.sw.Now()-e.since >= c.conn.SessionTimeout()
 			if key := a.holdKey(lc); key != "" && a.owners[key] == c.conn.SessionID() && cs != zksim.StateExpired && cs != zksim.StateClosed && !w.sw.AuthFailed(c.conn.Index()) && !timedOut {
-				w.violate("hold state", "p%d's hold became Lost (from %v) with its node %s there, its Conn %v", c.idx, e.last, key, cs)
+				w.violate(kindHoldState, "p%d's hold became Lost (from %v) with its node %s there, its Conn %v", c.idx, e.last, key, cs)
 			}
 		}
 		switch {
@@ -1336,7 +1336,7 @@ func (a *electionAPI) checkLost() {
 		// connected again it verifies its node, and is Held or Lost as
 		// soon as it has heard the answer.
 		if i := c.conn.Index(); st == recipes.Doubtful && c.conn.State() == zksim.StateConnected && !w.sw.Paused(i) && !w.sw.InFlight(i) {
-			w.violate("hold state", "p%d's leadership says Doubtful though connected, with nothing in flight", c.idx)
+			w.violate(kindHoldState, "p%d's leadership says Doubtful though connected, with nothing in flight", c.idx)
 		}
 	}
 }
@@ -1355,7 +1355,7 @@ func (a *electionAPI) checkHolders(leader string) {
 		}
 		owner := a.owners[key]
 		if owner == c.conn.SessionID() && !a.single && key != leader {
-			w.violate("leader not first", "p%d leads with %s, but the first candidate is %s (%s)", c.idx, key, leader, strings.Join(w.children(electionDir), " "))
+			w.violate(kindLeaderNotFirst, "p%d leads with %s, but the first candidate is %s (%s)", c.idx, key, leader, strings.Join(w.children(electionDir), " "))
 		}
 		quiet := !c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected
 		if owner == c.conn.SessionID() || !quiet {
@@ -1367,7 +1367,7 @@ func (a *electionAPI) checkHolders(leader string) {
 		case !ok:
 			a.goneSince[c] = w.sw.Now()
 		case w.sw.Now()-since > sharedWait:
-			w.violate("held without node", "p%d is Held for %v with its node %s gone, connected and told everything", c.idx, w.sw.Now()-since, key)
+			w.violate(kindHeldWithoutNode, "p%d is Held for %v with its node %s gone, connected and told everything", c.idx, w.sw.Now()-since, key)
 		}
 	}
 }
@@ -1398,13 +1398,13 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		o.mu.Unlock()
 		for _, l := range reports {
 			if bad := a.validLeader(l); bad != "" {
-				w.violate("observe", "p%d observed %s: %s", c.idx, l.Key, bad)
+				w.violate(kindObserve, "p%d observed %s: %s", c.idx, l.Key, bad)
 			}
 		}
 		if closed {
 			ended := end == zksim.StateExpired || end == zksim.StateClosed || end == zksim.StateAuthFailed || !slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
 			if early && !o.cancelled && !ended {
-				w.violate("observe", "p%d's Observe channel closed, its ctx not done, its session %v", c.idx, end)
+				w.violate(kindObserve, "p%d's Observe channel closed, its ctx not done, its session %v", c.idx, end)
 			}
 			delete(a.observers, c)
 			continue
@@ -1418,7 +1418,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			case r.Current() == o.conn:
 				o.callsBefore = calls
 			case calls > o.callsBefore:
-				w.violate("observe", "p%d's Observe began on session c%d and called the Conn on session c%d (its Renewing renewed the expired session): want its channel closed", c.idx, o.conn.Index(), r.Current().Index())
+				w.violate(kindObserve, "p%d's Observe began on session c%d and called the Conn on session c%d (its Renewing renewed the expired session): want its channel closed", c.idx, o.conn.Index(), r.Current().Index())
 			}
 		}
 		// An observer waits on watches: it reads again when something
@@ -1427,7 +1427,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 			sig = a.dirSig(leader, cur)
 		}
 		if n := o.polls.reads(sig); n > pollLimit {
-			w.violate("observe", "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
+			w.violate(kindObserve, "p%d's Observe read %d times with nothing changed (%s)", c.idx, n, sig)
 		}
 		// A quiet observer has reported the leader as it is now.
 		live := slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
@@ -1439,7 +1439,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		case o.lagSince < 0:
 			o.lagSince = w.sw.Now()
 		case w.sw.Now()-o.lagSince > sharedWait:
-			w.violate("observe", "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
+			w.violate(kindObserve, "p%d's Observe has not reported the leader %s for %v (last report %v)", c.idx, leader, w.sw.Now()-o.lagSince, last)
 		}
 	}
 }

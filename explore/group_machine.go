@@ -157,7 +157,7 @@ func (f *groupFamily) enter(c *client) {
 			// On error our member node is deleted (checked while connected:
 			// a cleanup cut by a long downtime presumes the session expired).
 			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
-				f.w.violate("member left behind", "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
+				f.w.violate(kindMemberLeftBehind, "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
 			}
 			return err
 		}
@@ -168,9 +168,9 @@ func (f *groupFamily) enter(c *client) {
 			ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate())
 			switch {
 			case len(mine) == 0:
-				f.w.violate("entered without a node", "p%d passed the barrier but has no member node", c.idx)
+				f.w.violate(kindEnteredWithoutANode, "p%d passed the barrier but has no member node", c.idx)
 			case gerr != nil || !ok:
-				f.w.violate("entered a closed barrier", "p%d passed the barrier but its gate is not there", c.idx)
+				f.w.violate(kindEnteredAClosedBarrier, "p%d passed the barrier but its gate is not there", c.idx)
 			default:
 				round = st.Czxid
 			}
@@ -181,7 +181,7 @@ func (f *groupFamily) enter(c *client) {
 		arrived := f.arrived
 		f.mu.Unlock()
 		if arrived < f.size {
-			f.w.violate("passed early", "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
+			f.w.violate(kindPassedEarly, "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
 		}
 		return nil
 	})
@@ -226,7 +226,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 			return err
 		}
 		if mine := f.w.ownedUnder(f.dir, conn.SessionID()); len(mine) > 0 {
-			f.w.violate("left with a node", "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
+			f.w.violate(kindLeftWithANode, "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
 		}
 		f.mu.Lock()
 		m.left = true
@@ -245,10 +245,10 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		f.mu.Unlock()
 		if len(early) > 0 {
-			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
+			f.w.violate(kindLeftEarly, "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
 		}
 		if ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate()); round != 0 && gerr == nil && ok && st.Czxid == round {
-			f.w.violate("left an open round", "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
+			f.w.violate(kindLeftAnOpenRound, "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
 		}
 		return nil
 	})
@@ -286,7 +286,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 				err, made = e, b != nil
 			}
 			if bad != errors.Is(err, zksim.ErrBadArguments) || made == (err != nil) {
-				f.w.violate("bad arguments", "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
+				f.w.violate(kindBadArguments, "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
 			}
 		},
 		"Enter": func(t *rapid.T) {
@@ -641,7 +641,7 @@ func (f *groupFamily) applied(c *client, r *zkmem.Request) {
 		return
 	}
 	if !f.leave {
-		f.w.violate("gate written", "p%d wrote to the start node", c.idx)
+		f.w.violate(kindGateWritten, "p%d wrote to the start node", c.idx)
 		return
 	}
 	if !ok || gst.Mzxid == before {
@@ -649,7 +649,7 @@ func (f *groupFamily) applied(c *client, r *zkmem.Request) {
 	}
 	for _, n := range f.w.ownedUnder(f.dir, c.conn.SessionID()) {
 		if ok, st, err := f.w.observer.Exists(f.w.ctx, f.dir+"/"+n); err == nil && ok && st.Czxid < gst.Czxid {
-			f.w.violate("gate written", "p%d wrote to the ready node although its member node was there before it", c.idx)
+			f.w.violate(kindGateWritten, "p%d wrote to the ready node although its member node was there before it", c.idx)
 		}
 	}
 }
@@ -666,10 +666,10 @@ func (f *groupFamily) check() {
 		c := f.w.clients[i]
 		id := c.conn.SessionID()
 		if count[id] > 1 {
-			f.w.violate("two member nodes", "p%d's session has %d member nodes", i, count[id])
+			f.w.violate(kindTwoMemberNodes, "p%d's session has %d member nodes", i, count[id])
 		}
 		if m.entered && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
-			f.w.violate("member node gone", "p%d passed the barrier and has not left, but its member node is gone", i)
+			f.w.violate(kindMemberNodeGone, "p%d passed the barrier and has not left, but its member node is gone", i)
 		}
 	}
 }
@@ -766,7 +766,7 @@ func (f *groupFamily) checkCleanup() {
 		// The cleanup's clock starts over when the client hears of a
 		// connection, which a delayed delivery may tell after the fact.
 		if start := max(m.quiet, m.conn.heardUp()); m.quiet >= 0 && now-start > m.conn.presumedExpiry()+cleanupSlack {
-			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-start)
+			f.w.violate(kindCleanupPastPresumedExpiry, "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-start)
 		}
 	}
 }
@@ -786,6 +786,6 @@ func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
 		down = f.w.sw.Now() // went down at this instant: not yet seen by check
 	}
 	if d := f.w.sw.Now() - max(down, m.cancelled); d < m.conn.presumedExpiry() {
-		f.w.violate("cleanup gave up early", "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
+		f.w.violate(kindCleanupGaveUpEarly, "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
 	}
 }

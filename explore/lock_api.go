@@ -388,7 +388,7 @@ func (f *lockFamily) catch(c *client, what string, call func()) (err error) {
 		if r := recover(); r != nil {
 			e, ok := r.(error)
 			if !ok {
-				f.w.violate("locker", "p%d %s panicked with %v, not an error", c.idx, what, r)
+				f.w.violate(kindLocker, "p%d %s panicked with %v, not an error", c.idx, what, r)
 				e = fmt.Errorf("%v", r)
 			}
 			err = e
@@ -414,28 +414,28 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 	switch {
 	case errors.Is(err, h.refusal()):
 		if via != "Try" {
-			w.violate("acquire result", "p%d's %s returned %v: only a try may", c.idx, via, err)
+			w.violate(kindAcquireResult, "p%d's %s returned %v: only a try may", c.idx, via, err)
 		} else if !lc.api.contended.Load() {
-			w.violate("acquire result", "p%d's try returned %v though nothing could block it during the call", c.idx, err)
+			w.violate(kindAcquireResult, "p%d's try returned %v though nothing could block it during the call", c.idx, err)
 		}
 	case errors.Is(err, lock.ErrAlreadyHeld):
-		w.violate("acquire result", "p%d's %s of a new lock returned %v", c.idx, via, err)
+		w.violate(kindAcquireResult, "p%d's %s of a new lock returned %v", c.idx, via, err)
 	}
 	if err != nil && !errors.Is(err, h.refusal()) && !errors.Is(err, context.Canceled) &&
 		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) && !errors.Is(err, zksim.ErrAuthFailed) {
 		// The package doc's list: ctx.Err(), an expired session, a closed
 		// Conn, a failed authentication (recipes' doc; ErrAlreadyHeld is
 		// checked above).
-		w.violate("acquire result", "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired, ErrClosing or ErrAuthFailed", c.idx, via, err)
+		w.violate(kindAcquireResult, "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired, ErrClosing or ErrAuthFailed", c.idx, via, err)
 	}
 	// And the error names what happened.
 	switch {
 	case errors.Is(err, zksim.ErrClosing) && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
-		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+		w.violate(kindAcquireResult, "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
 	case errors.Is(err, zksim.ErrSessionExpired) && conn.State() != zksim.StateExpired && conn.State() != zksim.StateClosed && w.ctx.Err() == nil:
-		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+		w.violate(kindAcquireResult, "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
 	case errors.Is(err, zksim.ErrAuthFailed) && !f.w.sw.AuthFailed(conn.Index()):
-		w.violate("acquire result", "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
+		w.violate(kindAcquireResult, "p%d's %s returned %v, its Conn %v", c.idx, via, err, conn.State())
 	}
 	st, key, token := h.State(), h.Key(), h.Token()
 	if err != nil {
@@ -447,16 +447,16 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 			want = *before
 		}
 		if st != want.st || key != want.key || token != want.token {
-			w.violate("acquire result", "p%d's %s returned %v but left a hold: %v, key %q, token %#x (before the call: %v, key %q, token %#x)", c.idx, via, err, st, key, token, want.st, want.key, want.token)
+			w.violate(kindAcquireResult, "p%d's %s returned %v but left a hold: %v, key %q, token %#x (before the call: %v, key %q, token %#x)", c.idx, via, err, st, key, token, want.st, want.key, want.token)
 		}
 		return
 	}
 	if before != nil && (key == before.key || token <= before.token) {
-		w.violate("acquire result", "p%d's %s returned nil but its hold is the last one's: key %q, token %#x", c.idx, via, key, token)
+		w.violate(kindAcquireResult, "p%d's %s returned nil but its hold is the last one's: key %q, token %#x", c.idx, via, key, token)
 		return
 	}
 	if st == recipes.NotHeld || key == "" || token <= 0 {
-		w.violate("acquire result", "p%d's %s returned nil without a hold: %v, key %q, token %#x", c.idx, via, st, key, token)
+		w.violate(kindAcquireResult, "p%d's %s returned nil without a hold: %v, key %q, token %#x", c.idx, via, st, key, token)
 		return
 	}
 	got, stat, gerr := w.observer.Get(w.ctx, key)
@@ -464,7 +464,7 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 		return // already gone: the hold is (or will be) Lost
 	}
 	if stat.Czxid != token || string(got) != string(data) {
-		w.violate("acquire result", "p%d's hold %s: token %#x, data %q; its node: czxid %#x, data %q", c.idx, key, token, data, stat.Czxid, got)
+		w.violate(kindAcquireResult, "p%d's hold %s: token %#x, data %q; its node: czxid %#x, data %q", c.idx, key, token, data, stat.Czxid, got)
 	}
 }
 
@@ -498,7 +498,7 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 		if errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) {
 			// The hold ended with its session: its node is gone (or going),
 			// which counts as released.
-			f.w.violate("ended hold not released", "p%d's %s returned %v: a hold whose session ended counts as released", c.idx, via, err)
+			f.w.violate(kindEndedHoldNotReleased, "p%d's %s returned %v: a hold whose session ended counts as released", c.idx, via, err)
 		}
 		if err == nil {
 			f.checkReleased(c, conn, h, via)
@@ -507,7 +507,7 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 				dctx, cancel := context.WithCancel(ctx)
 				cancel()
 				if err := h.mutex().Unlock(dctx); !errors.Is(err, lock.ErrNotHeld) {
-					f.w.violate("api result", "p%d's second Unlock after its %s returned %v, want ErrNotHeld", c.idx, via, err)
+					f.w.violate(kindAPIResult, "p%d's second Unlock after its %s returned %v, want ErrNotHeld", c.idx, via, err)
 				}
 			}
 			lc.holding.Store(false)
@@ -524,13 +524,13 @@ func (f *lockFamily) releaseAPI(t *rapid.T, c *client) {
 func (f *lockFamily) checkReleased(c *client, conn *sim.Conn, h apiHold, via string) {
 	w := f.w
 	if st := h.State(); !st.Final() {
-		w.violate("release result", "p%d's %s returned nil, the hold still %v", c.idx, via, st)
+		w.violate(kindReleaseResult, "p%d's %s returned nil, the hold still %v", c.idx, via, st)
 	}
 	if _, err := h.Guard(); !errors.Is(err, lock.ErrNotHeld) {
-		w.violate("release result", "p%d's Guard after its %s returned %v, want ErrNotHeld", c.idx, via, err)
+		w.violate(kindReleaseResult, "p%d's Guard after its %s returned %v, want ErrNotHeld", c.idx, via, err)
 	}
 	if w.owner(h.Key()) == conn.SessionID() && slices.Contains(w.sw.Server().SessionIDs(), conn.SessionID()) && conn.State() != zksim.StateClosed {
-		w.violate("release result", "p%d's %s returned nil, its node %s still there", c.idx, via, h.Key())
+		w.violate(kindReleaseResult, "p%d's %s returned nil, its node %s still there", c.idx, via, h.Key())
 	}
 }
 
@@ -579,12 +579,12 @@ func (f *lockFamily) unlockNothing(t *rapid.T) {
 		}
 		st, ch := h.Watch()
 		if st != recipes.NotHeld || h.State() != recipes.NotHeld || h.Key() != "" || h.Token() != 0 || !isClosed(ch) || !isClosed(h.Done()) {
-			f.w.violate("new lock", "p%d's new lock: state %v (%v), key %q, token %#x, watch closed %v, done closed %v",
+			f.w.violate(kindNewLock, "p%d's new lock: state %v (%v), key %q, token %#x, watch closed %v, done closed %v",
 				c.idx, st, h.State(), h.Key(), h.Token(), isClosed(ch), isClosed(h.Done()))
 		}
 	}
 	if _, err := h.Guard(); !errors.Is(err, lock.ErrNotHeld) {
-		f.w.violate("unlock nothing", "p%d holds nothing, Guard returned %v, want ErrNotHeld", c.idx, err)
+		f.w.violate(kindUnlockNothing, "p%d holds nothing, Guard returned %v, want ErrNotHeld", c.idx, err)
 	}
 	locker := rapid.Bool().Draw(t, "via locker")
 	f.sync(t, c, "unlock", func(ctx context.Context) error {
@@ -604,7 +604,7 @@ func (f *lockFamily) sync(t *rapid.T, c *client, name string, call func(ctx cont
 		err := call(ctx)
 		got.Store(fmt.Sprint(err))
 		if !errors.Is(err, want) {
-			f.w.violate("api result", "p%d's %s returned %v, want %v", c.idx, name, err, want)
+			f.w.violate(kindAPIResult, "p%d's %s returned %v, want %v", c.idx, name, err, want)
 		}
 		return err
 	}) {
@@ -612,7 +612,7 @@ func (f *lockFamily) sync(t *rapid.T, c *client, name string, call func(ctx cont
 	}
 	synctest.Wait()
 	if got.Load() == nil {
-		f.w.violate("api result", "p%d's %s waits for the server, want %v at once", c.idx, name, want)
+		f.w.violate(kindAPIResult, "p%d's %s waits for the server, want %v at once", c.idx, name, want)
 	}
 }
 
@@ -632,9 +632,9 @@ func (f *lockFamily) guard(t *rapid.T) {
 	want := &zksim.CheckOp{Path: h.Key(), Version: -1}
 	switch {
 	case st.Final() && !errors.Is(err, lock.ErrNotHeld):
-		f.w.violate("guard", "p%d's hold is %v, Guard returned %v, %v; want ErrNotHeld", c.idx, st, op, err)
+		f.w.violate(kindGuard, "p%d's hold is %v, Guard returned %v, %v; want ErrNotHeld", c.idx, st, op, err)
 	case !st.Final() && (err != nil || fmt.Sprint(op) != fmt.Sprint(want)):
-		f.w.violate("guard", "p%d's hold is %v, Guard returned %v, %v; want %v", c.idx, st, op, err, want)
+		f.w.violate(kindGuard, "p%d's hold is %v, Guard returned %v, %v; want %v", c.idx, st, op, err, want)
 	}
 }
 
@@ -647,9 +647,9 @@ func (f *lockFamily) newSemaphore(t *rapid.T) {
 	bad := max < 1 || zksim.ValidatePath(dir, false) != nil
 	switch {
 	case bad && (s != nil || !errors.Is(err, zksim.ErrBadArguments)):
-		f.w.violate("new semaphore", "NewSemaphore(%q, %d) returned %v, %v; want ErrBadArguments", dir, max, s, err)
+		f.w.violate(kindNewSemaphore, "NewSemaphore(%q, %d) returned %v, %v; want ErrBadArguments", dir, max, s, err)
 	case !bad && (s == nil || err != nil):
-		f.w.violate("new semaphore", "NewSemaphore(%q, %d) returned %v, %v", dir, max, s, err)
+		f.w.violate(kindNewSemaphore, "NewSemaphore(%q, %d) returned %v, %v", dir, max, s, err)
 	}
 }
 
@@ -741,7 +741,7 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		// hold.)
 		if key := h.Key(); lc.api.h == h && lc.api.key == key {
 			if lc.api.last.Final() && st != lc.api.last || lc.api.last != recipes.NotHeld && st == recipes.NotHeld {
-				w.violate("hold state", "p%d's hold went from %v to %v", c.idx, lc.api.last, st)
+				w.violate(kindHoldState, "p%d's hold went from %v to %v", c.idx, lc.api.last, st)
 			}
 		} else {
 			lc.api.h, lc.api.key, lc.api.last, lc.api.doubtful, lc.api.since, lc.api.released = h, key, recipes.NotHeld, -1, -1, false
@@ -757,7 +757,7 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		ws, ch := h.Watch()
 		open := st == recipes.Held || st == recipes.Doubtful
 		if ws != st || isClosed(ch) == open || isClosed(h.Done()) == open {
-			w.violate("hold state", "p%d's hold is %v; Watch says %v, its channel closed %v, Done closed %v", c.idx, st, ws, isClosed(ch), isClosed(h.Done()))
+			w.violate(kindHoldState, "p%d's hold is %v; Watch says %v, its channel closed %v, Done closed %v", c.idx, st, ws, isClosed(ch), isClosed(h.Done()))
 		}
 		connected := lc.conn.State() == zksim.StateConnected
 		i := lc.conn.Index()
@@ -774,16 +774,16 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 			continue
 		}
 		if d := w.sw.Now() - lc.api.doubtful; lc.api.doubtful >= 0 && d > lc.conn.SessionTimeout()+doubtfulSlack {
-			w.violate("hold state", "p%d's hold has been Doubtful and disconnected for %v, past the session timeout", c.idx, d)
+			w.violate(kindHoldState, "p%d's hold has been Doubtful and disconnected for %v, past the session timeout", c.idx, d)
 		}
 		if w.sw.InFlight(i) {
 			continue // it has not heard all the server has to say
 		}
 		switch {
 		case st == recipes.Held && !(connected && f.owned(lc, h, owners)):
-			w.violate("hold state", "p%d's hold says Held; connection %v, node %s ours %v", c.idx, lc.conn.State(), h.Key(), f.owned(lc, h, owners))
+			w.violate(kindHoldState, "p%d's hold says Held; connection %v, node %s ours %v", c.idx, lc.conn.State(), h.Key(), f.owned(lc, h, owners))
 		case st == recipes.Doubtful && connected:
-			w.violate("hold state", "p%d's hold says Doubtful though connected, with nothing in flight", c.idx)
+			w.violate(kindHoldState, "p%d's hold says Doubtful though connected, with nothing in flight", c.idx)
 		}
 	}
 }
@@ -800,13 +800,13 @@ func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.H
 	switch st {
 	case recipes.Released:
 		if !lc.api.released && !c.busy("release") {
-			w.violate("hold state", "p%d's hold became Released, though no release was called", c.idx)
+			w.violate(kindHoldState, "p%d's hold became Released, though no release was called", c.idx)
 		}
 	case recipes.Lost:
 		cs := lc.conn.State()
 		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout()
 		if f.owned(lc, h, owners) && cs != zksim.StateExpired && cs != zksim.StateClosed && !w.sw.AuthFailed(lc.conn.Index()) && !lc.api.closed.Load() && !timedOut {
-			w.violate("hold state", "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
+			w.violate(kindHoldState, "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
 		}
 	}
 }

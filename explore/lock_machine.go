@@ -375,7 +375,7 @@ func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
 	}
 	f.w.mu.Unlock()
 	if h.Token() <= last {
-		f.w.violate("token went back", "p%d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
+		f.w.violate(kindTokenWentBack, "p%d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
 	}
 }
 
@@ -413,7 +413,7 @@ func (f *lockFamily) unlockAgain(c *client, h holdable) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := m.Unlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
-		f.w.violate("api result", "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
+		f.w.violate(kindAPIResult, "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
 	}
 }
 
@@ -518,7 +518,7 @@ func (f *lockFamily) check() {
 	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
 	for _, s := range f.ending {
 		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired || cs == zksim.StateAuthFailed) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
-			w.violate("hold not lost", "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
+			w.violate(kindHoldNotLost, "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
 		}
 	}
 	// Likewise a hold whose client has been told that its authentication
@@ -529,7 +529,7 @@ func (f *lockFamily) check() {
 	for _, c := range w.clients {
 		lc := f.cs[c.idx]
 		if f.checkState && lc.h != nil && lc.conn != nil && lc.holding.Load() && lc.conn.State() == zksim.StateAuthFailed && !lc.h.State().Final() && !c.paused() && !w.sw.InFlight(lc.conn.Index()) {
-			w.violate("hold not lost", "p%d's hold says %v after its client c%d failed to authenticate", c.idx, lc.h.State(), lc.conn.Index())
+			w.violate(kindHoldNotLost, "p%d's hold says %v after its client c%d failed to authenticate", c.idx, lc.h.State(), lc.conn.Index())
 		}
 	}
 	if f.kind.readMarker != "" {
@@ -538,11 +538,11 @@ func (f *lockFamily) check() {
 	f.checkHolds(owners)
 	switch {
 	case len(exclusive) > 1:
-		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
+		w.violate(kindTwoHolders, "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
 	case len(exclusive) == 1 && len(shared) > 0:
-		w.violate("two holders", "process %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
+		w.violate(kindTwoHolders, "process %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
 	case f.kind.maxShared > 0 && len(shared) > f.kind.maxShared:
-		w.violate("too many holders", "processes %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
+		w.violate(kindTooManyHolders, "processes %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
 	}
 	// No orphan: a node of a live session belongs to a client that is
 	// acquiring, releasing or holding.
@@ -556,7 +556,7 @@ func (f *lockFamily) check() {
 				f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed || c.authFailed() {
 				continue
 			}
-			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
+			w.violate(kindOrphan, "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
 		}
 	}
 	if f.api != nil {
@@ -605,7 +605,7 @@ func (f *lockFamily) checkShared(owners map[int64]*client) {
 		case lc.queuedSince < 0:
 			lc.queuedSince = w.sw.Now()
 		case w.sw.Now()-lc.queuedSince > sharedWait:
-			w.violate("readers queue", "p%d waits for the %s behind readers only for %v (%s)", c.idx, f.kind.name, w.sw.Now()-lc.queuedSince, strings.Join(w.children(dir), " "))
+			w.violate(kindReadersQueue, "p%d waits for the %s behind readers only for %v (%s)", c.idx, f.kind.name, w.sw.Now()-lc.queuedSince, strings.Join(w.children(dir), " "))
 		}
 	}
 }

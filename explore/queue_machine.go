@@ -416,7 +416,7 @@ func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 			// authenticate can clean up nothing, though the server keeps
 			// its session a timeout longer).
 			if f.kind.strict && f.w.sessionLive(p) && !p.authFailed() && (conn == nil || conn == began(p)) && slices.Contains(f.present(), k) {
-				f.w.violate("withdrawn item queued", "p0's Offer of item %d was cancelled, and the item is still queued", k)
+				f.w.violate(kindWithdrawnItemQueued, "p0's Offer of item %d was cancelled, and the item is still queued", k)
 			}
 		}
 		if err == nil {
@@ -493,10 +493,10 @@ func (f *queueFamily) take(c *client, wait bool, end string) {
 		if f.kind.strict && errors.Is(err, zksim.ErrSessionExpired) && f.w.sessionAlive(start) {
 			// The package documents ErrSessionExpired for a session that
 			// can no longer act, not for one the server still has.
-			f.w.violate("unexpected error", "p%d's Take returned %v, but its session c%d is live", c.idx, err, start.Index())
+			f.w.violate(kindUnexpectedError, "p%d's Take returned %v, but its session c%d is live", c.idx, err, start.Index())
 		}
 		if err != nil && data != nil && f.kind.strict && !f.kind.locking {
-			f.w.violate("data with error", "p%d's call returned item data with the error %v", c.idx, err)
+			f.w.violate(kindDataWithError, "p%d's call returned item data with the error %v", c.idx, err)
 		}
 		if err != nil {
 			f.mu.Lock()
@@ -591,14 +591,14 @@ func (f *queueFamily) peek(c *client) {
 		offered := f.offered
 		f.mu.Unlock()
 		if !ok || k >= offered {
-			f.w.violate("garbage delivered", "p%d peeked %q", c.idx, data)
+			f.w.violate(kindGarbageDelivered, "p%d peeked %q", c.idx, data)
 			return nil
 		}
 		c.note("peeked item %d", k)
 		now := f.present()
 		for _, i := range before {
 			if slices.Contains(now, i) && f.precedes(i, k) {
-				f.w.violate("peek order", "p%d peeked item %d while item %d, before it, was queued throughout", c.idx, k, i)
+				f.w.violate(kindPeekOrder, "p%d peeked item %d while item %d, before it, was queued throughout", c.idx, k, i)
 			}
 		}
 		return nil
@@ -628,7 +628,7 @@ func (f *queueFamily) count(c *client) {
 			}
 		}
 		if n < throughout {
-			f.w.violate("wrong length", "p%d counted %d items while %d were queued throughout", c.idx, n, throughout)
+			f.w.violate(kindWrongLength, "p%d counted %d items while %d were queued throughout", c.idx, n, throughout)
 		}
 		return nil
 	})
@@ -687,7 +687,7 @@ func (f *queueFamily) checkEmpty(c *client, op string, id int) {
 	if !f.kind.strict || seen || f.empty() {
 		return
 	}
-	f.w.violate("empty while queued", "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
+	f.w.violate(kindEmptyWhileQueued, "p%d's %s found the queue empty, and it was not empty at any time during the call", c.idx, op)
 }
 
 // solo reports whether no consumer but c has a call under way that could
@@ -733,7 +733,7 @@ func (f *queueFamily) checkEmptyLocking(c *client, id int, before []int, claimsB
 	now := f.present()
 	for _, i := range before {
 		if slices.Contains(now, i) && !claimed[i] {
-			f.w.violate("empty while queued", "p%d's TryTake found nothing to claim while item %d was queued and unclaimed throughout", c.idx, i)
+			f.w.violate(kindEmptyWhileQueued, "p%d's TryTake found nothing to claim while item %d was queued and unclaimed throughout", c.idx, i)
 			return
 		}
 	}
@@ -754,13 +754,13 @@ func (f *queueFamily) checkError(c *client, op string, err error) {
 	// ErrAuthFailed: its client failed to authenticate (authfail.go).
 	authFailed := errors.Is(err, zksim.ErrAuthFailed) && f.w.sw.AuthFailed(c.conn.Index())
 	if !allowedError(err) && !refused && !authFailed {
-		f.w.violate("unexpected error", "p%d's %s returned %v", c.idx, op, err)
+		f.w.violate(kindUnexpectedError, "p%d's %s returned %v", c.idx, op, err)
 		return
 	}
 	// ErrClosing means the Conn was closed (the machine closes its Conns
 	// only when the run ends), not that the session expired.
 	if errors.Is(err, zksim.ErrClosing) && c.conn.State() != zksim.StateClosed {
-		f.w.violate("unexpected error", "p%d's %s returned %v, and its Conn is %v", c.idx, op, err, c.conn.State())
+		f.w.violate(kindUnexpectedError, "p%d's %s returned %v, and its Conn is %v", c.idx, op, err, c.conn.State())
 	}
 }
 
@@ -845,7 +845,7 @@ func (f *queueFamily) checkNames(names []string) {
 		}
 		m := itemName.FindStringSubmatch(name)
 		if m == nil {
-			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
+			f.w.violate(kindNodeName, "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
 		k, ok := f.itemAt(name)
@@ -853,14 +853,14 @@ func (f *queueFamily) checkNames(names []string) {
 		prio, plain := f.prio[k], f.plain[k]
 		f.mu.Unlock()
 		if (m[1] != "") != (f.kind.priority && !(ok && plain)) {
-			f.w.violate("node name", "%s/%s is not a documented name", f.kind.itemsDir, name)
+			f.w.violate(kindNodeName, "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
 		}
 		if !f.kind.priority || !ok || plain {
 			continue
 		}
 		if want := fmt.Sprintf("%08x", uint32(prio)^0x80000000); m[2] != want {
-			f.w.violate("node name", "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
+			f.w.violate(kindNodeName, "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
 		}
 	}
 }
@@ -889,7 +889,7 @@ func (f *queueFamily) checkReceipts(names []string) {
 				limit = 2
 			}
 			if count[o] == limit+1 {
-				f.w.violate("receipts", "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
+				f.w.violate(kindReceipts, "session %#x owns more than one receipt in %s", o, f.kind.itemsDir)
 			}
 		}
 	}
@@ -912,7 +912,7 @@ func (f *queueFamily) checkClaimed(c *client, it *queue.Item, deletes int) {
 			return
 		}
 	}
-	f.w.violate("item without claim", "p%d's Take returned item %s, and its session owns no claim", c.idx, it.Data())
+	f.w.violate(kindItemWithoutClaim, "p%d's Take returned item %s, and its session owns no claim", c.idx, it.Data())
 }
 
 // stale starts an Ack or Release, drawn, on an item an idle consumer
@@ -951,9 +951,9 @@ func (f *queueFamily) stale(t *rapid.T) {
 		}
 		switch {
 		case err == nil:
-			f.w.violate("call on an item not held", "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
+			f.w.violate(kindCallOnAnItemNotHeld, "p%d's %s succeeded on item %s, acknowledged or released before", c.idx, op, it.Data())
 		case !errors.Is(err, queue.ErrClaimLost) && done:
-			f.w.violate("call on an item not held", "p%d's %s on item %s, acknowledged or released before, returned %v, not ErrClaimLost at once", c.idx, op, it.Data(), err)
+			f.w.violate(kindCallOnAnItemNotHeld, "p%d's %s on item %s, acknowledged or released before, returned %v, not ErrClaimLost at once", c.idx, op, it.Data(), err)
 		case !errors.Is(err, queue.ErrClaimLost):
 			f.checkError(c, "stale "+op, err)
 		}
@@ -980,7 +980,7 @@ func (f *queueFamily) checkClaims() {
 		// (A client that failed to authenticate can delete nothing: its
 		// claims go with its session, at the server's timeout.)
 		if ok && !c.busy("") && !f.w.inFlight(c) && !f.w.sw.AuthFailed(c.conn.Index()) {
-			f.w.violate("claim left behind", "p%d has nothing under way and still owns the claim %s", c.idx, name)
+			f.w.violate(kindClaimLeftBehind, "p%d has nothing under way and still owns the claim %s", c.idx, name)
 		}
 	}
 }
@@ -1003,7 +1003,7 @@ func (f *queueFamily) checkACLs() {
 	for _, p := range paths {
 		acl, _, err := f.w.observer.GetACL(f.w.ctx, p)
 		if err == nil && !slices.Equal(acl, queueACL) {
-			f.w.violate("ACL", "%s has the ACL %v, not the queue's %v", p, acl, queueACL)
+			f.w.violate(kindACL, "%s has the ACL %v, not the queue's %v", p, acl, queueACL)
 		}
 	}
 }
@@ -1021,7 +1021,7 @@ func itemNumber(data []byte) (int, bool) {
 func (f *queueFamily) deliver(c *client, data string) {
 	k, err := strconv.Atoi(strings.TrimPrefix(data, "item-"))
 	if err != nil {
-		f.w.violate("garbage delivered", "p%d received %q", c.idx, data)
+		f.w.violate(kindGarbageDelivered, "p%d received %q", c.idx, data)
 		return
 	}
 	f.mu.Lock()
@@ -1038,13 +1038,13 @@ func (f *queueFamily) deliver(c *client, data string) {
 	limit := f.kind.locking && f.claimGone[k]
 	f.mu.Unlock()
 	if n > 1 && !limit {
-		f.w.violate("duplicate delivery", "item %d delivered %d times (last to p%d)", k, n, c.idx)
+		f.w.violate(kindDuplicateDelivery, "item %d delivered %d times (last to p%d)", k, n, c.idx)
 	}
 	if f.kind.priority {
 		now := f.present()
 		for _, i := range before {
 			if slices.Contains(now, i) && f.precedes(i, k) {
-				f.w.violate("priority order", "p%d received item %d (priority %d) while item %d (priority %d) was waiting", c.idx, k, f.prio[k], i, f.prio[i])
+				f.w.violate(kindPriorityOrder, "p%d received item %d (priority %d) while item %d (priority %d) was waiting", c.idx, k, f.prio[k], i, f.prio[i])
 			}
 		}
 	}
@@ -1183,7 +1183,7 @@ func (f *queueFamily) check() {
 	oldest := present[0]
 	for _, j := range added {
 		if j > oldest && !slices.Contains(present, j) {
-			f.w.violate("FIFO order", "item %d was removed while the earlier item %d is still queued", j, oldest)
+			f.w.violate(kindFIFOOrder, "item %d was removed while the earlier item %d is still queued", j, oldest)
 		}
 	}
 }
@@ -1249,7 +1249,7 @@ func (f *queueFamily) live() bool {
 		}
 		if len(lost) > 0 {
 			slices.Sort(lost)
-			w.violate("lost items", "items %v were offered, never acknowledged, and are gone from the queue", lost)
+			w.violate(kindLostItems, "items %v were offered, never acknowledged, and are gone from the queue", lost)
 		}
 		return true
 	}
@@ -1268,7 +1268,7 @@ func (f *queueFamily) live() bool {
 		lost = append(lost, k)
 	}
 	if len(lost) > 0 {
-		w.violate("lost items", "items %v were offered but never delivered, and no failed consumer call removed them (%d calls failed)", lost, f.failed)
+		w.violate(kindLostItems, "items %v were offered but never delivered, and no failed consumer call removed them (%d calls failed)", lost, f.failed)
 	}
 	return true
 }
@@ -1360,14 +1360,14 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		return nil, false, err
 	}
 	if _, ok := itemNumber(it.Data()); !ok {
-		f.w.violate("item data", "p%d's Take returned an item with the data %q, which no Offer wrote", c.idx, it.Data())
+		f.w.violate(kindItemData, "p%d's Take returned an item with the data %q, which no Offer wrote", c.idx, it.Data())
 	}
 	f.checkClaimed(c, it, deletes)
 	// notOurs checks a call on an item that is no longer ours.
 	notOurs := func(op string, err error) {
 		switch {
 		case err == nil:
-			f.w.violate("call on an item not held", "p%d's %s succeeded on an item it no longer held", c.idx, op)
+			f.w.violate(kindCallOnAnItemNotHeld, "p%d's %s succeeded on an item it no longer held", c.idx, op)
 		case !errors.Is(err, queue.ErrClaimLost):
 			f.checkError(c, op, err)
 		}
@@ -1381,7 +1381,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		cancel()
 		owned := f.ownsClaim(c)
 		if err := f.release(dctx, c, it); errors.Is(err, queue.ErrClaimLost) && owned && f.w.sessionLive(c) {
-			f.w.violate("claim lost said", "p%d's Release under a done context returned %v while its session owned the claim", c.idx, err)
+			f.w.violate(kindClaimLostSaid, "p%d's Release under a done context returned %v while its session owned the claim", c.idx, err)
 		}
 		return nil, false, nil
 	case "release", "ack after release":
@@ -1426,7 +1426,7 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		gone := f.deleted[k] && !f.claimGone[k]
 		f.mu.Unlock()
 		if gone {
-			f.w.violate("Ack of a deleted item", "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
+			f.w.violate(kindAckOfADeletedItem, "p%d's Ack of item %d succeeded, but a third party had deleted the item", c.idx, k)
 		}
 	}
 	if end == "release after ack" {
