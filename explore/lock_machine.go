@@ -761,25 +761,3 @@ var (
 		newAPI: newAPILease,
 	}
 )
-
-// Elections as holdables: leading is holding, Campaign acquires, Resign
-// releases, and the leader's token is its term.
-
-// electionHold and singleNodeHold: election_api.go.
-
-const electionDir = "/election"
-
-var (
-	electionKind = lockKind{
-		name:    "leadership",
-		dirs:    []string{electionDir},
-		newHold: newElectionHold,
-		api:     newElectionAPI,
-	}
-	singleNodeKind = lockKind{
-		name:    "single-node leadership",
-		dirs:    []string{electionDir},
-		newHold: newSingleNodeHold,
-		api:     newSingleNodeAPI,
-	}
-)
