@@ -23,9 +23,12 @@ import (
 //   - one leader at a time: at most one process leads whose session is
 //     live; a leader whose session ended still counts while it runs and
 //     hears from the server: it must learn that it lost leadership
-//     (Doubtful, Lost) before another leader acts (lockFamily.checkExclusion,
-//     "two holders"), and a leader whose process got a new session counts
-//     until it learns (lockFamily.checkEnded);
+//     (Doubtful, Lost) before another leader acts, and a leader whose
+//     process got a new session counts until it learns
+//     (lockFamily.holdersNow and checkExclusion, "two holders");
+//   - a leader whose session ended learns it: its leadership is Lost once
+//     its client hears of the end (lockFamily.checkLostHolds, "hold not
+//     lost");
 //   - terms grow: each leader's term (the czxid of its node, its Token) is
 //     larger than every term granted before (lockFamily.acquired, "token
 //     went back");
