@@ -35,7 +35,7 @@ import (
 //     learns its hold is gone (see renew), and a hold whose session ended
 //     is Lost once its client hears of it (checkLostHolds);
 //   - the real locks' API calls return what their docs say and hold
-//     states tell the truth (checkHolds, lock_api.go).
+//     states tell the truth (checkHolds, lock_api_invariants.go).
 //
 // The election shares the first four, with leaders as holders and terms
 // as tokens (election_invariants.go).

@@ -30,7 +30,7 @@ import (
 // The real locks' machines (a kind with newAPI) also call the rest of the
 // locks' API, have a third party delete their nodes and processes close
 // their sessions, and check what each call returns and that hold states
-// tell the truth (lock_api.go, protected_api.go).
+// tell the truth (lock_api.go, lock_api_invariants.go, protected_api.go).
 //
 // Liveness: once faults stop, every client acquires (and releases) within
 // liveBound of virtual time.
