@@ -76,8 +76,9 @@ type familyAPI interface {
 	check()
 	live() bool
 	// deleted reports whether a third party deleted the node of hold h
-	// (election_api.go's DeleteNode): its holder may believe it holds
-	// until it hears of it, and its grant may come after a later one's.
+	// (the election's DeleteNode, election_thirdparty.go): its holder may
+	// believe it holds until it hears of it, and its grant may come after
+	// a later one's.
 	deleted(h holdable) bool
 }
 
@@ -90,7 +91,7 @@ type lockClient struct {
 	// queuedSince is when this reader was first seen waiting with only
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
-	api         apiClient // what the API actions remember (lock_api.go)
+	api         apiClient // what the API actions remember (lock_api_hold.go)
 	// data is the data of h's nodes (lock.WithData), for the API actions.
 	data []byte
 	// unreleased: h's last hold was Lost and never released, and no Lock
