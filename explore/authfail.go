@@ -72,7 +72,7 @@ func (w *world) checkAuthOutcome(c *client, name string, session int, err error)
 		return
 	}
 	if err == nil && w.sw.AuthFailed(session) {
-		w.violate("auth failure ignored", "p%d's %s was waiting out a connection loss when its client (c%d) failed to authenticate, and returned nil: want an error (ErrAuthFailed)", c.idx, name, session)
+		w.violate(kindAuthFailureIgnored, "p%d's %s was waiting out a connection loss when its client (c%d) failed to authenticate, and returned nil: want an error (ErrAuthFailed)", c.idx, name, session)
 	}
 }
 

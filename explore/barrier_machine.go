@@ -2,7 +2,6 @@ package explore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -18,52 +17,17 @@ import (
 	"github.com/zksim/zksim/zkmem"
 )
 
-// The barrier machines.
+// The barrier machines: the barrier (this file), the double barrier and
+// the start barrier (group_machine.go). Their invariants:
+// barrier_invariants.go and group_invariants.go.
 //
 // Barrier: client 0 sets and removes the barrier (and tries to set one
 // with an ACL the server refuses), the others wait on it; a third party
-// may delete the barrier node or its parent. Invariants: a Wait returns
-// nil only if the barrier node it began under was removed meanwhile (it is
-// gone, or it is another node: another czxid), and only if the last exists
-// it sent found the barrier unset; once Set returns nil the barrier is set
-// (unless the third party deleted it meanwhile), once Remove returns nil
-// it is not; the Set with the bad ACL fails with ErrInvalidACL, and a Set
-// under a directory whose ACL refuses create fails with ErrNoAuth (at
-// once, not by trying again without end). With faults, each waiter's
-// client library is drawn (a plain Conn or a sim.Renewing, as below), and
+// may delete the barrier node or its parent. With faults, each waiter's
+// client library is drawn (a plain Conn or a sim.Renewing), and
 // ExpireWaiting expires a Renewing waiter's session while it waits on its
-// watch: its Wait must return ErrSessionExpired (checkSession). Liveness:
-// once faults stop and the barrier is removed, every waiter returns.
-//
-// Double barrier and start barrier: every client is a member of one group
-// of all the clients; a process whose session ended goes on as a new
-// member. Invariants: no member passes Enter (Wait) before all members
-// have arrived, nor without its member node and the gate; a member that
-// passed keeps its node until it leaves (the start barrier's, until its
-// session ends); no session has two member nodes; only a member that joins
-// an open round late writes the gate; no member's Leave returns while a
-// member that entered, and still has its session, has not begun to leave,
-// nor while its round's gate is there or with its node left; an Enter that
-// fails leaves no node behind; the constructors refuse bad arguments. A
-// newcomer may join an open double-barrier round just after its last
-// member listed the members and found no other (LateJoin): that member's
-// delete of the ready node then fails, and its Leave must look again; or
-// a third party deletes the ready node or that member's node there, the
-// multi's request perhaps lost too (LateDelete): its Leave must still end
-// the round (no ready node of it left) and return nil. With faults, each
-// process's client library is drawn: a plain Conn, or a sim.Renewing
-// (Curator's), which renews an expired session at once while the call
-// under way goes on (ExpireMidCall expires it with a request on its way);
-// a call that began on one session and returns on another returns
-// ErrSessionExpired or its context's error, never nil (checkSession): the
-// member went with its session. A Renewing's watches may also learn that
-// they ended with the expired session only after it renewed (drawn:
-// lateWatchEnd; zksim.Conn orders no watch channel against the session
-// events), and ExpireWaiting expires a member's session while its Enter or
-// Leave waits on a watch. LateJoinEmpty: a third party deletes the last
-// member's node and a newcomer joins before that member's versioned delete
-// of the ready node, which fails: its Leave must look again. Liveness: once faults stop every member
-// enters and (double barrier) leaves.
+// watch. Liveness: once faults stop and the barrier is removed, every
+// waiter returns.
 //
 // In all three, a call returns nil, its context's error, or an error
 // saying that its session can no longer act (explainError), and the
@@ -98,17 +62,6 @@ const badACLPath = "/acl/barrier"
 // refusedDir is a directory whose ACL lets anyone read it and nobody
 // create in it (SetRefused).
 const refusedDir = "/ro"
-
-// applied records what the exists requests of the waiters found.
-func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
-	if r.Op != zkmem.OpExists || r.Path != barrierPath {
-		return
-	}
-	set := f.czxid() != 0
-	f.mu.Lock()
-	f.sawSet[c.idx] = set
-	f.mu.Unlock()
-}
 
 // newBarrierFamily makes the machine of the barrier. With faults, each
 // waiter's client library is drawn from t: a plain Conn, or a sim.Renewing
@@ -239,78 +192,6 @@ func (f *barrierFamily) actions() map[string]func(*rapid.T) {
 		},
 	}
 }
-
-// set raises the barrier: once Set returns nil the barrier is set (unless
-// a third party deleted it meanwhile).
-func (f *barrierFamily) set(c *client) {
-	b, conn := f.bs[0], c.conn
-	before := f.deletes()
-	f.conns[c.idx].reset()
-	c.start("set", func(ctx context.Context) error {
-		err := b.Set(ctx)
-		f.w.explainError(c, conn, ctx, "Set", err)
-		if err == nil && f.czxid() == 0 && f.deletes() == before {
-			f.w.violate("set not set", "p%d's Set returned nil but the barrier is not set", c.idx)
-		}
-		return err
-	})
-}
-
-// setRefused has c set b, which the server refuses with want: Set returns
-// want (or another documented outcome), never nil.
-func (f *barrierFamily) setRefused(c *client, b *barrier.Barrier, want error, what string) {
-	conn := c.conn
-	c.start("set", func(ctx context.Context) error {
-		err := b.Set(ctx)
-		if !errors.Is(err, want) {
-			f.w.explainError(c, conn, ctx, "Set "+what, err)
-			if err == nil {
-				f.w.violate("refused barrier set", "p%d's Set %s returned nil", c.idx, what)
-			}
-		}
-		return err
-	})
-}
-
-// remove lowers the barrier: once Remove returns nil it is not set (only
-// p0 sets it, and p0 runs one call at a time).
-func (f *barrierFamily) remove(c *client) {
-	b, conn := f.bs[0], c.conn
-	f.conns[c.idx].reset()
-	c.start("remove", func(ctx context.Context) error {
-		err := b.Remove(ctx)
-		f.w.explainError(c, conn, ctx, "Remove", err)
-		if err == nil && f.czxid() != 0 {
-			f.w.violate("removed still set", "p%d's Remove returned nil but the barrier is set", c.idx)
-		}
-		return err
-	})
-}
-
-func (f *barrierFamily) wait(c *client) {
-	b, conn := f.bs[c.idx], c.conn
-	before := f.czxid()
-	f.conns[c.idx].reset()
-	c.start("wait", func(ctx context.Context) error {
-		err := b.Wait(ctx)
-		f.mu.Lock()
-		sawSet, closed := f.sawSet[c.idx], f.closed[conn]
-		f.mu.Unlock()
-		if !closed || !errors.Is(err, zksim.ErrClosing) {
-			f.w.explainError(c, conn, ctx, "Wait", err)
-		}
-		f.w.checkSession(c, conn, ctx, "Wait", err)
-		if err == nil && sawSet {
-			f.w.violate("passed unseen", "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
-		}
-		if err == nil && before != 0 && f.czxid() == before {
-			f.w.violate("passed a set barrier", "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)
-		}
-		return err
-	})
-}
-
-func (f *barrierFamily) check() {}
 
 // live removes the barrier and waits for every waiter to return.
 func (f *barrierFamily) live() bool {

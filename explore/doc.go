@@ -90,14 +90,20 @@
 // process p1 starts on session c1, and runs on a new session (c3, say)
 // once that one has expired.
 //
-// The invariants of each family are described at the top of its file
-// (lock_machine.go, which is also the election's; for the real locks
-// lock_api.go and protected_api.go: their whole API, third-party deletes,
-// closed sessions, the root package's protected create; election_api.go,
-// the rest of the election's API and third parties in its directory;
-// queue_machine.go; barrier_machine.go, group_machine.go); the harness, the
-// scheduler and the fault actions are in harness.go, schedule.go and
-// violations.go; what a recipe call may return, and the retry timing on the
+// Each family's machine is in <family>_machine.go (lock_machine.go, which
+// also runs the elections: election_hold.go; queue_machine.go;
+// barrier_machine.go, group_machine.go), with the rest of a recipe's API
+// beside it (lock_api.go and protected_api.go: the real locks' whole API,
+// third-party deletes, closed sessions, the root package's protected
+// create; election_api.go, election_readers.go, election_candidates.go and
+// election_thirdparty.go: the rest of the election's API and third
+// parties in its directory). Each family's invariants are in
+// <family>_invariants.go: lock_invariants.go (and lock_api_invariants.go),
+// election_invariants.go (which states those the election shares with the
+// lock in election terms), queue_invariants.go, barrier_invariants.go,
+// group_invariants.go; the kinds of violation they record, in kinds.go.
+// The harness, the scheduler and the fault actions are in harness.go,
+// schedule.go and violations.go; what a recipe call may return, and the retry timing on the
 // virtual clock, in outcome.go and retrycheck.go. Every machine also checks
 // the protected names the recipes create against the form Curator gives
 // them (names.go). The flaws of issue 13 are

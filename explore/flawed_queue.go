@@ -196,3 +196,17 @@ var eagerKind = queueKind{
 		return eagerConsumer{c: c, q: queue.NewLocking(c.conn, queueDir)}
 	},
 }
+
+// sloppyKind is the FIFO queue with sloppy consumers (the producer is the
+// real queue).
+var sloppyKind = queueKind{
+	name:     "FIFO queue, sloppy consumers",
+	itemsDir: queueDir,
+	offer:    fifoKind.offer,
+	consumer: func(c *client) consumer {
+		if c.idx == 0 {
+			return queue.New(c.recipeConn(), queueDir, queue.WithACL(queueACL))
+		}
+		return fifoTaker{c, sloppyTake}
+	},
+}

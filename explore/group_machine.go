@@ -13,12 +13,21 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/barrier"
-	"github.com/zksim/zksim/sim"
-	"github.com/zksim/zksim/zkmem"
 )
 
-// The machines of the double barrier and the start barrier (see
-// barrier_machine.go for what they check).
+// The machines of the double barrier and the start barrier: every client
+// is a member of one group of all the clients; a process whose session
+// ended goes on as a new member. Their invariants: group_invariants.go;
+// the races arranged on purpose (LateJoin, LateDelete, LateJoinEmpty,
+// ExpireWaiting): group_races.go.
+//
+// With faults, each process's client library is drawn: a plain Conn, or a
+// sim.Renewing (Curator's), which renews an expired session at once while
+// the call under way goes on (ExpireMidCall expires it with a request on
+// its way). A Renewing's watches may also learn that they ended with the
+// expired session only after it renewed (drawn: lateWatchEnd; zksim.Conn
+// orders no watch channel against the session events). Liveness: once
+// faults stop every member enters and (double barrier) leaves.
 
 // groupFamily is the machine of the double barrier (leave true) and of the
 // start barrier (leave false): every client is a member of one group of
@@ -157,7 +166,7 @@ func (f *groupFamily) enter(c *client) {
 			// On error our member node is deleted (checked while connected:
 			// a cleanup cut by a long downtime presumes the session expired).
 			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
-				f.w.violate("member left behind", "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
+				f.w.violate(kindMemberLeftBehind, "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
 			}
 			return err
 		}
@@ -168,9 +177,9 @@ func (f *groupFamily) enter(c *client) {
 			ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate())
 			switch {
 			case len(mine) == 0:
-				f.w.violate("entered without a node", "p%d passed the barrier but has no member node", c.idx)
+				f.w.violate(kindEnteredWithoutANode, "p%d passed the barrier but has no member node", c.idx)
 			case gerr != nil || !ok:
-				f.w.violate("entered a closed barrier", "p%d passed the barrier but its gate is not there", c.idx)
+				f.w.violate(kindEnteredAClosedBarrier, "p%d passed the barrier but its gate is not there", c.idx)
 			default:
 				round = st.Czxid
 			}
@@ -181,7 +190,7 @@ func (f *groupFamily) enter(c *client) {
 		arrived := f.arrived
 		f.mu.Unlock()
 		if arrived < f.size {
-			f.w.violate("passed early", "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
+			f.w.violate(kindPassedEarly, "p%d passed the barrier when only %d of %d members had arrived", c.idx, arrived, f.size)
 		}
 		return nil
 	})
@@ -226,7 +235,7 @@ func (f *groupFamily) leaveGroup(c *client) {
 			return err
 		}
 		if mine := f.w.ownedUnder(f.dir, conn.SessionID()); len(mine) > 0 {
-			f.w.violate("left with a node", "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
+			f.w.violate(kindLeftWithANode, "p%d's Leave returned nil but its member node %s is still there", c.idx, mine[0])
 		}
 		f.mu.Lock()
 		m.left = true
@@ -245,10 +254,10 @@ func (f *groupFamily) leaveGroup(c *client) {
 		}
 		f.mu.Unlock()
 		if len(early) > 0 {
-			f.w.violate("left early", "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
+			f.w.violate(kindLeftEarly, "p%d left the double barrier while members %s had not begun to leave", c.idx, strings.Join(early, ", "))
 		}
 		if ok, st, gerr := f.w.observer.Exists(f.w.ctx, f.gate()); round != 0 && gerr == nil && ok && st.Czxid == round {
-			f.w.violate("left an open round", "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
+			f.w.violate(kindLeftAnOpenRound, "p%d's Leave returned nil while the ready node of its round is still there", c.idx)
 		}
 		return nil
 	})
@@ -286,7 +295,7 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 				err, made = e, b != nil
 			}
 			if bad != errors.Is(err, zksim.ErrBadArguments) || made == (err != nil) {
-				f.w.violate("bad arguments", "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
+				f.w.violate(kindBadArguments, "New(%q, %d) returned %v (a barrier: %v); want ErrBadArguments: %v", dir, size, err, made, bad)
 			}
 		},
 		"Enter": func(t *rapid.T) {
@@ -369,311 +378,6 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 	return a
 }
 
-// expireWaiting: see ExpireWaiting in actions.
-func (f *groupFamily) expireWaiting(t *rapid.T) {
-	if !f.w.cfg.faults {
-		t.SkipNow()
-	}
-	var renewing []*client
-	for _, c := range f.w.awake() {
-		if c.renewing != nil {
-			renewing = append(renewing, c)
-		}
-	}
-	c := drawClient(t, renewing, "expire")
-	if f.leave && !c.busy("") {
-		if len(f.can(func(m *member) bool { return m.entered && !m.left })) == 0 && !f.anyBusy("leave") {
-			for _, o := range f.can(func(m *member) bool { return !m.entered }) {
-				f.enter(o)
-			}
-			f.w.runFor(t, 200*time.Millisecond)
-		}
-		if len(f.can(func(m *member) bool { return m.entered && !m.left && !m.leaving })) > 1 && c.renewing != nil && !c.busy("") {
-			f.mu.Lock()
-			m := f.ms[c.idx]
-			ok := m.entered && !m.leaving
-			f.mu.Unlock()
-			if ok {
-				f.leaveGroup(c)
-				f.w.runFor(t, 50*time.Millisecond)
-			}
-		}
-	}
-	if c.renewing == nil || !c.busy("") || f.w.inFlight(c) {
-		return
-	}
-	f.w.inject(t, faults.Expire(c.conn.Index()))
-}
-
-// lateJoin: a member joins the open round late, just after the last
-// member of the round listed the members and found no other: the others
-// enter (if no round is open) and leave, the last one's replies are held back once it has
-// listed, while the newcomer enters and writes the ready node, so its
-// versioned delete of the ready node fails and its Leave must look again
-// (and wait for the newcomer), not fail nor return.
-func (f *groupFamily) lateJoin(t *rapid.T) {
-	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
-	f.whenListedAlone(t, j, func(alone int) {
-		f.w.inject(t, faults.Delay(alone, time.Second))
-		f.enter(j)
-	})
-}
-
-// lateDelete: as in lateJoin, the members of an open round leave; once
-// the last of them has listed the members and found no other, a third
-// party deletes the ready node, or that member's own node, before its
-// multi deletes both. The multi then fails, and that member's Leave must
-// still end its round and return nil (Leave's guarantee: it returns nil
-// only once its round's ready node is deleted), not fail.
-//
-// With lose, that multi's request is also lost on its way: the member
-// must then look (at once: a first loss) whether it took effect, and not
-// take its own node gone for its round over.
-func (f *groupFamily) lateDelete(t *rapid.T) {
-	node := rapid.SampledFrom([]string{"ready", "member", "none"}).Draw(t, "node")
-	lose := rapid.Bool().Draw(t, "lose")
-	f.whenListedAlone(t, nil, func(alone int) {
-		if lose {
-			f.w.inject(t, faults.DropNextRequest(alone, zkmem.OpMulti))
-		}
-		p := f.gate()
-		if ok, st, err := f.w.observer.Exists(f.w.ctx, p); node == "ready" && err == nil && ok {
-			f.mu.Lock()
-			f.cut[st.Czxid] = true
-			f.mu.Unlock()
-		}
-		if node == "member" {
-			for _, c := range f.w.clients {
-				if c.conn.Index() == alone {
-					if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
-						p = f.dir + "/" + mine[0]
-					}
-				}
-			}
-		}
-		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
-		if node != "none" {
-			f.w.inject(t, faults.DeleteNode(p))
-		}
-	})
-}
-
-// lateJoinEmpty: as in lateDelete, a third party deletes the member node
-// of the last member of an open round once it has listed the members and
-// found no other; its Leave then finds no member node at all, and deletes
-// the ready node of its round itself. Once it has listed the members
-// again, a newcomer joins the round (writing the ready node) before that
-// delete, which fails: the Leave must look again and wait for the
-// newcomer, not return nor fail (Leave's guarantee: it returns nil only
-// once its round's ready node is deleted).
-func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
-	j := drawClient(t, f.can(func(m *member) bool { return !m.entered }), "joiner")
-	f.whenListedAlone(t, j, func(alone int) {
-		p := ""
-		for _, c := range f.w.clients {
-			if c.conn.Index() == alone {
-				if mine := f.w.ownedUnder(f.dir, c.conn.SessionID()); len(mine) > 0 {
-					p = f.dir + "/" + mine[0]
-				}
-			}
-		}
-		if p == "" {
-			return
-		}
-		f.w.inject(t, faults.Delay(alone, 100*time.Millisecond))
-		f.w.inject(t, faults.DeleteNode(p))
-		f.mu.Lock()
-		f.lister, f.listedAlone = map[int]bool{alone: true}, -1
-		f.mu.Unlock()
-		// Its deliveries wait out the delay (the ready node's multi fails,
-		// it looks again), one step at a time from then on.
-		f.w.runFor(t, 100*time.Millisecond)
-		for i := 0; i < 2*lateJoinSteps && f.w.sw.Enabled() > 0 && !f.w.violated(); i++ {
-			f.w.step(t)
-			f.mu.Lock()
-			again := f.listedAlone
-			f.mu.Unlock()
-			if again >= 0 {
-				f.w.inject(t, faults.Delay(alone, 300*time.Millisecond))
-				if !j.busy("") {
-					f.enter(j)
-				}
-				return
-			}
-		}
-	})
-}
-
-// whenListedAlone opens a round if none is open (without j), has its
-// members leave, and calls then with the index of the first of their
-// sessions that lists the members and finds no member node but its own.
-//
-// The calm stretches meet no fault meanwhile (the scheduler's quiet): the
-// interleaving is the action's, with the faults then injects.
-func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
-	f.w.sched.quiet = true
-	defer func() { f.w.sched.quiet = false }()
-	open := func() bool {
-		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
-	}
-	if !open() {
-		// Open a round without the newcomer.
-		for _, c := range f.can(func(m *member) bool { return !m.entered }) {
-			if c != j {
-				f.enter(c)
-			}
-		}
-		f.w.runFor(t, 200*time.Millisecond)
-		if !open() {
-			return
-		}
-	}
-	for _, c := range f.can(func(m *member) bool { return m.entered && !m.leaving && !m.left }) {
-		if !c.partitioned {
-			f.leaveGroup(c)
-		}
-	}
-	f.mu.Lock()
-	f.lister, f.listedAlone = map[int]bool{}, -1
-	for _, c := range f.w.awake() {
-		if c != j && c.busy("leave") && !c.partitioned {
-			f.lister[c.conn.Index()] = true
-		}
-	}
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		f.lister = nil
-		f.mu.Unlock()
-	}()
-	for i := 0; i < lateJoinSteps && f.w.sw.Enabled() > 0 && !f.w.violated(); i++ {
-		f.w.step(t)
-		f.mu.Lock()
-		alone := f.listedAlone
-		f.mu.Unlock()
-		if alone >= 0 {
-			then(alone)
-			f.w.runFor(t, 200*time.Millisecond)
-			return
-		}
-	}
-}
-
-// anyBusy reports whether an awake client runs the call name.
-func (f *groupFamily) anyBusy(name string) bool {
-	for _, c := range f.w.awake() {
-		if c.busy(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// lateJoinSteps bounds the steps lateJoin takes waiting for the leaver to
-// list the members.
-const lateJoinSteps = 30
-
-// noteListing records (for lateJoin) that a client of lister listed the
-// group's directory and found no member node but its own.
-func (f *groupFamily) noteListing(c *client, r *zkmem.Request) {
-	if r.Op != zkmem.OpGetChildren || r.Path != f.dir {
-		return
-	}
-	f.mu.Lock()
-	lister := f.lister[c.conn.Index()]
-	f.mu.Unlock()
-	if !lister {
-		return
-	}
-	sid := c.conn.SessionID()
-	for _, n := range f.w.children(f.dir) {
-		if f.dir+"/"+n != f.gate() && f.w.owner(f.dir+"/"+n) != sid {
-			return
-		}
-	}
-	f.mu.Lock()
-	if f.listedAlone < 0 {
-		f.listedAlone = c.conn.Index()
-	}
-	f.mu.Unlock()
-}
-
-// owners counts the member nodes by owner session. It lists them again
-// only when the directory's children changed (its pzxid), since check runs
-// after every step.
-func (f *groupFamily) owners() map[int64]int {
-	_, st, err := f.w.observer.Exists(f.w.ctx, f.dir)
-	if err != nil || st == nil {
-		return nil
-	}
-	if f.count != nil && st.Pzxid == f.pzxid {
-		return f.count
-	}
-	count := map[int64]int{}
-	for _, n := range f.w.children(f.dir) {
-		if o := f.w.owner(f.dir + "/" + n); o != 0 {
-			count[o]++
-		}
-	}
-	f.count, f.pzxid = count, st.Pzxid
-	return count
-}
-
-// applied checks the writes to the gate: only a double-barrier member
-// whose node was created after the gate (it joins the open round late)
-// writes to it; nobody writes to a start barrier's, nor tries to. A write
-// that failed (the gate gone, or at another version) wrote nothing.
-func (f *groupFamily) applied(c *client, r *zkmem.Request) {
-	f.noteListing(c, r)
-	if r.Path != f.gate() {
-		return
-	}
-	ok, gst, err := f.w.observer.Exists(f.w.ctx, f.gate())
-	if err != nil {
-		return
-	}
-	before := f.gateMzxid
-	f.gateMzxid = 0
-	if ok {
-		f.gateMzxid = gst.Mzxid
-	}
-	if r.Op != zkmem.OpSetData {
-		return
-	}
-	if !f.leave {
-		f.w.violate("gate written", "p%d wrote to the start node", c.idx)
-		return
-	}
-	if !ok || gst.Mzxid == before {
-		return
-	}
-	for _, n := range f.w.ownedUnder(f.dir, c.conn.SessionID()) {
-		if ok, st, err := f.w.observer.Exists(f.w.ctx, f.dir+"/"+n); err == nil && ok && st.Czxid < gst.Czxid {
-			f.w.violate("gate written", "p%d wrote to the ready node although its member node was there before it", c.idx)
-		}
-	}
-}
-
-// check: a member that passed and has not begun to leave keeps its member
-// node while its session lives (the start barrier's stays until the
-// session ends), and no session has two member nodes.
-func (f *groupFamily) check() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.checkCleanup()
-	count := f.owners()
-	for i, m := range f.ms {
-		c := f.w.clients[i]
-		id := c.conn.SessionID()
-		if count[id] > 1 {
-			f.w.violate("two member nodes", "p%d's session has %d member nodes", i, count[id])
-		}
-		if m.entered && !m.leaving && m.round != 0 && count[id] == 0 && f.w.sessionLive(c) {
-			f.w.violate("member node gone", "p%d passed the barrier and has not left, but its member node is gone", i)
-		}
-	}
-}
-
 // live: before the group opens, every member enters; once it is open,
 // every member that passed leaves (double barrier). A member that arrives
 // at a double barrier after its round is over waits for a next round that
@@ -720,72 +424,4 @@ func (f *groupFamily) stuck() string {
 		out = append(out, fmt.Sprintf("p%d: entered %v, leaving %v, left %v", i, m.entered, m.leaving, m.left))
 	}
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.dir), " ")
-}
-
-// The cleanup of a cancelled Enter (deleting our member node) runs under
-// retry.CleanupContext: it goes on for as long as the session may be
-// alive, and gives up once the connection has been down, without a break,
-// for one and a half session timeouts (the server has expired the session
-// by then), of 10 s if the Conn reports none (the last process's
-// timedConn does not: timedConn.presumedExpiry). Both halves are timings of the virtual clock: the cleanup's
-// downtime clock starts when it finds the connection down, which is no
-// earlier than the later of the cancel and the last change away from
-// connected.
-//
-// cleanupSlack is how long past the presumed expiry a cleanup may still
-// run, counted from when the client has heard every reply (the failure of
-// a request in flight when the connection broke may reach it late).
-const cleanupSlack = 50 * time.Millisecond
-
-// checkCleanup tracks when each client's connection went down, and records
-// a violation when the cleanup of a cancelled Enter runs on past
-// its presumed expiry (plus cleanupSlack) of continuous downtime with nothing
-// in flight. Call it with f.mu held.
-func (f *groupFamily) checkCleanup() {
-	now := f.w.sw.Now()
-	for i, c := range f.w.clients {
-		st := c.conn.State()
-		m := f.ms[i]
-		if st == zksim.StateConnected {
-			f.downSince[i], m.quiet = -1, -1
-			continue
-		}
-		if f.downSince[i] < 0 {
-			f.downSince[i] = now
-		}
-		if st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed || m.cancelled < 0 || !c.busy("enter") {
-			continue
-		}
-		// A request in flight (sent in a connected instant) ends with a
-		// reply the cleanup waits for: the quiet starts after the last.
-		if f.w.inFlight(c) {
-			m.quiet = -1
-		} else if m.quiet < 0 {
-			m.quiet = now
-		}
-		// The cleanup's clock starts over when the client hears of a
-		// connection, which a delayed delivery may tell after the fact.
-		if start := max(m.quiet, m.conn.heardUp()); m.quiet >= 0 && now-start > m.conn.presumedExpiry()+cleanupSlack {
-			f.w.violate("cleanup past presumed expiry", "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-start)
-		}
-	}
-}
-
-// checkGaveUp records a violation when a cancelled Enter whose member node
-// existed returns while the connection is down, before its presumed expiry of
-// continuous downtime: its cleanup gave up too early.
-func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st := conn.State()
-	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed {
-		return
-	}
-	down := f.downSince[c.idx]
-	if down < 0 {
-		down = f.w.sw.Now() // went down at this instant: not yet seen by check
-	}
-	if d := f.w.sw.Now() - max(down, m.cancelled); d < m.conn.presumedExpiry() {
-		f.w.violate("cleanup gave up early", "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
-	}
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -20,36 +19,18 @@ import (
 	"github.com/zksim/zksim/recipes/lock"
 )
 
-// The lock machine, which is also the election machine (leading is
-// holding): clients acquire and release a hold (an exclusive lock, either
-// half of a read-write lock, a semaphore lease, a leadership), holders of
-// an exclusive hold write to a fenced resource with their token, and
-// faults strike.
-//
-// Invariants, after every step:
-//   - exclusion: at most one holder whose session is live (a read-write
-//     lock: one writer and no reader, or readers only; a semaphore: at most
-//     max leases); a holder whose session ended still counts while it runs
-//     and hears from the server: it must have learnt (Doubtful, Lost) that
-//     its hold is gone before another holds (the election's "a leader
-//     learns it lost leadership before another leader acts");
-//   - tokens (terms) grow: each exclusive hold's token is larger than every
-//     token granted before;
-//   - fencing: the resource never accepts a token older than one it has
-//     seen;
-//   - no orphan: every contender node belongs to a client that is
-//     acquiring or holding, never to an idle client with a live session;
-//   - shared holders are shared (a read-write lock): a reader whose node
-//     has only readers' nodes ahead of it holds, once it has heard all the
-//     server has to say; it may not wait behind readers (see checkShared);
-//   - expiry awareness: a holder whose session ended stays under the
-//     exclusion check, even after its process got a new session, until it
-//     learns its hold is gone (see renew).
+// The lock machine, which also runs the elections (leading is holding,
+// election_hold.go): clients acquire and release a hold (an exclusive
+// lock, either half of a read-write lock, a semaphore lease, a
+// leadership), holders of an exclusive hold write to a fenced resource
+// with their token, and faults strike. Its invariants:
+// lock_invariants.go (the election's: election_invariants.go); the real
+// locks as holdables: lock_hold.go.
 //
 // The real locks' machines (a kind with newAPI) also call the rest of the
 // locks' API, have a third party delete their nodes and processes close
 // their sessions, and check what each call returns and that hold states
-// tell the truth (lock_api.go, protected_api.go).
+// tell the truth (lock_api.go, lock_api_invariants.go, protected_api.go).
 //
 // Liveness: once faults stop, every client acquires (and releases) within
 // liveBound of virtual time.
@@ -95,8 +76,9 @@ type familyAPI interface {
 	check()
 	live() bool
 	// deleted reports whether a third party deleted the node of hold h
-	// (election_api.go's DeleteNode): its holder may believe it holds
-	// until it hears of it, and its grant may come after a later one's.
+	// (the election's DeleteNode, election_thirdparty.go): its holder may
+	// believe it holds until it hears of it, and its grant may come after
+	// a later one's.
 	deleted(h holdable) bool
 }
 
@@ -109,7 +91,7 @@ type lockClient struct {
 	// queuedSince is when this reader was first seen waiting with only
 	// readers ahead (checkShared), -1 if it is not; machine goroutine only.
 	queuedSince time.Duration
-	api         apiClient // what the API actions remember (lock_api.go)
+	api         apiClient // what the API actions remember (lock_api_hold.go)
 	// data is the data of h's nodes (lock.WithData), for the API actions.
 	data []byte
 	// unreleased: h's last hold was Lost and never released, and no Lock
@@ -344,41 +326,6 @@ func (f *lockFamily) write(ctx context.Context, c *client, conn *sim.Conn, h hol
 	})
 }
 
-// acquired checks that an exclusive hold's token (its term, for an
-// election) is larger than every token granted before, when it is granted
-// to a session that is live. A grant to a session the server has already
-// expired is stale from the start: the client acts on a reply the server
-// sent before the expiry (it was paused, or the reply was slow to come),
-// which no recipe can prevent; it learns of the expiry next, and fencing
-// keeps its writes out meanwhile.
-func (f *lockFamily) acquired(c *client, conn *sim.Conn, h holdable) {
-	if !h.Exclusive() {
-		return
-	}
-	if !slices.Contains(f.w.sw.Server().SessionIDs(), conn.SessionID()) {
-		c.note("stale grant: token %#x to an expired session", h.Token())
-		return
-	}
-	if f.api != nil && f.api.deleted(h) {
-		c.note("stale grant: token %#x, whose node a third party deleted", h.Token())
-		return
-	}
-	if h, ok := h.(apiHold); ok && f.w.owner(h.Key()) != conn.SessionID() {
-		// Likewise a grant whose node a third party deleted meanwhile.
-		c.note("stale grant: token %#x, its node deleted", h.Token())
-		return
-	}
-	f.w.mu.Lock()
-	last := f.lastToken
-	if h.Token() > last {
-		f.lastToken = h.Token()
-	}
-	f.w.mu.Unlock()
-	if h.Token() <= last {
-		f.w.violate("token went back", "p%d holds with token %#x, not above the last one granted, %#x", c.idx, h.Token(), last)
-	}
-}
-
 func (f *lockFamily) release(c *client) {
 	lc := f.cs[c.idx]
 	h := lc.h
@@ -413,7 +360,7 @@ func (f *lockFamily) unlockAgain(c *client, h holdable) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := m.Unlock(ctx); !errors.Is(err, lock.ErrNotHeld) {
-		f.w.violate("api result", "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
+		f.w.violate(kindAPIResult, "p%d's second Unlock after its release returned %v, want ErrNotHeld", c.idx, err)
 	}
 }
 
@@ -461,153 +408,6 @@ func (f *lockFamily) actions() map[string]func(*rapid.T) {
 		maps.Copy(m, f.apiActions())
 	}
 	return m
-}
-
-func (f *lockFamily) check() {
-	// A step's delivery may have woken a hold's tracker (a session event,
-	// a watch): let it take the event in before reading hold states, so
-	// that what the checks see does not depend on goroutine timing (a
-	// State and a Watch read on either side of a transition told of a
-	// Held hold whose Watch said Lost, a failure rapid could not replay).
-	synctest.Wait()
-	w := f.w
-	var exclusive, shared []string
-	owners := w.owners()
-	for _, c := range w.clients {
-		lc := f.cs[c.idx]
-		if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held {
-			continue
-		}
-		// A holder counts while its session lives, and also after, as
-		// long as it runs and hears from the server: such a holder must
-		// have learnt that its hold is gone (Doubtful, Lost) before
-		// another one holds. Only a paused holder, or one whose request is
-		// still on its way, may still believe it holds (fencing covers
-		// those).
-		// Likewise a holder whose node a third party deleted.
-		if _, live := owners[c.conn.SessionID()]; (!live || f.nodeGone(lc)) && (c.paused() || w.inFlight(c)) {
-			continue
-		}
-		if f.api != nil && f.api.deleted(lc.h) && (c.paused() || w.inFlight(c)) {
-			continue
-		}
-		if lc.h.Exclusive() {
-			exclusive = append(exclusive, fmt.Sprintf("p%d", c.idx))
-		} else {
-			shared = append(shared, fmt.Sprintf("p%d", c.idx))
-		}
-	}
-	// Holds of sessions that ended before the process got a new one: the
-	// old session's Conn has heard all there is (it is done), so a hold
-	// still Held there is a holder that never learnt it lost.
-	f.stale = slices.DeleteFunc(f.stale, func(s staleHold) bool { return s.h.State() != recipes.Held })
-	for _, s := range f.stale {
-		if s.c.paused() || w.sw.InFlight(s.conn.Index()) {
-			continue
-		}
-		name := fmt.Sprintf("p%d (its session c%d ended)", s.c.idx, s.conn.Index())
-		if s.h.Exclusive() {
-			exclusive = append(exclusive, name)
-		} else {
-			shared = append(shared, name)
-		}
-	}
-	// A hold whose client has been told that its session ended is Lost:
-	// "Lost: the session expired, ... or the Conn was closed" (the package
-	// doc of recipes/lock), as soon as the tracker hears of it.
-	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
-	for _, s := range f.ending {
-		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired || cs == zksim.StateAuthFailed) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
-			w.violate("hold not lost", "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
-		}
-	}
-	// Likewise a hold whose client has been told that its authentication
-	// failed (authfail.go), once it has heard all the server had to say (a
-	// tracker whose request is on its way hears of it when that returns):
-	// the client is of no use any more, its session goes at the server's
-	// timeout.
-	for _, c := range w.clients {
-		lc := f.cs[c.idx]
-		if f.checkState && lc.h != nil && lc.conn != nil && lc.holding.Load() && lc.conn.State() == zksim.StateAuthFailed && !lc.h.State().Final() && !c.paused() && !w.sw.InFlight(lc.conn.Index()) {
-			w.violate("hold not lost", "p%d's hold says %v after its client c%d failed to authenticate", c.idx, lc.h.State(), lc.conn.Index())
-		}
-	}
-	if f.kind.readMarker != "" {
-		f.checkShared(owners)
-	}
-	f.checkHolds(owners)
-	switch {
-	case len(exclusive) > 1:
-		w.violate("two holders", "processes %s hold the %s at once", strings.Join(exclusive, ", "), f.kind.name)
-	case len(exclusive) == 1 && len(shared) > 0:
-		w.violate("two holders", "process %s holds the %s exclusively while %s share it", exclusive[0], f.kind.name, strings.Join(shared, ", "))
-	case f.kind.maxShared > 0 && len(shared) > f.kind.maxShared:
-		w.violate("too many holders", "processes %s hold %s (max %d)", strings.Join(shared, ", "), f.kind.name, f.kind.maxShared)
-	}
-	// No orphan: a node of a live session belongs to a client that is
-	// acquiring, releasing or holding.
-	for _, dir := range f.kind.dirs {
-		for _, name := range w.children(dir) {
-			c, ok := owners[w.owner(dir+"/"+name)]
-			// (A session its process closed goes, with its nodes, once the
-			// server hears of it, or expires; so does one whose client
-			// failed to authenticate, at its timeout.)
-			if !ok || c.busy("acquire") || c.busy("release") || c.busy("protected") || c.busy("close") ||
-				f.cs[c.idx].holding.Load() || c.conn.State() == zksim.StateClosed || c.authFailed() {
-				continue
-			}
-			w.violate("orphan", "%s/%s belongs to p%d, which neither acquires nor holds (%s)", dir, name, c.idx, f.describe(c))
-		}
-	}
-	if f.api != nil {
-		f.api.check()
-	}
-}
-
-// sharedWait is how long (virtual time) a reader may wait with only
-// readers ahead of it, connected and with nothing in flight: longer than
-// the recipes' longest retry backoff.
-const sharedWait = time.Second
-
-// checkShared: a reader whose node has only readers' nodes ahead of it (in
-// sequence order) must hold once it has heard everything the server has to
-// say. A reader that stays waiting there (connected, awake, live, nothing
-// in flight) for sharedWait queues behind readers: each would hold in
-// turn, which no exclusion check sees and the liveness bound may not.
-func (f *lockFamily) checkShared(owners map[int64]*client) {
-	w := f.w
-	dir := f.kind.dirs[0]
-	var nodes []seqNode
-	for _, name := range w.children(dir) {
-		if n, ok := parseSeqNode(name, f.kind.readMarker, f.kind.writeMarker); ok {
-			nodes = append(nodes, n)
-		}
-	}
-	sortSeqNodes(nodes)
-	for _, c := range w.clients {
-		lc := f.cs[c.idx]
-		waiting := false
-		if lc.h != nil && !lc.h.Exclusive() && c.busy("acquire") && !lc.holding.Load() && lc.h.State() != recipes.Held &&
-			!c.paused() && !w.inFlight(c) && c.conn.State() == zksim.StateConnected && owners[c.conn.SessionID()] == c {
-			for _, n := range nodes {
-				if n.marker != f.kind.readMarker {
-					break // a writer ahead: the reader waits, rightly
-				}
-				if w.owner(dir+"/"+n.name) == c.conn.SessionID() {
-					waiting = true
-					break
-				}
-			}
-		}
-		switch {
-		case !waiting:
-			lc.queuedSince = -1
-		case lc.queuedSince < 0:
-			lc.queuedSince = w.sw.Now()
-		case w.sw.Now()-lc.queuedSince > sharedWait:
-			w.violate("readers queue", "p%d waits for the %s behind readers only for %v (%s)", c.idx, f.kind.name, w.sw.Now()-lc.queuedSince, strings.Join(w.children(dir), " "))
-		}
-	}
 }
 
 // describe tells what the machine knows of c, for a violation message.
@@ -675,111 +475,6 @@ func (f *lockFamily) stuck() string {
 	return strings.Join(out, "; ") + "; children: " + strings.Join(f.w.children(f.kind.dirs[0]), " ")
 }
 
-// The real recipes as holdables.
-
-type mutexHold struct{ *lock.Mutex }
-
-func (h mutexHold) Acquire(ctx context.Context) error { return h.Lock(ctx) }
-func (h mutexHold) Release(ctx context.Context) error { return h.Unlock(ctx) }
-func (h mutexHold) Exclusive() bool                   { return true }
-
-type rwHold struct {
-	*lock.Mutex
-	write bool
-}
-
-func (h rwHold) Acquire(ctx context.Context) error { return h.Lock(ctx) }
-func (h rwHold) Release(ctx context.Context) error { return h.Unlock(ctx) }
-func (h rwHold) Exclusive() bool                   { return h.write }
-
-type leaseHold struct {
-	sem   *lock.Semaphore
-	lease *lock.Lease
-}
-
-func (h *leaseHold) Acquire(ctx context.Context) error {
-	l, err := h.sem.Acquire(ctx)
-	if err == nil {
-		h.lease = l
-	}
-	return err
-}
-func (h *leaseHold) Release(ctx context.Context) error { return h.lease.Release(ctx) }
-func (h *leaseHold) Exclusive() bool                   { return false }
-func (h *leaseHold) Token() int64                      { return h.lease.Token() }
-func (h *leaseHold) State() recipes.HoldState {
-	if h.lease == nil {
-		return recipes.NotHeld
-	}
-	return h.lease.State()
-}
-
-const lockDir = "/lock"
-
 // errNotHeld is what a holder's write says when it found its hold not Held
 // and did not write.
 var errNotHeld = errors.New("hold not Held: no write")
-
-var (
-	mutexKind = lockKind{
-		name: "lock",
-		dirs: []string{lockDir},
-		newHold: func(_ *rapid.T, c *client) holdable {
-			return mutexHold{lock.New(recipeConn(c), lockDir)}
-		},
-		newAPI: newAPIMutex,
-	}
-	rwKind = lockKind{
-		name:        "read-write lock",
-		dirs:        []string{lockDir},
-		readMarker:  "read-",
-		writeMarker: "write-",
-		newHold: func(t *rapid.T, c *client) holdable {
-			write := c.idx%2 == 0 // in the liveness phase: fixed roles
-			if t != nil {
-				write = rapid.Bool().Draw(t, "write")
-			}
-			rw := lock.NewRWMutex(recipeConn(c), lockDir)
-			if write {
-				return rwHold{rw.Writer(), true}
-			}
-			return rwHold{rw.Reader(), false}
-		},
-		newAPI: newAPIRWMutex,
-	}
-	semaphoreKind = lockKind{
-		name:      "semaphore",
-		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
-		maxShared: 2,
-		newHold: func(_ *rapid.T, c *client) holdable {
-			sem, err := lock.NewSemaphore(recipeConn(c), lockDir, 2)
-			if err != nil {
-				panic(err) // the arguments are constants
-			}
-			return &leaseHold{sem: sem}
-		},
-		newAPI: newAPILease,
-	}
-)
-
-// Elections as holdables: leading is holding, Campaign acquires, Resign
-// releases, and the leader's token is its term.
-
-// electionHold and singleNodeHold: election_api.go.
-
-const electionDir = "/election"
-
-var (
-	electionKind = lockKind{
-		name:    "leadership",
-		dirs:    []string{electionDir},
-		newHold: newElectionHold,
-		api:     newElectionAPI,
-	}
-	singleNodeKind = lockKind{
-		name:    "single-node leadership",
-		dirs:    []string{electionDir},
-		newHold: newSingleNodeHold,
-		api:     newSingleNodeAPI,
-	}
-)

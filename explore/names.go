@@ -35,7 +35,7 @@ func (w *world) checkNames(c *client, r *zkmem.Request) {
 		if !mode.IsSequential() || !strings.HasPrefix(base, "_c_") || protectedName.MatchString(base) {
 			return
 		}
-		w.violate("protected name", "p%d created %s: not _c_<36-character version 4 GUID>-<name>, the protected form of Curator", c.idx, p)
+		w.violate(kindProtectedName, "p%d created %s: not _c_<36-character version 4 GUID>-<name>, the protected form of Curator", c.idx, p)
 	}
 	switch r.Op {
 	case zkmem.OpCreate:

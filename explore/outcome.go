@@ -31,7 +31,7 @@ func (w *world) explainError(c *client, conn *sim.Conn, ctx context.Context, op 
 	case errors.Is(err, zksim.ErrClosing) && w.ctx.Err() != nil:
 	case errors.Is(err, zksim.ErrAuthFailed) && w.sw.AuthFailed(conn.Index()):
 	default:
-		w.violate("unexplained error", "p%d's %s returned %v (session c%d live %v, context done %v)",
+		w.violate(kindUnexplainedError, "p%d's %s returned %v (session c%d live %v, context done %v)",
 			c.idx, op, err, conn.Index(), w.sessionAlive(conn), ctx.Err() != nil)
 	}
 }
@@ -52,7 +52,7 @@ func (w *world) checkSession(c *client, conn *sim.Conn, ctx context.Context, op 
 	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && w.ctx.Err() != nil) {
 		return
 	}
-	w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
+	w.violate(kindRenewedSession, "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
 }
 
 // sessionAlive reports whether the server still has conn's session.

@@ -131,10 +131,10 @@ func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 		bad := zksim.ValidatePath(p, true) != nil
 		switch {
 		case bad && (err == nil || !errors.Is(err, zksim.ErrBadArguments)):
-			w.violate("protected create", "p%d created %q for the bad path %q (error %v), want ErrBadArguments", c.idx, created, p, err)
+			w.violate(kindProtectedCreate, "p%d created %q for the bad path %q (error %v), want ErrBadArguments", c.idx, created, p, err)
 			return err
 		case refused && !errors.Is(err, zksim.ErrNoAuth) && !failedOK(err):
-			w.violate("protected create", "p%d's create of %q, under %s whose ACL refuses creates, returned %q, %v; want ErrNoAuth", c.idx, p, protectedRefused, created, err)
+			w.violate(kindProtectedCreate, "p%d's create of %q, under %s whose ACL refuses creates, returned %q, %v; want ErrNoAuth", c.idx, p, protectedRefused, created, err)
 			return err
 		case err != nil:
 			return err
@@ -142,24 +142,24 @@ func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 		i := strings.LastIndexByte(p, '/')
 		dir, name := p[:max(i, 1)], p[i+1:]
 		if !strings.HasPrefix(created, strings.TrimSuffix(dir, "/")+"/") || strings.Contains(created[len(strings.TrimSuffix(dir, "/"))+1:], "/") {
-			w.violate("protected create", "p%d's create of %q returned %q, not a child of %s", c.idx, p, created, dir)
+			w.violate(kindProtectedCreate, "p%d's create of %q returned %q, not a child of %s", c.idx, p, created, dir)
 			return nil
 		}
 		child := created[strings.LastIndexByte(created, '/')+1:]
 		want, good := protectedSeq(child, name)
 		if !good {
-			w.violate("protected create", "p%d's create of %q returned %q: not _c_<GUID>-%s<sequence>", c.idx, p, created, name)
+			w.violate(kindProtectedCreate, "p%d's create of %q returned %q: not _c_<GUID>-%s<sequence>", c.idx, p, created, name)
 			return nil
 		}
 		if seq, ok := recipes.SequenceOf(child, name); name != "" && (!ok || seq != want) {
-			w.violate("protected create", "SequenceOf(%q, %q) = %d, %v; want %d", child, name, seq, ok, want)
+			w.violate(kindProtectedCreate, "SequenceOf(%q, %q) = %d, %v; want %d", child, name, seq, ok, want)
 		}
 		ok, st, _ := w.observer.Exists(w.ctx, created)
 		if !ok {
 			return nil // its session ended since
 		}
 		if st.EphemeralOwner != conn.SessionID() {
-			w.violate("protected create", "p%d's node %s is owned by session %#x, not its own %#x", c.idx, created, st.EphemeralOwner, conn.SessionID())
+			w.violate(kindProtectedCreate, "p%d's node %s is owned by session %#x, not its own %#x", c.idx, created, st.EphemeralOwner, conn.SessionID())
 		}
 		f.protected.mu.Lock()
 		defer f.protected.mu.Unlock()
@@ -171,7 +171,7 @@ func (f *lockFamily) createProtectedAt(t *rapid.T, p string) {
 				continue
 			}
 			if got := recipes.CompareSequence(b.seq, want); cmpSign(got) != cmpSign(int(b.czxid-st.Czxid)) {
-				w.violate("protected create", "CompareSequence(%d, %d) = %d, but %s has czxid %#x and %s %#x", b.seq, want, got, q, b.czxid, created, st.Czxid)
+				w.violate(kindProtectedCreate, "CompareSequence(%d, %d) = %d, but %s has czxid %#x and %s %#x", b.seq, want, got, q, b.czxid, created, st.Czxid)
 			}
 		}
 		f.protected.created[created] = protectedNode{st.Czxid, want}
@@ -209,7 +209,7 @@ func checkSequenceOf(w *world) {
 		{"_c_x-p-0000000001", ""}, {"_c_x-p-0000000001", "q-"}, {"_c_x-p-12", "p-"}, {"_c_x-p-+000000001", "p-"},
 	} {
 		if seq, ok := recipes.SequenceOf(tc.child, tc.name); ok || seq != 0 {
-			w.violate("sequence", "SequenceOf(%q, %q) = %d, %v; want 0, false", tc.child, tc.name, seq, ok)
+			w.violate(kindSequence, "SequenceOf(%q, %q) = %d, %v; want 0, false", tc.child, tc.name, seq, ok)
 		}
 	}
 }
@@ -240,7 +240,7 @@ func (f *lockFamily) checkProtected(owners map[int64]*client) {
 			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") || c.conn.State() != zksim.StateConnected {
 				continue
 			}
-			w.violate("orphan", "%s belongs to p%d, whose protected create has returned without it", p, c.idx)
+			w.violate(kindOrphan, "%s belongs to p%d, whose protected create has returned without it", p, c.idx)
 		}
 	}
 }

@@ -204,13 +204,13 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	delete(f.lostReplies, it)
 	f.mu.Unlock()
 	if err == nil && lost {
-		f.w.violate("call on a lost claim", "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
+		f.w.violate(kindCallOnALostClaim, "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
 	}
 	// With its claim in place and no one else at work, an Ack whose
 	// reply was lost was applied: it must say so, unless the call or
 	// the session ended meanwhile.
 	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
-		f.w.violate("applied Ack reported lost", "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
+		f.w.violate(kindAppliedAckReportedLost, "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err
 }

@@ -124,7 +124,7 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	// on a session its Renewing left may still be on its way: a slow
 	// server answers it late.)
 	if c.busy(slot) && !w.inFlightAny(c) && c.conn.State() == zksim.StateConnected && w.sessionLive(c) && !c.partitioned && !c.paused() && !w.violated() {
-		w.violate("refused call waits", "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, what, heldRaceRuns*100*time.Millisecond, parent)
+		w.violate(kindRefusedCallWaits, "p%d's %s waits, nothing in flight, %v after the server refused to make a directory under %s", c.idx, what, heldRaceRuns*100*time.Millisecond, parent)
 	}
 	f.mu.Lock()
 	f.refusing = false

@@ -75,7 +75,7 @@ func (f *queueFamily) checkSession(c *client, conn *sim.Conn, ctx context.Contex
 	if cur == conn || errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, queue.ErrClaimLost) || (ctx.Err() != nil && errors.Is(err, ctx.Err())) || (errors.Is(err, zksim.ErrClosing) && f.w.ctx.Err() != nil) {
 		return
 	}
-	f.w.violate("renewed session", "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
+	f.w.violate(kindRenewedSession, "p%d's %s began on session c%d and returned %v on session c%d (its Renewing renewed the expired session): want ErrSessionExpired", c.idx, op, conn.Index(), err, cur.Index())
 }
 
 // expirePoint is where ExpireAt expires a client's session: at its next
