@@ -89,7 +89,9 @@ func (r *Recorder) Return(id int, res Result) {
 		res.Stat = &s
 	}
 	r.ops[id].Result = res
-	r.ops[id].Returned = 2 * r.clock.Now()
+	// A call that returns in the tick it was invoked in (refused at once,
+	// say on a broken connection) returns just after its invocation.
+	r.ops[id].Returned = max(2*r.clock.Now(), r.ops[id].Invoked+1)
 }
 
 func (r *Recorder) init() {
