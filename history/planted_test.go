@@ -70,3 +70,61 @@ func TestSimCatchesLaggingReads(t *testing.T) {
 	t.Logf("caught on %d of %d seeds", caught, n)
 	require.GreaterOrEqual(t, caught, n*3/4)
 }
+
+// losingConn is a planted bug: every second Set is acknowledged with a
+// made-up Stat (the version after the last one seen, a fresh mzxid) and
+// never sent.
+type losingConn struct {
+	zksim.Conn
+	mu   sync.Mutex
+	sets int
+	last map[string]zksim.Stat
+}
+
+func losing(_ int, c zksim.Conn) zksim.Conn {
+	return &losingConn{Conn: c, last: map[string]zksim.Stat{}}
+}
+
+func (c *losingConn) Get(ctx context.Context, path string) ([]byte, *zksim.Stat, error) {
+	data, st, err := c.Conn.Get(ctx, path)
+	if err == nil {
+		c.mu.Lock()
+		c.last[path] = *st
+		c.mu.Unlock()
+	}
+	return data, st, err
+}
+
+func (c *losingConn) Set(ctx context.Context, path string, data []byte, version int32) (*zksim.Stat, error) {
+	c.mu.Lock()
+	c.sets++
+	st, ok := c.last[path]
+	lose := c.sets%2 == 0 && ok
+	c.mu.Unlock()
+	if lose {
+		st.Version++
+		st.Mzxid += 1000
+		return &st, nil
+	}
+	return c.Conn.Set(ctx, path, data, version)
+}
+
+// TestSimCatchesLostWrites: acknowledged writes that never happened.
+func TestSimCatchesLostWrites(t *testing.T) {
+	const n = 20
+	caught := 0
+	for seed := range uint64(n) {
+		_, err := simRun(t, seed, 4, 0, losing)
+		var herr *history.Error
+		if errors.As(err, &herr) {
+			caught++
+			if caught == 1 {
+				t.Logf("seed %d: %v", seed, err)
+			}
+		} else {
+			require.NoError(t, err)
+		}
+	}
+	t.Logf("caught on %d of %d seeds", caught, n)
+	require.GreaterOrEqual(t, caught, n*3/4)
+}

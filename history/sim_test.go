@@ -31,6 +31,22 @@ const ciSeeds = 300
 // failing history fails t with the seed and the trace.
 func simRun(t *testing.T, seed uint64, clients int, fault float64, wrap func(i int, c zksim.Conn) zksim.Conn) ([]history.Op, error) {
 	t.Helper()
+	return simRunOpts(t, simOpts{seed: seed, clients: clients, fault: fault, wrap: wrap, paths: 3, ops: 15})
+}
+
+// simOpts describes a simulated run.
+type simOpts struct {
+	seed       uint64
+	clients    int
+	fault      float64
+	wrap       func(i int, c zksim.Conn) zksim.Conn
+	paths, ops int
+	pct        bool
+}
+
+func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
+	t.Helper()
+	seed, clients, fault, wrap := o.seed, o.clients, o.fault, o.wrap
 	var clock history.ApplyClock
 	cfg := sim.Config{
 		Seed:           seed,
@@ -45,11 +61,14 @@ func simRun(t *testing.T, seed uint64, clients int, fault float64, wrap func(i i
 	if fault > 0 {
 		cfg.Policy = faults.Mix(fault)
 	}
+	if o.pct {
+		cfg.PCT = sim.PCT{Depth: 3}
+	}
 	var ops []history.Op
 	var checkErr error
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		rec := history.NewRecorder(&clock)
-		wl := history.Workload{Root: "/h", Paths: 3, Ops: 15, Seed: seed, Think: 20 * time.Millisecond, Timeout: 5 * time.Second}
+		wl := history.Workload{Root: "/h", Paths: o.paths, Ops: o.ops, Seed: seed, Think: 20 * time.Millisecond, Timeout: 5 * time.Second}
 		var done atomic.Int32
 		for i := range clients {
 			conn := zksim.Conn(w.Conn(i))
@@ -120,5 +139,21 @@ func TestSimHistoryDeterministic(t *testing.T) {
 	require.Equal(t, len(a), len(b))
 	for i := range a {
 		require.Equal(t, a[i].String(), b[i].String())
+	}
+}
+
+// TestSimHistoriesStress checks histories with more clients on fewer
+// paths, more faults and PCT scheduling. It runs only when HISTORY_SEEDS
+// is set (it is not part of the CI budget).
+func TestSimHistoriesStress(t *testing.T) {
+	if _, ok := os.LookupEnv(seedsEnv); !ok {
+		t.Skip("set " + seedsEnv + " to run")
+	}
+	n := seeds(t)
+	for seed := range uint64(n) {
+		o := simOpts{seed: seed, clients: 8, fault: 0.02, paths: 2, ops: 25, pct: seed%2 == 1}
+		if _, err := simRunOpts(t, o); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 	}
 }
