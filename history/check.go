@@ -62,7 +62,11 @@ const maxShown = 10
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "history of %d operations breaks ZooKeeper's guarantees (%d violations)", e.Ops, len(e.Violations))
+	plural := "s"
+	if len(e.Violations) == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, "history of %d operations breaks ZooKeeper's guarantees (%d violation%s)", e.Ops, len(e.Violations), plural)
 	for i, v := range e.Violations {
 		if i == maxShown {
 			fmt.Fprintf(&b, "\n... and %d more", len(e.Violations)-maxShown)
