@@ -42,21 +42,30 @@ type simOpts struct {
 	wrap       func(i int, c zksim.Conn) zksim.Conn
 	paths, ops int
 	pct        bool
+	// prepare, if set, runs in the bubble before the clients start; it
+	// returns a function told of every request the server applies.
+	prepare func(w *sim.World) func(r *zkmem.Request)
 }
 
 func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
 	t.Helper()
 	seed, clients, fault, wrap := o.seed, o.clients, o.fault, o.wrap
 	var clock history.ApplyClock
+	var onApply func(r *zkmem.Request)
 	cfg := sim.Config{
 		Seed:           seed,
 		Clients:        clients,
 		SessionTimeout: 4 * time.Second,
 		ReconnectDelay: 50 * time.Millisecond,
 		Server:         zkmem.Options{TickTime: time.Second},
-		OnApply:        func(int, *zkmem.Request) { clock.Applied() },
-		MaxSteps:       100_000,
-		NoTrace:        false,
+		OnApply: func(_ int, r *zkmem.Request) {
+			clock.Applied()
+			if onApply != nil {
+				onApply(r)
+			}
+		},
+		MaxSteps: 100_000,
+		NoTrace:  false,
 	}
 	if fault > 0 {
 		cfg.Policy = faults.Mix(fault)
@@ -67,6 +76,9 @@ func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
 	var ops []history.Op
 	var checkErr error
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		if o.prepare != nil {
+			onApply = o.prepare(w)
+		}
 		rec := history.NewRecorder(&clock)
 		wl := history.Workload{Root: "/h", Paths: o.paths, Ops: o.ops, Seed: seed, Think: 20 * time.Millisecond, Timeout: 5 * time.Second}
 		var done atomic.Int32
