@@ -36,8 +36,8 @@ func (c *checker) bound() {
 	var evs []event
 	for i := range c.ops {
 		evs = append(evs, event{c.ops[i].Invoked, i, false})
-		if c.ops[i].Returned != Pending {
-			evs = append(evs, event{c.ops[i].Returned, i, true})
+		if ret := c.returned(i); ret != Pending {
+			evs = append(evs, event{ret, i, true})
 		}
 	}
 	// At equal times returns come first: a return at t precedes a call at t
@@ -54,7 +54,7 @@ func (c *checker) bound() {
 		i := e.op
 		if e.ret { // op i's zxids are now seen
 			s := c.seenBy(i)
-			if s == 0 && c.out[i] == OK && c.ops[i].Kind.IsWrite() {
+			if s == 0 && c.acked(i) && c.ops[i].Kind.IsWrite() {
 				s = c.low[i] + 1
 			}
 			c.seen[i] = s

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -87,6 +88,16 @@ func TestCheckAcceptsCorrectHistories(t *testing.T) {
 	h.add(1, history.Get, "/k", "", 0, 5, 6, got("b", stat(10, 11, 1)))
 	h.add(0, history.Set, "/k", "c", 1, 7, 8, history.Result{Stat: stat(10, 13, 2)})
 	h.add(0, history.Delete, "/j", "", -1, 9, -1, history.Result{})
+	require.NoError(t, history.Check(h.ops))
+
+	// A write whose call gave up may still take effect later: here after
+	// a set invoked once the call had given up (zxid 0x14 above 0xf).
+	h = &hist{}
+	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
+	h.add(1, history.Create, "/a", "x", 0, 1, 2, history.Result{})
+	h.add(0, history.Set, "/k", "b", -1, 3, 4, fail(context.DeadlineExceeded))
+	h.add(1, history.Set, "/a", "y", -1, 5, 6, history.Result{Stat: stat(11, 15, 1)})
+	h.add(2, history.Get, "/k", "", 0, 7, 8, got("b", stat(10, 20, 1)))
 	require.NoError(t, history.Check(h.ops))
 }
 

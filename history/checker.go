@@ -108,6 +108,20 @@ func newChecker(ops []Op) (*checker, error) {
 	return c, nil
 }
 
+// acked reports whether op i was acknowledged (its call returned without
+// error), as opposed to having been shown by a read to have taken effect.
+func (c *checker) acked(i int) bool { return c.ops[i].Outcome() == OK }
+
+// returned is the time op i returned, or Pending if its outcome was
+// unknown: it may take effect at any time after its call, even after its
+// call gave up.
+func (c *checker) returned(i int) int64 {
+	if c.ops[i].Outcome() == Unknown {
+		return Pending
+	}
+	return c.ops[i].Returned
+}
+
 func (c *checker) violate(rule Rule, client int, why string, ops ...int) {
 	v := Violation{Rule: rule, Client: client, Why: why}
 	for k, i := range ops {

@@ -81,10 +81,10 @@ func (c *checker) absorb(v *view, i int) {
 		}
 	case op.Kind.IsRead() && op.is(errNoNode):
 		delete(v.alive, op.Path)
-	case op.Kind.IsWrite() && c.out[i] == OK:
+	case op.Kind.IsWrite() && c.acked(i):
 		v.raise(c.seen[i], i, ReadYourWrites)
 		c.wrote(v, i)
-	case op.Kind == Sync && c.out[i] == OK:
+	case op.Kind == Sync && c.acked(i):
 		c.synced(v, i)
 	}
 }
@@ -116,7 +116,7 @@ func (c *checker) synced(v *view, s int) {
 		ambiguous := false
 		for _, w := range ws {
 			op := &c.ops[w]
-			if c.out[w] != OK || op.Returned >= call || op.Kind == Set {
+			if !c.acked(w) || op.Returned >= call || op.Kind == Set {
 				continue
 			}
 			switch {
@@ -214,7 +214,7 @@ func (c *checker) checkAbsent(v *view, i int, p string) {
 		if dop.Kind != Delete || c.out[d] == Failed || dop.Invoked >= ret {
 			continue
 		}
-		if own && dop.Returned < estOp.Invoked {
+		if own && c.returned(d) < estOp.Invoked {
 			continue // it came before the write that showed p alive
 		}
 		if !own && c.createdAfter(p, est, d) {
@@ -238,7 +238,7 @@ func (c *checker) createdAfter(p string, est, d int) bool {
 	}
 	for _, w := range c.writes[p] {
 		if c.ops[w].Kind == Create && c.zx[w] == st.Czxid && c.out[w] == OK {
-			return c.ops[d].Returned < c.ops[w].Invoked
+			return c.returned(d) < c.ops[w].Invoked
 		}
 	}
 	return false

@@ -168,10 +168,7 @@ func (c *checker) checkWrites() {
 				}
 			}
 		}
-		ret := op.Returned
-		if in.outcome == Unknown {
-			ret = Pending // it may take effect at any time after its call
-		}
+		ret := c.returned(i) // Pending if it may take effect at any time after its call
 		h = append(h, porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Invoked, Return: ret, Metadata: op.Path})
 	}
 	if len(h) == 0 {
