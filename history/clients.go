@@ -23,6 +23,10 @@ type view struct {
 	gone map[string]int
 }
 
+func newView(client int) *view {
+	return &view{client: client, rSrc: -1, alive: map[string]int{}, gone: map[string]int{}}
+}
+
 // checkClients checks every client's reads for sequential consistency.
 func (c *checker) checkClients() {
 	byClient := map[int][]int{}
@@ -45,12 +49,21 @@ func (c *checker) checkClient(client int, ops []int) {
 	sort.SliceStable(byCall, func(a, b int) bool { return c.ops[byCall[a]].Invoked < c.ops[byCall[b]].Invoked })
 	byRet := append([]int(nil), ops...)
 	sort.SliceStable(byRet, func(a, b int) bool { return c.ops[byRet[a]].Returned < c.ops[byRet[b]].Returned })
-	v := &view{client: client, rSrc: -1, alive: map[string]int{}, gone: map[string]int{}}
+	v := newView(client)
 	next := 0
+	var session int64
 	for _, i := range byCall {
 		for next < len(byRet) && c.ops[byRet[next]].Returned < c.ops[i].Invoked {
-			c.absorb(v, byRet[next])
+			if s := c.ops[byRet[next]].Session; s == 0 || s == session {
+				c.absorb(v, byRet[next])
+			}
 			next++
+		}
+		if s := c.ops[i].Session; s != 0 && s != session {
+			if session != 0 {
+				v = newView(client) // a new session starts afresh
+			}
+			session = s
 		}
 		c.checkRead(v, i)
 	}

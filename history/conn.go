@@ -25,7 +25,7 @@ type recConn struct {
 }
 
 func (c *recConn) invoke(kind Kind, path string, data []byte, version int32) int {
-	return c.r.Invoke(Op{Client: c.client, Kind: kind, Path: path, Data: data, Version: version})
+	return c.r.Invoke(Op{Client: c.client, Session: c.SessionID(), Kind: kind, Path: path, Data: data, Version: version})
 }
 
 func (c *recConn) Create(ctx context.Context, path string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {

@@ -71,8 +71,13 @@ type Op struct {
 	// Client names the client that called it (a session, or a user's
 	// handle: the checker holds each client to sequential consistency).
 	Client int
-	Kind   Kind
-	Path   string
+	// Session is the id of the session the call was made on (0: not
+	// known). ZooKeeper's guarantees hold per session: when a client's
+	// session changes (a client library replaced an expired one), what the
+	// client saw before no longer binds its reads.
+	Session int64
+	Kind    Kind
+	Path    string
 	// Data is the data a Create or Set writes.
 	Data []byte
 	// Version is the version a Set or Delete expects (-1: any).
