@@ -231,3 +231,13 @@ func TestCheckNewSessionStartsAfresh(t *testing.T) {
 	h.ops[len(h.ops)-1].Session = 0x200
 	require.NoError(t, history.Check(h.ops))
 }
+
+func TestCheckReadFromTheFuture(t *testing.T) {
+	// c1 reads b before c0 even sent the set that writes it.
+	h := &hist{}
+	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
+	h.add(1, history.Get, "/k", "", 0, 3, 4, got("b", stat(10, 12, 1)))
+	h.add(0, history.Set, "/k", "b", -1, 5, 6, history.Result{Stat: stat(10, 12, 1)})
+	msg := requireViolation(t, h.ops, history.Linearizable)
+	require.Contains(t, msg, "a read cannot see a later write")
+}

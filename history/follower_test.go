@@ -3,6 +3,7 @@ package history_test
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -165,16 +166,20 @@ func (f *follower) Sync(ctx context.Context, p string) (string, error) {
 // followerRun runs the workload with every client behind a follower.
 func followerRun(t *testing.T, seed uint64, fault float64, broken bool, stale *atomic.Int64) error {
 	t.Helper()
+	return followerRunOpts(t, simOpts{seed: seed, clients: 4, fault: fault, paths: 3, ops: 15}, broken, stale)
+}
+
+func followerRunOpts(t *testing.T, o simOpts, broken bool, stale *atomic.Int64) error {
+	t.Helper()
+	seed := o.seed
 	var sh *shadow
-	o := simOpts{seed: seed, clients: 4, fault: fault, paths: 3, ops: 15,
-		prepare: func(w *sim.World) func(r *zkmem.Request) {
+	o.prepare, o.wrap =
+		func(w *sim.World) func(r *zkmem.Request) {
 			sh = newShadow(t, w, "/h")
 			return sh.applied
-		},
-		wrap: func(i int, c zksim.Conn) zksim.Conn {
+		}, func(i int, c zksim.Conn) zksim.Conn {
 			return &follower{Conn: c, sh: sh, rng: rand.New(rand.NewPCG(seed, uint64(i))), broken: broken, stale: stale}
-		},
-	}
+		}
 	_, err := simRunOpts(t, o)
 	return err
 }
@@ -203,4 +208,20 @@ func TestSimFollowerBehindClientCaught(t *testing.T) {
 	}
 	t.Logf("caught on %d of %d seeds", caught, n)
 	require.GreaterOrEqual(t, caught, n*3/4)
+}
+
+// TestSimFollowerStress is TestSimFollowerStaleReadsPass with 8 clients on
+// 2 paths, more faults and PCT scheduling. It runs only when HISTORY_SEEDS
+// is set.
+func TestSimFollowerStress(t *testing.T) {
+	if _, ok := os.LookupEnv(seedsEnv); !ok {
+		t.Skip("set " + seedsEnv + " to run")
+	}
+	var stale atomic.Int64
+	n := seeds(t)
+	for seed := range uint64(n) {
+		o := simOpts{seed: seed, clients: 8, fault: 0.02, paths: 2, ops: 25, pct: seed%2 == 1}
+		require.NoError(t, followerRunOpts(t, o, false, &stale), "seed %d", seed)
+	}
+	t.Logf("%d histories, %d stale reads", n, stale.Load())
 }
