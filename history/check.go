@@ -42,7 +42,11 @@ func (v Violation) String() string {
 	} else {
 		fmt.Fprintf(&b, "%s: %s", v.Rule, v.Why)
 	}
-	for _, op := range v.Ops {
+	for i, op := range v.Ops {
+		if i == maxOpsShown {
+			fmt.Fprintf(&b, "\n\t... and %d more", len(v.Ops)-maxOpsShown)
+			break
+		}
 		fmt.Fprintf(&b, "\n\t%s", op.String())
 	}
 	return b.String()
@@ -57,8 +61,12 @@ type Error struct {
 	Violations []Violation
 }
 
-// maxShown bounds the violations Error prints.
-const maxShown = 10
+// maxShown bounds the violations Error prints, maxOpsShown the operations
+// a Violation prints (Ops holds them all).
+const (
+	maxShown    = 10
+	maxOpsShown = 30
+)
 
 func (e *Error) Error() string {
 	var b strings.Builder

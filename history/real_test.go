@@ -42,9 +42,9 @@ func realRun(t *testing.T, n int, cut bool, wrap func(i int, c zksim.Conn) zksim
 	runCtx, stop := context.WithCancel(ctx)
 	if cut {
 		wg.Go(func() {
-			for range 3 {
+			for range 6 {
 				select {
-				case <-time.After(100 * time.Millisecond):
+				case <-time.After(60 * time.Millisecond):
 				case <-runCtx.Done():
 					return
 				}
@@ -52,7 +52,7 @@ func realRun(t *testing.T, n int, cut bool, wrap func(i int, c zksim.Conn) zksim
 					t.Errorf("disconnect: %v", err)
 					return
 				}
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(30 * time.Millisecond)
 				if err := b.Reconnect(ctx, raw[0]); err != nil && !errors.Is(err, zksim.ErrSessionExpired) {
 					t.Errorf("reconnect: %v", err)
 					return
