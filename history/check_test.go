@@ -241,3 +241,13 @@ func TestCheckReadFromTheFuture(t *testing.T) {
 	msg := requireViolation(t, h.ops, history.Linearizable)
 	require.Contains(t, msg, "a read cannot see a later write")
 }
+
+func TestVisualizeWrites(t *testing.T) {
+	h := &hist{}
+	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
+	h.add(1, history.Create, "/k", "b", 0, 3, 4, history.Result{})
+	var b strings.Builder
+	require.NoError(t, history.VisualizeWrites(h.ops, &b))
+	require.Contains(t, b.String(), "<html")
+	require.Contains(t, b.String(), `create /k \"b\"`)
+}

@@ -32,6 +32,9 @@
 // before its sync, raises what it must see; a create it saw acknowledged
 // must not be found missing unless some delete could have come between.
 //
+// [VisualizeWrites] draws the writes on a timeline (porcupine's HTML
+// visualization), with the longest linearization found for each path.
+//
 // Give every write unique data (the [Workload] does): a read's data then
 // names the write it shows, which gives that write's zxid and proves that
 // a write of unknown outcome happened.

@@ -120,39 +120,50 @@ func step(state, input, output any) []any {
 	}
 }
 
-var model = porcupine.NondeterministicModel{
-	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-		byPath := map[string][]porcupine.Operation{}
-		var paths []string
-		for _, op := range h {
-			p := op.Metadata.(string)
-			if _, ok := byPath[p]; !ok {
-				paths = append(paths, p)
+// newModel returns the model of one znode per path, describing operations
+// with ops.
+func newModel(ops []Op) porcupine.NondeterministicModel {
+	return porcupine.NondeterministicModel{
+		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+			byPath := map[string][]porcupine.Operation{}
+			var paths []string
+			for _, op := range h {
+				p := op.Metadata.(string)
+				if _, ok := byPath[p]; !ok {
+					paths = append(paths, p)
+				}
+				byPath[p] = append(byPath[p], op)
 			}
-			byPath[p] = append(byPath[p], op)
-		}
-		sort.Strings(paths)
-		out := make([][]porcupine.Operation, len(paths))
-		for i, p := range paths {
-			out[i] = byPath[p]
-		}
-		return out
-	},
-	Init: func() []any { return []any{node{}} },
-	Step: step,
-	Hash: func(state any) uint64 {
-		s := state.(node)
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%t|%s|%d|%d|%d", s.exists, s.data, s.version, s.czxid, s.last)
-		return h.Sum64()
-	},
-	DescribeOperation: func(input, output any) string {
-		return fmt.Sprintf("op #%d", input.(*wInput).op)
-	},
+			sort.Strings(paths)
+			out := make([][]porcupine.Operation, len(paths))
+			for i, p := range paths {
+				out[i] = byPath[p]
+			}
+			return out
+		},
+		Init: func() []any { return []any{node{}} },
+		Step: step,
+		Hash: func(state any) uint64 {
+			s := state.(node)
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%t|%s|%d|%d|%d", s.exists, s.data, s.version, s.czxid, s.last)
+			return h.Sum64()
+		},
+		DescribeOperation: func(input, output any) string {
+			return ops[input.(*wInput).op].String()
+		},
+		DescribeState: func(state any) string {
+			s := state.(node)
+			if !s.exists {
+				return "absent"
+			}
+			return fmt.Sprintf("%q version %d", s.data[1:], s.version)
+		},
+	}
 }
 
-// checkWrites checks that the writes are linearizable, path by path.
-func (c *checker) checkWrites() {
+// porcupineHistory returns the writes as porcupine operations.
+func (c *checker) porcupineHistory() []porcupine.Operation {
 	var h []porcupine.Operation
 	for i := range c.ops {
 		op := &c.ops[i]
@@ -171,9 +182,16 @@ func (c *checker) checkWrites() {
 		ret := c.returned(i) // Pending if it may take effect at any time after its call
 		h = append(h, porcupine.Operation{ClientId: op.Client, Input: in, Call: op.Invoked, Return: ret, Metadata: op.Path})
 	}
+	return h
+}
+
+// checkWrites checks that the writes are linearizable, path by path.
+func (c *checker) checkWrites() {
+	h := c.porcupineHistory()
 	if len(h) == 0 {
 		return
 	}
+	model := newModel(c.ops)
 	m := model.ToModel()
 	res, info := porcupine.CheckOperationsVerbose(m, h, 0)
 	if res == porcupine.Ok {
