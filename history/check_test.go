@@ -251,3 +251,17 @@ func TestVisualizeWrites(t *testing.T) {
 	require.Contains(t, b.String(), "<html")
 	require.Contains(t, b.String(), `create /k \"b\"`)
 }
+
+func TestCheckChildrenAfterOwnDelete(t *testing.T) {
+	h := &hist{}
+	h.add(0, history.Create, "/d/j", "x", 0, 1, 2, history.Result{})
+	h.add(0, history.Delete, "/d/j", "", -1, 3, 4, history.Result{})
+	h.add(0, history.Children, "/d", "", 0, 5, 6, history.Result{Children: []string{"j"}, Stat: stat(1, 1, 0)})
+	msg := requireViolation(t, h.ops, history.ReadYourWrites)
+	require.Contains(t, msg, "listed /d/j after it was deleted")
+
+	// Another client's create, concurrent with the list, may have come
+	// in between.
+	h.add(1, history.Create, "/d/j", "y", 0, 5, 7, history.Result{})
+	require.NoError(t, history.Check(h.ops))
+}

@@ -190,6 +190,14 @@ func (c *checker) checkRead(v *view, i int) {
 		for _, p := range paths {
 			c.checkAbsent(v, i, p)
 		}
+		listed := make([]string, 0, len(names))
+		for p := range names {
+			listed = append(listed, p)
+		}
+		sort.Strings(listed)
+		for _, p := range listed {
+			c.checkListed(v, i, p)
+		}
 	case c.out[i] == OK && (op.Kind == Get || op.Result.Exists):
 		c.checkPresent(v, i)
 	case c.out[i] == OK || op.is(errNoNode):
@@ -258,3 +266,20 @@ func (c *checker) createdAfter(p string, est, d int) bool {
 }
 
 var errNoNode = zksim.ErrNoNode
+
+// checkListed checks a child list that names p, after the client saw p
+// deleted (its own delete, or one acknowledged before its sync): some
+// create of p must be able to come in between.
+func (c *checker) checkListed(v *view, i int, p string) {
+	g, ok := v.gone[p]
+	if !ok || c.ops[g].Kind != Delete {
+		return
+	}
+	ret := c.ops[i].Returned
+	for _, w := range c.writes[p] {
+		if c.ops[w].Kind == Create && c.out[w] != Failed && c.ops[w].Invoked < ret && c.returned(w) >= c.ops[g].Invoked {
+			return // w may have created p again in between
+		}
+	}
+	c.violate(c.ruleOf(v, g, ReadYourWrites), v.client, fmt.Sprintf("listed %s after it was deleted, and no create of it could come in between", p), i, g)
+}
