@@ -130,6 +130,7 @@ func Check(ops []Op) error {
 		return err
 	}
 	c.learn()
+	c.effectTimes()
 	c.checkWrites()
 	c.bound()
 	c.checkStates()

@@ -265,3 +265,32 @@ func TestCheckChildrenAfterOwnDelete(t *testing.T) {
 	h.add(1, history.Create, "/d/j", "y", 0, 5, 7, history.Result{})
 	require.NoError(t, history.Check(h.ops))
 }
+
+func TestCheckEndedSession(t *testing.T) {
+	// The first call to learn that the session expired may have been
+	// applied; a call made after that was not.
+	h := &hist{}
+	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
+	h.add(0, history.Set, "/k", "b", -1, 3, 4, fail(zksim.ErrSessionExpired))
+	h.add(1, history.Get, "/k", "", 0, 5, 6, got("b", stat(10, 11, 1)))
+	require.NoError(t, history.Check(h.ops))
+	h.add(0, history.Set, "/k", "c", -1, 7, 8, fail(zksim.ErrSessionExpired))
+	h.add(1, history.Get, "/k", "", 0, 9, 10, got("c", stat(10, 12, 2)))
+	msg := requireViolation(t, h.ops, history.ValueWritten)
+	require.Contains(t, msg, "only a failed write wrote")
+}
+
+func TestCheckUnknownWriteAppliedAfterNextWrite(t *testing.T) {
+	// c0's set of b lost its connection; its next set, of c, made version
+	// 1; b cannot have been applied after c (a client's writes apply in
+	// the order sent), yet c1 reads b at version 2.
+	h := &hist{}
+	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
+	h.add(0, history.Set, "/k", "b", -1, 3, 4, fail(zksim.ErrConnectionLoss))
+	h.add(0, history.Set, "/k", "c", -1, 5, 6, history.Result{Stat: stat(10, 12, 1)})
+	h.add(1, history.Get, "/k", "", 0, 7, 8, got("b", stat(10, 13, 2)))
+	requireViolation(t, h.ops, history.Linearizable)
+	// On another session of c0, it could have been.
+	h.ops[1].Session, h.ops[2].Session = 1, 2
+	require.NoError(t, history.Check(h.ops))
+}

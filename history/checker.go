@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"github.com/zksim/zksim"
 	"slices"
 	"sort"
 )
@@ -30,6 +31,9 @@ type checker struct {
 	// read shows was applied becomes OK), the write's zxid (0: unknown)
 	// and, for a Set, its resulting czxid and version (-1: unknown).
 	out     []Outcome
+	orig    []Outcome // out before reads showed unknown writes happened
+	by      []int64   // see returned
+	shownBy []int64   // the earliest return of a read that shows the write
 	zx      []int64
 	czx     []int64
 	version []int32
@@ -105,21 +109,96 @@ func newChecker(ops []Op) (*checker, error) {
 			m[dkey(op.Data)] = append(m[dkey(op.Data)], i)
 		}
 	}
+	c.endedSessions()
+	c.orig = slices.Clone(c.out)
+	c.by = make([]int64, n)
+	c.shownBy = make([]int64, n)
+	for i := range c.shownBy {
+		c.shownBy[i] = Pending
+	}
 	return c, nil
+}
+
+// ended reports whether op failed because its session had ended (expired,
+// closed, or refused authentication).
+func (op *Op) ended() bool {
+	return op.is(zksim.ErrSessionExpired) || op.is(zksim.ErrClosing) || op.is(zksim.ErrAuthFailed)
+}
+
+// endedSessions marks as Failed the calls that a session refused after the
+// client had already learned that it had ended: such a call never reached a
+// server that could apply it. (The first call to learn it keeps its
+// Unknown outcome: it may have been in flight.)
+func (c *checker) endedSessions() {
+	type key struct {
+		client  int
+		session int64
+	}
+	learned := map[key]int64{}
+	for i := range c.ops {
+		op := &c.ops[i]
+		if op.ended() && op.Returned != Pending {
+			k := key{op.Client, op.Session}
+			if t, ok := learned[k]; !ok || op.Returned < t {
+				learned[k] = op.Returned
+			}
+		}
+	}
+	for i := range c.ops {
+		op := &c.ops[i]
+		if t, ok := learned[key{op.Client, op.Session}]; ok && op.ended() && op.Invoked > t {
+			c.out[i] = Failed
+		}
+	}
 }
 
 // acked reports whether op i was acknowledged (its call returned without
 // error), as opposed to having been shown by a read to have taken effect.
 func (c *checker) acked(i int) bool { return c.ops[i].Outcome() == OK }
 
-// returned is the time op i returned, or Pending if its outcome was
-// unknown: it may take effect at any time after its call, even after its
-// call gave up.
-func (c *checker) returned(i int) int64 {
-	if c.ops[i].Outcome() == Unknown {
-		return Pending
+// returned is the time by which op i took effect if it ever did: when it
+// returned, for an op whose outcome is known. An op of unknown outcome
+// took effect, if at all, before a later write of its session returned
+// (ZooKeeper applies a client's writes in the order it sent them, and the
+// client sent the later one after it gave up on this one), and before a
+// read that shows it returned; without either, at any time after its call
+// (Pending).
+func (c *checker) returned(i int) int64 { return c.by[i] }
+
+// effectTimes computes returned for every op, once reads have shown which
+// writes of unknown outcome happened (learn).
+func (c *checker) effectTimes() {
+	type key struct {
+		client  int
+		session int64
 	}
-	return c.ops[i].Returned
+	// the writes that reached the server, by session, in order of call
+	reached := map[key][]int{}
+	for i := range c.ops {
+		op := &c.ops[i]
+		c.by[i] = op.Returned
+		if c.orig[i] == Unknown {
+			c.by[i] = c.shownBy[i]
+		}
+		if op.Kind.IsWrite() && (c.orig[i] == OK || c.orig[i] == Failed && !op.ended()) {
+			k := key{op.Client, op.Session}
+			reached[k] = append(reached[k], i)
+		}
+	}
+	for _, ws := range reached {
+		sort.Slice(ws, func(a, b int) bool { return c.ops[ws[a]].Invoked < c.ops[ws[b]].Invoked })
+	}
+	for i := range c.ops {
+		op := &c.ops[i]
+		if c.orig[i] != Unknown || !op.Kind.IsWrite() || op.Returned == Pending {
+			continue
+		}
+		ws := reached[key{op.Client, op.Session}]
+		k := sort.Search(len(ws), func(k int) bool { return c.ops[ws[k]].Invoked > op.Returned })
+		for ; k < len(ws); k++ {
+			c.by[i] = min(c.by[i], c.ops[ws[k]].Returned)
+		}
+	}
 }
 
 func (c *checker) violate(rule Rule, client int, why string, ops ...int) {
@@ -140,6 +219,9 @@ func (c *checker) learnWrite(w int, zxid, czxid int64, version int32, src int) {
 		return
 	}
 	c.zx[w], c.czx[w], c.version[w] = zxid, czxid, version
+	if c.ops[src].Kind.IsRead() {
+		c.shownBy[w] = min(c.shownBy[w], c.ops[src].Returned)
+	}
 	if c.zxSrc[w] < 0 {
 		c.zxSrc[w] = src
 	}

@@ -18,6 +18,7 @@ func VisualizeWrites(ops []Op, w io.Writer) error {
 		return err
 	}
 	c.learn()
+	c.effectTimes()
 	model := newModel(ops)
 	m := model.ToModel()
 	_, info := porcupine.CheckOperationsVerbose(m, c.porcupineHistory(), 0)

@@ -63,8 +63,8 @@ func (wl Workload) Run(ctx context.Context, rec *Recorder, conns []zksim.Conn) e
 
 // Client returns the body of client i of the workload on conn, recorded
 // through rec: it creates Root if missing (retrying a lost connection,
-// unrecorded), then does the operations, and returns once done or when
-// ctx is done. Run calls it; under the simulator, start it with
+// unrecorded), then does the operations, and returns once done, when its
+// session has ended (expired or closed), or when ctx is done. Run calls it; under the simulator, start it with
 // sim.World.Go.
 func (wl Workload) Client(rec *Recorder, i int, conn zksim.Conn) func(ctx context.Context) error {
 	wl = wl.withDefaults()
@@ -85,7 +85,9 @@ func (wl Workload) Client(rec *Recorder, i int, conn zksim.Conn) func(ctx contex
 					return nil
 				}
 			}
-			c.step(ctx, n)
+			if err := c.step(ctx, n); errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) || errors.Is(err, zksim.ErrAuthFailed) {
+				return nil // the session is over: nothing more can happen
+			}
 		}
 		return nil
 	}
@@ -135,29 +137,34 @@ func (c *wlClient) version(p string) int32 {
 	return c.rng.Int32N(3)
 }
 
-func (c *wlClient) step(ctx context.Context, n int) {
+// step does operation n and returns its error.
+func (c *wlClient) step(ctx context.Context, n int) error {
 	ctx, cancel := context.WithTimeout(ctx, c.wl.Timeout)
 	defer cancel()
 	p := path.Join(c.wl.Root, fmt.Sprintf("k%d", c.rng.IntN(c.wl.Paths)))
 	data := fmt.Appendf(nil, "c%d-%d", c.id, n)
+	var err error
 	switch r := c.rng.IntN(100); {
 	case r < 15:
-		_, _ = c.conn.Create(ctx, p, data, zksim.ModePersistent, zksim.OpenACL())
+		_, err = c.conn.Create(ctx, p, data, zksim.ModePersistent, zksim.OpenACL())
 	case r < 40:
-		if st, err := c.conn.Set(ctx, p, data, c.version(p)); err == nil {
+		var st *zksim.Stat
+		if st, err = c.conn.Set(ctx, p, data, c.version(p)); err == nil {
 			c.versions[p] = st.Version
 		}
 	case r < 50:
-		_ = c.conn.Delete(ctx, p, c.version(p))
+		err = c.conn.Delete(ctx, p, c.version(p))
 	case r < 80:
-		if _, st, err := c.conn.Get(ctx, p); err == nil {
+		var st *zksim.Stat
+		if _, st, err = c.conn.Get(ctx, p); err == nil {
 			c.versions[p] = st.Version
 		}
 	case r < 90:
-		_, _, _ = c.conn.Exists(ctx, p)
+		_, _, err = c.conn.Exists(ctx, p)
 	case r < 95:
-		_, _, _ = c.conn.Children(ctx, c.wl.Root)
+		_, _, err = c.conn.Children(ctx, c.wl.Root)
 	default:
-		_, _ = c.conn.Sync(ctx, p)
+		_, err = c.conn.Sync(ctx, p)
 	}
+	return err
 }
