@@ -281,16 +281,18 @@ func TestCheckEndedSession(t *testing.T) {
 }
 
 func TestCheckUnknownWriteAppliedAfterNextWrite(t *testing.T) {
-	// c0's set of b lost its connection; its next set, of c, made version
-	// 1; b cannot have been applied after c (a client's writes apply in
-	// the order sent), yet c1 reads b at version 2.
+	// c0's set of b lost its connection; its next sets, of c and d, made
+	// versions 1 and 2. b cannot have been applied after them (a client's
+	// writes apply in the order sent: b came before c returned), yet c1
+	// reads b at version 3.
 	h := &hist{}
 	h.add(0, history.Create, "/k", "a", 0, 1, 2, history.Result{})
 	h.add(0, history.Set, "/k", "b", -1, 3, 4, fail(zksim.ErrConnectionLoss))
 	h.add(0, history.Set, "/k", "c", -1, 5, 6, history.Result{Stat: stat(10, 12, 1)})
-	h.add(1, history.Get, "/k", "", 0, 7, 8, got("b", stat(10, 13, 2)))
+	h.add(0, history.Set, "/k", "d", -1, 7, 8, history.Result{Stat: stat(10, 13, 2)})
+	h.add(1, history.Get, "/k", "", 0, 9, 10, got("b", stat(10, 14, 3)))
 	requireViolation(t, h.ops, history.Linearizable)
-	// On another session of c0, it could have been.
-	h.ops[1].Session, h.ops[2].Session = 1, 2
+	// Had c0 sent c and d on a new session, b could have come last.
+	h.ops[1].Session, h.ops[2].Session, h.ops[3].Session = 1, 2, 2
 	require.NoError(t, history.Check(h.ops))
 }
