@@ -108,7 +108,7 @@ func (e *Error) Has(rule Rule) bool {
 //   - The writes (create, set, delete) are linearizable: one order of them,
 //     consistent with real time, explains every result (porcupine, one
 //     partition per path; a write of Unknown outcome may have taken effect
-//     or not). Known zxids (from a Set's Stat, and from reads that return
+//     or not, before its session's next write returned). Known zxids (from a Set's Stat, and from reads that return
 //     a write's unique data) must follow that order and real time.
 //   - Every read returns a state some write produced: its data was written
 //     by a write that did not fail, and every report of one state

@@ -24,7 +24,11 @@
 // for. Writes are checked with github.com/anishathalye/porcupine, one
 // partition per path, against a model of one znode (exists, data,
 // version); a write whose outcome is unknown (connection loss, a context
-// that ended) may take effect at any time after its call, or never. Reads
+// that ended) may take effect after its call or never, but, as ZooKeeper
+// applies a session's writes in the order they were sent, not after a
+// later write of its session returned; nor after a read that shows it.
+// A call its session refused once the client knew the session had ended
+// (expired or closed) took no effect. Reads
 // are then placed with the zxids their Stats carry: a read of version v
 // of a node is older than zxid z when the version after v, or the node's
 // next incarnation, has a zxid at or below z; a client that had seen z
