@@ -188,7 +188,7 @@ func followerRunOpts(t *testing.T, o simOpts, broken bool, stale *atomic.Int64) 
 // but never older than what their client saw, pass the check.
 func TestSimFollowerStaleReadsPass(t *testing.T) {
 	var stale atomic.Int64
-	n := seeds(t) / 3
+	n := seeds(t) / 5
 	for seed := range uint64(n) {
 		require.NoError(t, followerRun(t, seed, 0.005, false, &stale), "seed %d", seed)
 	}

@@ -22,7 +22,7 @@ import (
 const seedsEnv = "HISTORY_SEEDS"
 
 // ciSeeds is the number of simulated histories checked by default.
-const ciSeeds = 300
+const ciSeeds = 1000
 
 // simRun runs the workload for seed on the simulator with clients
 // clients under the fault mix (faults: probability per step, 0 for none),
@@ -123,7 +123,7 @@ func seeds(t *testing.T) int {
 // TestSimHistories checks the histories of random workloads of 4 clients
 // on zkmem in the simulator, under faults (lost replies, dropped requests,
 // disconnections, expiries, pauses): every one must pass. HISTORY_SEEDS
-// sets how many (default 300; the full count is 10,000).
+// sets how many (default 1,000; the full count is 10,000).
 func TestSimHistories(t *testing.T) {
 	n := seeds(t)
 	start := time.Now()
