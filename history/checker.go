@@ -51,6 +51,7 @@ type checker struct {
 	states  map[stateKey]*stateInfo
 	// per path: the known czxids (sorted), and per incarnation the known
 	// versions with their mzxids.
+	acks         map[string]*acks // see lifecycle
 	incarnations map[string][]int64
 	versions     map[string]map[int64][]verZxid
 }
@@ -154,7 +155,7 @@ func (c *checker) endedSessions() {
 
 // acked reports whether op i was acknowledged (its call returned without
 // error), as opposed to having been shown by a read to have taken effect.
-func (c *checker) acked(i int) bool { return c.ops[i].Outcome() == OK }
+func (c *checker) acked(i int) bool { return c.orig[i] == OK }
 
 // returned is the time by which op i took effect if it ever did: when it
 // returned, for an op whose outcome is known. An op of unknown outcome

@@ -124,24 +124,20 @@ func (c *checker) wrote(v *view, i int) {
 func (c *checker) synced(v *view, s int) {
 	v.raise(c.low[s], c.lowSrc[s], SyncRead)
 	call := c.ops[s].Invoked
-	for p, ws := range c.writes {
-		last := -1
-		ambiguous := false
-		for _, w := range ws {
-			op := &c.ops[w]
-			if !c.acked(w) || op.Returned >= call || op.Kind == Set {
-				continue
-			}
-			switch {
-			case last < 0 || c.ops[last].Returned < op.Invoked:
-				last, ambiguous = w, false
-			case op.Returned < c.ops[last].Invoked:
-			default:
-				ambiguous = true
-			}
-		}
-		if last < 0 || ambiguous {
+	for p, ws := range c.lifecycle() {
+		m := sort.Search(len(ws.ops), func(k int) bool { return c.ops[ws.ops[k]].Returned >= call })
+		if m == 0 {
 			continue
+		}
+		// The latest call among them is the last, if every other one
+		// returned before it was invoked.
+		last := ws.latest[m-1]
+		other := m - 1
+		if ws.ops[other] == last {
+			other--
+		}
+		if other >= 0 && c.ops[ws.ops[other]].Returned >= c.ops[last].Invoked {
+			continue // two of them overlap: which came last is unknown
 		}
 		if c.ops[last].Kind == Create {
 			v.alive[p] = last
@@ -152,6 +148,42 @@ func (c *checker) synced(v *view, s int) {
 			v.gone[p] = last
 		}
 	}
+}
+
+// acks lists a path's acknowledged creates and deletes by return time;
+// latest[k] is the one with the latest call among the first k+1.
+type acks struct {
+	ops    []int
+	latest []int
+}
+
+// lifecycle returns the acks of every path (computed once).
+func (c *checker) lifecycle() map[string]*acks {
+	if c.acks != nil {
+		return c.acks
+	}
+	c.acks = map[string]*acks{}
+	for p, ws := range c.writes {
+		a := &acks{}
+		for _, w := range ws {
+			if c.acked(w) && c.ops[w].Kind != Set {
+				a.ops = append(a.ops, w)
+			}
+		}
+		if len(a.ops) == 0 {
+			continue
+		}
+		sort.SliceStable(a.ops, func(x, y int) bool { return c.ops[a.ops[x]].Returned < c.ops[a.ops[y]].Returned })
+		for k, w := range a.ops {
+			if k == 0 || c.ops[w].Invoked > c.ops[a.latest[k-1]].Invoked {
+				a.latest = append(a.latest, w)
+			} else {
+				a.latest = append(a.latest, a.latest[k-1])
+			}
+		}
+		c.acks[p] = a
+	}
+	return c.acks
 }
 
 // ruleOf is the rule a read breaks by missing what op src showed.
