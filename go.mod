@@ -3,6 +3,7 @@ module github.com/zksim/zksim
 go 1.26
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/google/btree v1.1.3
 	github.com/stretchr/testify v1.12.1
