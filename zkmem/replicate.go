@@ -1,0 +1,225 @@
+package zkmem
+
+import (
+	"strings"
+
+	"github.com/zksim/zksim"
+)
+
+// Replication: the leader (the ensemble's core Server) applies each
+// transaction to the committed tree and seals it into an entry of the log;
+// each member applies the entries in zxid order to its own tree (its view),
+// firing the watch events of its own sessions as it does, and releases the
+// replies that waited for it.
+//
+// An entry carries what a member needs to reach the leader's state without
+// re-running the request: the inserts and removes of nodes in the order the
+// leader made them (so each parent's children table, a Java HashSet model
+// whose order depends on its history, evolves exactly as the leader's), the
+// final fields of every node the transaction touched, and its watch events.
+
+// effect is an insert into or a removal from the tree, by path.
+type effect struct {
+	path   string
+	insert bool
+}
+
+// entry is one committed transaction.
+type entry struct {
+	zxid   int64
+	fx     []effect
+	snaps  []node // the fields of each node touched that still exists, as committed
+	events []pendingEvent
+}
+
+// member is one server of an ensemble. Guarded by core.mu.
+type member struct {
+	id       int
+	view     *Server // the member's applied state; view.zxid is its last applied zxid
+	up       bool    // not crashed
+	lagging  bool    // commits queue instead of being applied (Lag)
+	isolated bool    // cut off from the quorum (Isolate)
+	queue    []*pendingReply
+}
+
+// pendingReply is a request of one of the member's clients waiting for the
+// member to apply a zxid: a write's reply (the write is applied by the
+// leader already), a sync, or a read queued behind either of them.
+type pendingReply struct {
+	sess  *Session
+	req   Request
+	resp  Response
+	wait  int64 // the zxid the member must have applied
+	write bool  // resp is ready; only the reply waits
+	fault Fault
+	done  chan struct{}
+}
+
+// seal turns the transaction the leader just applied into a log entry, and
+// has every member that keeps up apply it. Called with core.mu held.
+func (e *Ensemble) seal(t *txn) {
+	s := e.core
+	en := entry{zxid: t.zxid}
+	if len(t.fx) > 0 {
+		en.fx = append([]effect(nil), t.fx...)
+	}
+	if len(t.events) > 0 {
+		en.events = append([]pendingEvent(nil), t.events...)
+		en.snaps = make([]node, 0, len(t.events))
+		var seen map[string]bool
+		if len(t.events) > 16 {
+			seen = make(map[string]bool, len(t.events))
+		}
+	events:
+		for _, ev := range t.events {
+			if seen != nil {
+				if seen[ev.path] {
+					continue
+				}
+				seen[ev.path] = true
+			} else {
+				for i := range en.snaps {
+					if en.snaps[i].path == ev.path {
+						continue events
+					}
+				}
+			}
+			if n := s.tree.get(ev.path); n != nil {
+				en.snaps = append(en.snaps, *n)
+			}
+		}
+	}
+	for _, n := range t.acled {
+		en.snaps = append(en.snaps, *n)
+	}
+	e.log = append(e.log, en)
+	for _, m := range e.members {
+		if m.up && !m.isolated && !m.lagging && e.leader >= 0 {
+			e.applyAll(m)
+		}
+	}
+	e.trim()
+}
+
+// applyAll makes m apply every entry it has not. Called with core.mu held.
+func (e *Ensemble) applyAll(m *member) {
+	for e.applyNext(m) {
+	}
+}
+
+// applyNext makes m apply its next entry, if any, and reports whether it
+// did. Called with core.mu held.
+func (e *Ensemble) applyNext(m *member) bool {
+	v := m.view
+	if v.zxid >= e.core.zxid || len(e.log) == 0 {
+		return false
+	}
+	en := &e.log[v.zxid+1-e.log[0].zxid]
+	for _, f := range en.fx {
+		if f.insert {
+			n := &node{path: f.path, nameAt: int32(strings.LastIndexByte(f.path, '/') + 1), parent: v.tree.get(parentPath(f.path))}
+			v.tree.insert(n)
+		} else if n := v.tree.get(f.path); n != nil {
+			v.tree.remove(n)
+		}
+	}
+	for i := range en.snaps {
+		sn := &en.snaps[i]
+		if n := v.tree.get(sn.path); n != nil {
+			n.version, n.cversion, n.aversion, n.kind = sn.version, sn.cversion, sn.aversion, sn.kind
+			n.data, n.acl, n.owner = sn.data, sn.acl, sn.owner
+			n.czxid, n.mzxid, n.pzxid, n.ctime, n.mtime = sn.czxid, sn.mzxid, sn.pzxid, sn.ctime, sn.mtime
+		}
+	}
+	v.zxid = en.zxid
+	for _, ev := range en.events {
+		v.trigger(ev.typ, ev.path, ev.acl)
+	}
+	if len(m.queue) > 0 {
+		e.release(m)
+	}
+	return true
+}
+
+// trim drops the entries every member applied. Called with core.mu held.
+func (e *Ensemble) trim() {
+	if len(e.log) == 0 {
+		return
+	}
+	low := e.core.zxid
+	for _, m := range e.members {
+		low = min(low, m.view.zxid)
+	}
+	if k := int(low + 1 - e.log[0].zxid); k > 0 {
+		clear(e.log[:k])
+		e.log = e.log[k:]
+	}
+}
+
+// release answers, in order, the queued requests whose zxid m has applied,
+// each session's in the order they came. Called with core.mu held.
+func (e *Ensemble) release(m *member) {
+	var blocked []*Session
+	kept := m.queue[:0]
+	for _, p := range m.queue {
+		if p.wait > m.view.zxid || containsSession(blocked, p.sess) {
+			blocked = append(blocked, p.sess)
+			kept = append(kept, p)
+			continue
+		}
+		if !p.write {
+			p.sess.apply(&p.req, &p.resp)
+		}
+		p.sess.finish(m, &p.req, &p.resp, p.fault)
+		close(p.done)
+	}
+	clear(m.queue[len(kept):])
+	m.queue = kept
+}
+
+func containsSession(list []*Session, s *Session) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// queued reports whether sess has a request waiting at m. Called with
+// core.mu held.
+func (m *member) queued(sess *Session) bool {
+	for _, p := range m.queue {
+		if p.sess == sess {
+			return true
+		}
+	}
+	return false
+}
+
+// failAll fails every waiting request of m with err and closes their
+// connections. Called with core.mu held.
+func (m *member) failAll(err error) {
+	for _, p := range m.queue {
+		p.resp = Response{Err: err, Closed: true}
+		close(p.done)
+	}
+	clear(m.queue)
+	m.queue = m.queue[:0]
+}
+
+// failSession fails the waiting requests of sess, whose connection closed.
+// Called with core.mu held.
+func (m *member) failSession(sess *Session) {
+	kept := m.queue[:0]
+	for _, p := range m.queue {
+		if p.sess == sess {
+			p.resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
+			close(p.done)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	clear(m.queue[len(kept):])
+	m.queue = kept
+}
