@@ -1,0 +1,402 @@
+package zkmem_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
+)
+
+// newEnsemble returns an n-member ensemble closed at the end of the test.
+func newEnsemble(t *testing.T, n int, opts zkmem.EnsembleOptions) *zkmem.Ensemble {
+	t.Helper()
+	e := zkmem.NewEnsemble(n, opts)
+	t.Cleanup(e.Close)
+	return e
+}
+
+// connectTo opens a Conn through e trying the members in order.
+func connectTo(t *testing.T, e *zkmem.Ensemble, order []int, opts ...zkmem.ConnOption) *zkmem.Conn {
+	t.Helper()
+	c, err := e.Connect(append([]zkmem.ConnOption{zkmem.WithMembers(order...)}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+// memberOf returns the member c's session is connected to, -1 if none.
+func memberOf(e *zkmem.Ensemble, c *zkmem.Conn) int {
+	for i := range e.Size() {
+		for _, id := range e.Sessions(i) {
+			if id == c.SessionID() {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// async runs f in a goroutine and returns a channel that yields its error.
+func async(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}
+
+// blocked reports whether ch has nothing yet once every goroutine of the
+// bubble is blocked.
+func blocked(ch <-chan error) bool {
+	synctest.Wait()
+	select {
+	case err := <-ch:
+		panic(fmt.Sprintf("not blocked: returned %v", err))
+	default:
+		return true
+	}
+}
+
+func TestEnsembleReadYourWrites(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		require.Equal(t, 2, e.Leader())
+		a := connectTo(t, e, []int{0, 1, 2})
+		require.Equal(t, 0, memberOf(e, a))
+		e.Lag(0)
+
+		// The leader commits the write at once; its reply waits for
+		// member 0 to apply it.
+		done := async(func() error { _, err := a.Create(ctx, "/x", []byte("1"), 0, zksim.OpenACL()); return err })
+		require.True(t, blocked(done))
+		require.Equal(t, e.LastZxid(), e.Applied(2))
+		require.Equal(t, 1, e.Pending(0))
+		require.True(t, e.ApplyNext(0))
+		require.NoError(t, <-done)
+		require.False(t, e.ApplyNext(0))
+
+		data, st, err := a.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("1"), data)
+		require.Equal(t, e.Applied(0), st.Czxid)
+	})
+}
+
+func TestEnsembleStaleReadThenSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		w := connectTo(t, e, []int{0})
+		r := connectTo(t, e, []int{1})
+		e.Lag(1)
+		for i := range 3 {
+			_, err := w.Create(ctx, fmt.Sprintf("/n%d", i), nil, 0, zksim.OpenACL())
+			require.NoError(t, err)
+		}
+		// Member 1 lags: r reads the state before the creates.
+		ok, _, err := r.Exists(ctx, "/n2")
+		require.NoError(t, err)
+		require.False(t, ok)
+		names, _, err := r.Children(ctx, "/")
+		require.NoError(t, err)
+		require.Equal(t, []string{"zookeeper"}, names)
+
+		// A sync returns once member 1 applied all the leader had
+		// committed when it arrived, and not before.
+		done := async(func() error { _, err := r.Sync(ctx, "/"); return err })
+		require.True(t, blocked(done))
+		require.True(t, e.ApplyNext(1))
+		require.True(t, e.ApplyNext(1))
+		require.True(t, blocked(done))
+		require.True(t, e.ApplyNext(1))
+		require.NoError(t, <-done)
+		ok, _, err = r.Exists(ctx, "/n2")
+		require.NoError(t, err)
+		require.True(t, ok)
+	})
+}
+
+func TestEnsembleWatchFiresWhenTheMemberApplies(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		w := connectTo(t, e, []int{0})
+		_, err := w.Create(ctx, "/x", []byte("old"), 0, zksim.OpenACL())
+		require.NoError(t, err)
+		r := connectTo(t, e, []int{1})
+		_, _, ch, err := r.GetW(ctx, "/x")
+		require.NoError(t, err)
+		e.Lag(1)
+		_, err = w.Set(ctx, "/x", []byte("new"), -1)
+		require.NoError(t, err)
+
+		// Committed, not applied by member 1: no event, old data.
+		select {
+		case ev := <-ch:
+			t.Fatalf("event before member 1 applied the change: %v", ev)
+		default:
+		}
+		data, _, err := r.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("old"), data)
+
+		// Applying it fires the watch before any read can show the data.
+		require.True(t, e.ApplyNext(1))
+		select {
+		case ev := <-ch:
+			require.Equal(t, zksim.EventNodeDataChanged, ev.Type)
+		default:
+			t.Fatal("member 1 applied the change but the watch did not fire")
+		}
+		data, _, err = r.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("new"), data)
+	})
+}
+
+func TestEnsembleMemberBehindTheClientRefusesIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		c := connectTo(t, e, []int{0, 1, 2})
+		e.Lag(1)
+		_, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+
+		// Member 0 goes: the next one, 1, has not applied the client's
+		// last zxid and refuses it; the client lands on 2.
+		e.Crash(0)
+		require.Equal(t, zksim.StateConnected, c.State())
+		require.Equal(t, 2, memberOf(e, c))
+		ok, _, err := c.Exists(ctx, "/x")
+		require.NoError(t, err)
+		require.True(t, ok, "the client saw an older state than it had seen")
+		e.CatchUp(1)
+	})
+}
+
+func TestEnsembleSessionSurvivesAMemberCrash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		a := connectTo(t, e, []int{0, 1})
+		b := connectTo(t, e, []int{2})
+		for _, p := range []string{"/w", "/missed"} {
+			_, err := b.Create(ctx, p, nil, 0, zksim.OpenACL())
+			require.NoError(t, err)
+		}
+		_, err := a.Create(ctx, "/eph", nil, zksim.ModeEphemeral, zksim.OpenACL())
+		require.NoError(t, err)
+		_, _, wch, err := a.GetW(ctx, "/w")
+		require.NoError(t, err)
+		_, _, mch, err := a.GetW(ctx, "/missed")
+		require.NoError(t, err)
+		events := a.SessionEvents(ctx)
+
+		// A change a's member never applies: a sees it through the
+		// setWatches rule (its last zxid is older than the change).
+		e.Lag(0)
+		_, err = b.Set(ctx, "/missed", []byte("v"), -1)
+		require.NoError(t, err)
+		e.Crash(0)
+		require.Equal(t, zksim.StateDisconnected, (<-events).State)
+		require.Equal(t, zksim.StateConnected, (<-events).State)
+		require.Equal(t, 1, memberOf(e, a))
+		require.Equal(t, zksim.EventNodeDataChanged, (<-mch).Type)
+
+		// Its ephemeral lives on; its watch is set on member 1.
+		ok, st, err := b.Exists(ctx, "/eph")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, a.SessionID(), st.EphemeralOwner)
+		_, err = b.Set(ctx, "/w", []byte("v"), -1)
+		require.NoError(t, err)
+		require.Equal(t, zksim.EventNodeDataChanged, (<-wch).Type)
+
+		e.Restart(0)
+		require.Equal(t, e.LastZxid(), e.Applied(0))
+		require.Equal(t, zkmem.RoleFollower, e.Role(0))
+	})
+}
+
+func TestEnsembleLeaderFailover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		a := connectTo(t, e, []int{0, 1})
+		b := connectTo(t, e, []int{1, 0})
+		_, err := a.Create(ctx, "/eph", nil, zksim.ModeEphemeral, zksim.OpenACL())
+		require.NoError(t, err)
+		_, err = a.Create(ctx, "/w", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+		_, _, wch, err := a.ExistsW(ctx, "/w")
+		require.NoError(t, err)
+
+		e.Crash(2)
+		require.Equal(t, -1, e.Leader())
+		for i := range 3 {
+			require.NotEqual(t, zkmem.RoleFollower, e.Role(i))
+			require.Empty(t, e.Sessions(i))
+		}
+		require.Equal(t, zksim.StateDisconnected, a.State())
+		_, _, err = a.Get(ctx, "/w")
+		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+		_, err = e.Connect()
+		require.ErrorIs(t, err, zkmem.ErrNoMember)
+
+		leader, err := e.Elect()
+		require.NoError(t, err)
+		require.Equal(t, 1, leader)
+		require.Equal(t, zksim.StateConnected, a.State())
+		ok, _, err := b.Exists(ctx, "/eph")
+		require.NoError(t, err)
+		require.True(t, ok)
+		_, err = b.Set(ctx, "/w", []byte("v"), -1)
+		require.NoError(t, err)
+		require.Equal(t, zksim.EventNodeDataChanged, (<-wch).Type)
+
+		// A write in flight when the leader fails: committed or not, as
+		// the caller decided; connection loss either way.
+		e.Restart(2)
+		for _, committed := range []bool{true, false} {
+			e.FailLeaderOnNextWrite(committed)
+			path := fmt.Sprintf("/inflight-%v", committed)
+			_, err = a.Create(ctx, path, nil, 0, zksim.OpenACL())
+			require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+			_, err = e.Elect()
+			require.NoError(t, err)
+			ok, _, err = b.Exists(ctx, path)
+			require.NoError(t, err)
+			require.Equal(t, committed, ok)
+			e.Restart(0)
+			e.Restart(1)
+			e.Restart(2)
+		}
+	})
+}
+
+func TestEnsembleNewLeaderGivesSessionsAFreshTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		// c knows only the leader: once it goes, c stays disconnected.
+		c := connectTo(t, e, []int{2}, zkmem.WithSessionTimeout(4*time.Second))
+		timeout := c.SessionTimeout()
+		e.Crash(2)
+		time.Sleep(10 * timeout) // a long election: nobody expires sessions
+		_, err := e.Elect()
+		require.NoError(t, err)
+		time.Sleep(timeout - time.Millisecond)
+		require.Equal(t, []int64{c.SessionID()}, e.Server().SessionIDs())
+		time.Sleep(2 * time.Millisecond)
+		require.Empty(t, e.Server().SessionIDs())
+	})
+}
+
+func TestEnsembleReadOnlyMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{ReadOnly: true})
+		ro := connectTo(t, e, []int{0}, zkmem.WithCanBeReadOnly())
+		rw := connectTo(t, e, []int{0})
+		w := connectTo(t, e, []int{1})
+		_, err := w.Create(ctx, "/x", []byte("old"), 0, zksim.OpenACL())
+		require.NoError(t, err)
+
+		e.Isolate(0)
+		require.Equal(t, zkmem.RoleReadOnly, e.Role(0))
+		require.Equal(t, zksim.StateConnectedReadOnly, ro.State())
+		require.Equal(t, zksim.StateDisconnected, rw.State(), "a client that does not allow read-only mode was accepted")
+		_, err = w.Set(ctx, "/x", []byte("new"), -1)
+		require.NoError(t, err)
+
+		data, _, err := ro.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("old"), data)
+		_, err = ro.Create(ctx, "/y", nil, 0, zksim.OpenACL())
+		require.ErrorIs(t, err, zksim.ErrNotReadOnly)
+		_, err = ro.Sync(ctx, "/")
+		require.ErrorIs(t, err, zksim.ErrNotReadOnly)
+
+		e.Heal(0)
+		require.Equal(t, zkmem.RoleFollower, e.Role(0))
+		require.Equal(t, zksim.StateConnected, ro.State())
+		require.Equal(t, zksim.StateConnected, rw.State())
+		data, _, err = ro.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("new"), data)
+	})
+}
+
+func TestEnsembleOfFiveNeedsAQuorum(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 5, zkmem.EnsembleOptions{})
+		c := connectTo(t, e, []int{0, 1, 2, 3, 4})
+		e.Crash(0)
+		e.Crash(1)
+		require.Equal(t, 4, e.Leader())
+		_, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+		require.Equal(t, 2, memberOf(e, c))
+		e.Crash(2)
+		require.Equal(t, -1, e.Leader())
+		_, err = e.Elect()
+		require.ErrorIs(t, err, zkmem.ErrNoQuorum)
+		e.Restart(0)
+		leader, err := e.Elect()
+		require.NoError(t, err)
+		require.Equal(t, 4, leader)
+		require.Equal(t, e.LastZxid(), e.Applied(0))
+		ok, _, err := c.Exists(ctx, "/x")
+		require.NoError(t, err)
+		require.True(t, ok)
+	})
+}
+
+// The members list children in the order a single server does after the
+// same history of creates and deletes: each member replays the leader's
+// inserts and removes, multis included.
+func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
+	ctx := context.Background()
+	e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+	srv := zkmem.NewServer(zkmem.Options{})
+	t.Cleanup(srv.Close)
+	single, err := srv.Connect()
+	require.NoError(t, err)
+	conns := []*zkmem.Conn{connectTo(t, e, []int{0}), connectTo(t, e, []int{1}), connectTo(t, e, []int{2})}
+	e.Lag(1)
+	for _, c := range []*zkmem.Conn{single, conns[0]} {
+		_, err := c.Create(ctx, "/p", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+		for i := range 40 {
+			_, err := c.Create(ctx, fmt.Sprintf("/p/c%d", i), []byte{byte(i)}, 0, zksim.OpenACL())
+			require.NoError(t, err)
+		}
+		for i := 0; i < 40; i += 3 {
+			require.NoError(t, c.Delete(ctx, fmt.Sprintf("/p/c%d", i), -1))
+		}
+		_, err = c.Multi(ctx, &zksim.CreateOp{Path: "/p/m", ACL: zksim.OpenACL()}, &zksim.DeleteOp{Path: "/p/c1", Version: -1},
+			&zksim.CreateOp{Path: "/p/c1", Data: []byte("again"), ACL: zksim.OpenACL()})
+		require.NoError(t, err)
+		_, err = c.Multi(ctx, &zksim.DeleteOp{Path: "/p/c2", Version: -1}, &zksim.CreateOp{Path: "/p/c1", ACL: zksim.OpenACL()})
+		require.ErrorIs(t, err, zksim.ErrNodeExists)
+	}
+	e.CatchUp(1)
+	want, wantStat, err := single.Children(ctx, "/p")
+	require.NoError(t, err)
+	wantData, _, err := single.Get(ctx, "/p/c1")
+	require.NoError(t, err)
+	for i, c := range conns {
+		got, st, err := c.Children(ctx, "/p")
+		require.NoError(t, err)
+		require.Equal(t, want, got, "member %d", i)
+		require.Equal(t, wantStat.Cversion, st.Cversion)
+		require.Equal(t, wantStat.NumChildren, st.NumChildren)
+		data, _, err := c.Get(ctx, "/p/c1")
+		require.NoError(t, err)
+		require.Equal(t, wantData, data)
+	}
+}
