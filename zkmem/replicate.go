@@ -59,13 +59,11 @@ type pendingReply struct {
 // has every member that keeps up apply it. Called with core.mu held.
 func (e *Ensemble) seal(t *txn) {
 	s := e.core
-	en := entry{zxid: t.zxid}
-	if len(t.fx) > 0 {
-		en.fx = append([]effect(nil), t.fx...)
-	}
+	en := e.nextEntry()
+	en.zxid = t.zxid
+	en.fx = append(en.fx, t.fx...)
 	if len(t.events) > 0 {
-		en.events = append([]pendingEvent(nil), t.events...)
-		en.snaps = make([]node, 0, len(t.events))
+		en.events = append(en.events, t.events...)
 		var seen map[string]bool
 		if len(t.events) > 16 {
 			seen = make(map[string]bool, len(t.events))
@@ -92,7 +90,6 @@ func (e *Ensemble) seal(t *txn) {
 	for _, n := range t.acled {
 		en.snaps = append(en.snaps, *n)
 	}
-	e.log = append(e.log, en)
 	for _, m := range e.members {
 		if m.up && !m.isolated && !m.lagging && e.leader >= 0 {
 			e.applyAll(m)
@@ -150,10 +147,33 @@ func (e *Ensemble) trim() {
 	for _, m := range e.members {
 		low = min(low, m.view.zxid)
 	}
-	if k := int(low + 1 - e.log[0].zxid); k > 0 {
-		clear(e.log[:k])
-		e.log = e.log[k:]
+	k := int(low + 1 - e.log[0].zxid)
+	if k <= 0 || 2*k < len(e.log) {
+		return // shifting the log for a few entries would cost more than it frees
 	}
+	// The applied entries' buffers are kept for the next ones (nextEntry);
+	// the node copies they hold are dropped.
+	for i := range e.log[:k] {
+		clear(e.log[i].snaps)
+	}
+	n := len(e.log) - k
+	for i := range n { // rotate the applied entries behind the others
+		e.log[i], e.log[i+k] = e.log[i+k], e.log[i]
+	}
+	e.log = e.log[:n]
+}
+
+// nextEntry appends an empty entry to the log, reusing the buffers of one
+// trimmed before. Called with core.mu held.
+func (e *Ensemble) nextEntry() *entry {
+	if len(e.log) < cap(e.log) {
+		e.log = e.log[:len(e.log)+1]
+		en := &e.log[len(e.log)-1]
+		en.fx, en.snaps, en.events = en.fx[:0], en.snaps[:0], en.events[:0]
+		return en
+	}
+	e.log = append(e.log, entry{})
+	return &e.log[len(e.log)-1]
 }
 
 // release answers, in order, the queued requests whose zxid m has applied,
