@@ -110,24 +110,23 @@ func NewEnsemble(n int, opts EnsembleOptions) *Ensemble {
 	core := NewServer(opts.Options)
 	e := &Ensemble{core: core, opts: opts, leader: n - 1}
 	core.ens = e
-	core.tree.rec = &core.txnBuf
 	for i := range n {
 		e.members = append(e.members, &member{id: i, view: newView(core), up: true})
 	}
 	return e
 }
 
-// newView returns the state a member serves from: a tree like a fresh
-// server's and its own watch tables. It is guarded by core.mu.
+// newView returns the state a member serves from: its own watch tables,
+// and the committed tree while it keeps up (see diverge). It is guarded by
+// core.mu.
 func newView(core *Server) *Server {
-	v := &Server{
+	return &Server{
 		opts:         core.opts,
+		tree:         core.tree,
+		zxid:         core.zxid,
 		dataWatches:  newWatchTable(),
 		childWatches: newWatchTable(),
 	}
-	v.tree = newTree(core.tree.root.acl, core.tree.get("/zookeeper/config").acl)
-	v.tree.sorted = core.tree.sorted
-	return v
 }
 
 // Server returns the server that holds the ensemble's committed state and
@@ -240,7 +239,9 @@ func (e *Ensemble) servesRO(m *member) bool {
 func (e *Ensemble) Lag(i int) {
 	e.core.mu.Lock()
 	defer e.core.mu.Unlock()
-	e.member(i).lagging = true
+	m := e.member(i)
+	m.lagging = true
+	e.diverge(m)
 }
 
 // CatchUp makes member i apply every commit it has not applied (if it is
@@ -251,6 +252,7 @@ func (e *Ensemble) CatchUp(i int) {
 	m.lagging = false
 	if m.up && !m.isolated {
 		e.applyAll(m)
+		e.settle(m)
 	}
 	e.core.mu.Unlock()
 	e.redialWaiting()
@@ -263,6 +265,7 @@ func (e *Ensemble) ApplyNext(i int) bool {
 	e.core.mu.Lock()
 	m := e.member(i)
 	ok := m.up && !m.isolated && e.applyNext(m)
+	e.settle(m)
 	e.trim()
 	again := ok && len(e.waiting) > 0
 	e.core.mu.Unlock()
@@ -289,6 +292,7 @@ func (e *Ensemble) Crash(i int) {
 	m := e.member(i)
 	if m.up {
 		m.up = false
+		e.diverge(m)
 		e.dropClients(m)
 		if i == e.leader || !e.quorum() {
 			e.startElection()
@@ -308,6 +312,7 @@ func (e *Ensemble) Restart(i int) {
 		m.lagging = false
 		if e.leader >= 0 && !m.isolated {
 			e.applyAll(m)
+			e.settle(m)
 		}
 	}
 	e.core.mu.Unlock()
@@ -324,6 +329,7 @@ func (e *Ensemble) Isolate(i int) {
 	m := e.member(i)
 	if !m.isolated {
 		m.isolated = true
+		e.diverge(m)
 		e.dropClients(m)
 		if i == e.leader || !e.quorum() {
 			e.startElection()
@@ -345,6 +351,7 @@ func (e *Ensemble) Heal(i int) {
 		if e.leader >= 0 && m.up {
 			m.lagging = false
 			e.applyAll(m)
+			e.settle(m)
 		}
 	}
 	e.core.mu.Unlock()
@@ -379,6 +386,7 @@ func (e *Ensemble) Elect() (int, error) {
 			e.dropClients(m) // read-only ones, if any
 			m.lagging = false
 			e.applyAll(m)
+			e.settle(m)
 		}
 	}
 	for _, sess := range e.core.sessions {
@@ -410,6 +418,7 @@ func (e *Ensemble) FailLeaderOnNextWrite(committed bool) {
 func (e *Ensemble) failLeader() {
 	m := e.members[e.leader]
 	m.up = false
+	e.diverge(m)
 	e.dropClients(m)
 	e.startElection()
 }
@@ -420,6 +429,9 @@ func (e *Ensemble) failLeader() {
 func (e *Ensemble) startElection() {
 	e.leader = -1
 	for _, m := range e.members {
+		if e.servesRO(m) {
+			e.diverge(m) // it serves its state as it is now
+		}
 		if !m.isolated {
 			e.dropClients(m)
 		}

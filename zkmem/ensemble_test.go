@@ -357,8 +357,10 @@ func TestEnsembleOfFiveNeedsAQuorum(t *testing.T) {
 }
 
 // The members list children in the order a single server does after the
-// same history of creates and deletes: each member replays the leader's
-// inserts and removes, multis included.
+// same history of creates and deletes: a member that falls behind copies
+// the tree (member 2, after the creates) or starts from an empty one
+// (member 1) and replays the leader's inserts and removes, multis
+// included.
 func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
 	ctx := context.Background()
 	e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
@@ -375,6 +377,13 @@ func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
 			_, err := c.Create(ctx, fmt.Sprintf("/p/c%d", i), []byte{byte(i)}, 0, zksim.OpenACL())
 			require.NoError(t, err)
 		}
+		for _, name := range []string{"AaAa", "BBBB", "AaBB", "BBAa"} { // one Java hash: one bucket
+			_, err := c.Create(ctx, "/p/"+name, nil, 0, zksim.OpenACL())
+			require.NoError(t, err)
+		}
+		if c != single {
+			e.Lag(2)
+		}
 		for i := 0; i < 40; i += 3 {
 			require.NoError(t, c.Delete(ctx, fmt.Sprintf("/p/c%d", i), -1))
 		}
@@ -384,7 +393,12 @@ func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
 		_, err = c.Multi(ctx, &zksim.DeleteOp{Path: "/p/c2", Version: -1}, &zksim.CreateOp{Path: "/p/c1", ACL: zksim.OpenACL()})
 		require.ErrorIs(t, err, zksim.ErrNodeExists)
 	}
-	e.CatchUp(1)
+	require.Equal(t, 1+40+4+14+2, e.Pending(1)) // /p, its children, the deletes, two multis
+	// Still lagging, so still on their own trees, they apply it all.
+	for e.ApplyNext(1) {
+	}
+	for e.ApplyNext(2) {
+	}
 	want, wantStat, err := single.Children(ctx, "/p")
 	require.NoError(t, err)
 	wantData, _, err := single.Get(ctx, "/p/c1")
@@ -399,4 +413,6 @@ func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, wantData, data)
 	}
+	e.CatchUp(1)
+	e.CatchUp(2)
 }

@@ -7,10 +7,14 @@ import (
 )
 
 // Replication: the leader (the ensemble's core Server) applies each
-// transaction to the committed tree and seals it into an entry of the log;
-// each member applies the entries in zxid order to its own tree (its view),
-// firing the watch events of its own sessions as it does, and releases the
-// replies that waited for it.
+// transaction to the committed tree. A member that keeps up (in sync) reads
+// that very tree: it applies a commit by firing the commit's watch events
+// for its own sessions (its view has its own watch tables) and releasing
+// the replies that waited for it, which costs next to nothing. A member
+// that falls behind (Lag, Crash, Isolate) diverges: it takes a copy of the
+// committed tree, and from then on applies log entries in zxid order to
+// its copy, until it has caught up and keeps up again, when it drops the
+// copy. The log is recorded only while some member diverges.
 //
 // An entry carries what a member needs to reach the leader's state without
 // re-running the request: the inserts and removes of nodes in the order the
@@ -59,6 +63,33 @@ type pendingReply struct {
 // has every member that keeps up apply it. Called with core.mu held.
 func (e *Ensemble) seal(t *txn) {
 	s := e.core
+	if s.tree.rec != nil {
+		e.record(t)
+	}
+	for _, m := range e.members {
+		v := m.view
+		if v.tree != s.tree {
+			if m.up && !m.isolated && !m.lagging && e.leader >= 0 {
+				e.applyAll(m)
+				e.settle(m)
+			}
+			continue
+		}
+		v.zxid = t.zxid
+		for _, ev := range t.events {
+			v.trigger(ev.typ, ev.path, ev.acl)
+		}
+		if len(m.queue) > 0 {
+			e.release(m)
+		}
+	}
+	e.trim()
+}
+
+// record appends the transaction to the log, for the members that diverge.
+// Called with core.mu held.
+func (e *Ensemble) record(t *txn) {
+	s := e.core
 	en := e.nextEntry()
 	en.zxid = t.zxid
 	en.fx = append(en.fx, t.fx...)
@@ -90,12 +121,71 @@ func (e *Ensemble) seal(t *txn) {
 	for _, n := range t.acled {
 		en.snaps = append(en.snaps, *n)
 	}
-	for _, m := range e.members {
-		if m.up && !m.isolated && !m.lagging && e.leader >= 0 {
-			e.applyAll(m)
+}
+
+// diverge gives m a tree of its own, a copy of the committed one, from
+// which it goes on at its own pace; the log is recorded from now on.
+// Called with core.mu held.
+func (e *Ensemble) diverge(m *member) {
+	s := e.core
+	if m.view.tree != s.tree {
+		return
+	}
+	m.view.tree = s.tree.clone()
+	s.tree.rec = &s.txnBuf
+}
+
+// settle makes m read the committed tree again if it has caught up and
+// keeps up; when no member diverges any more, the log is no longer
+// recorded. Called with core.mu held.
+func (e *Ensemble) settle(m *member) {
+	s := e.core
+	v := m.view
+	if v.tree == s.tree || v.zxid != s.zxid || !m.up || m.isolated || m.lagging || e.leader < 0 {
+		return
+	}
+	v.tree = s.tree
+	for _, o := range e.members {
+		if o.view.tree != s.tree {
+			return
 		}
 	}
+	s.tree.rec = nil
 	e.trim()
+}
+
+// clone returns a deep copy of t: the same nodes, fields and children
+// tables, each bucket's entries in the same order, so that the copy lists
+// children as t does and evolves as t would.
+func (t *tree) clone() *tree {
+	c := &tree{seed: t.seed, mask: t.mask, nodes: make(map[uint64]*node, len(t.nodes)), sorted: t.sorted}
+	c.root = c.cloneNode(t.root, nil)
+	return c
+}
+
+func (c *tree) cloneNode(n, parent *node) *node {
+	m := new(node)
+	*m = *n
+	m.parent, m.next, m.children = parent, nil, nil
+	c.index(m)
+	if n.children == nil {
+		return m
+	}
+	cs := &childSet{table: make([]*node, len(n.children.table)), n: n.children.n}
+	m.children = cs
+	for i, head := range n.children.table {
+		var last *node
+		for ch := head; ch != nil; ch = ch.next {
+			cc := c.cloneNode(ch, m)
+			if last == nil {
+				cs.table[i] = cc
+			} else {
+				last.next = cc
+			}
+			last = cc
+		}
+	}
+	return m
 }
 
 // applyAll makes m apply every entry it has not. Called with core.mu held.
@@ -108,7 +198,7 @@ func (e *Ensemble) applyAll(m *member) {
 // did. Called with core.mu held.
 func (e *Ensemble) applyNext(m *member) bool {
 	v := m.view
-	if v.zxid >= e.core.zxid || len(e.log) == 0 {
+	if v.tree == e.core.tree || v.zxid >= e.core.zxid || len(e.log) == 0 {
 		return false
 	}
 	en := &e.log[v.zxid+1-e.log[0].zxid]
