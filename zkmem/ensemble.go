@@ -476,3 +476,23 @@ func (e *Ensemble) dropClients(m *member) {
 // errMemberGone tells an in-process Conn's sink that its member dropped it:
 // it reconnects to another member by itself.
 var errMemberGone = errors.New("zkmem: the ensemble member dropped the connection")
+
+// reset follows Server.Reset of the ensemble's server: every member serves
+// the fresh tree (an isolated one a copy of it), with no watches, nothing
+// waiting and no lag. Called with core.mu held.
+func (e *Ensemble) reset() {
+	s := e.core
+	for i := range e.log {
+		clear(e.log[i].snaps)
+	}
+	e.log = e.log[:0]
+	for _, m := range e.members {
+		m.failAll(zksim.ErrSessionExpired)
+		m.lagging = false
+		m.view.tree, m.view.zxid = s.tree, s.zxid
+		m.view.dataWatches, m.view.childWatches = newWatchTable(), newWatchTable()
+		if m.isolated || !m.up {
+			e.diverge(m)
+		}
+	}
+}
