@@ -146,6 +146,9 @@ func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, addr n
 		// Refused before the session is looked at: its connection stays.
 		return nil, ErrZxidAhead
 	}
+	if s.ens != nil && s.ens.leader < 0 {
+		return nil, ErrNoMember // an election: nobody serves
+	}
 	sess := s.sessions[id]
 	if sess == nil || sess.dead {
 		return nil, zksim.ErrSessionExpired
@@ -163,7 +166,7 @@ func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, addr n
 	sess.resetAuth(addr)
 	if s.ens != nil {
 		sess.readOnly = false
-		sess.member = s.ens.members[max(s.ens.leader, 0)]
+		sess.member = s.ens.members[s.ens.leader]
 		sess.view = sess.member.view
 	}
 	return sess, nil
