@@ -416,3 +416,67 @@ func TestEnsembleMembersListChildrenInTheServersOrder(t *testing.T) {
 	e.CatchUp(1)
 	e.CatchUp(2)
 }
+
+func TestEnsembleClientCutOffFromItsMemberMovesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		c := connectTo(t, e, []int{1, 2, 0})
+		ctl := e.Server().Control(c.SessionID())
+		ctl.Disconnect()
+		require.Equal(t, zksim.StateDisconnected, c.State())
+		require.Empty(t, e.Sessions(1))
+		require.NoError(t, ctl.Reconnect())
+		require.Equal(t, 2, memberOf(e, c))
+
+		// A lost reply: the write is applied, the client moves on.
+		ctl.LoseNextReply(zkmem.OpCreate)
+		_, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL())
+		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+		require.Equal(t, 0, memberOf(e, c))
+		ok, _, err := c.Exists(ctx, "/x")
+		require.NoError(t, err)
+		require.True(t, ok)
+	})
+}
+
+func TestEnsembleResetServesAFreshTree(t *testing.T) {
+	ctx := context.Background()
+	e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+	c := connectTo(t, e, []int{0})
+	_, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL())
+	require.NoError(t, err)
+	e.Lag(1)
+	_, err = c.Create(ctx, "/y", nil, 0, zksim.OpenACL())
+	require.NoError(t, err)
+	e.Server().Reset()
+	require.Equal(t, zksim.StateExpired, c.State())
+	for i := range 3 {
+		c := connectTo(t, e, []int{i})
+		names, _, err := c.Children(ctx, "/")
+		require.NoError(t, err)
+		require.Equal(t, []string{"zookeeper"}, names, "member %d", i)
+		require.Equal(t, 0, e.Pending(i))
+	}
+}
+
+func TestEnsembleWireSessionTalksToTheLeader(t *testing.T) {
+	e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+	rec := &recorder{}
+	sess, err := e.Server().OpenSession(10*time.Second, zkmem.DefaultClientAddr, rec)
+	require.NoError(t, err)
+	require.Equal(t, []int64{sess.ID()}, e.Sessions(2))
+	require.NoError(t, sess.Do(&zkmem.Request{Op: zkmem.OpCreate, Path: "/x", ACL: zksim.OpenACL(), TTL: -1}).Err)
+	e.Crash(2)
+	require.Equal(t, []string{
+		fmt.Sprintf("reply create /x err=<nil> zxid=%d", e.LastZxid()),
+		"closed " + zksim.ErrConnectionLoss.Error(),
+	}, rec.take())
+	_, err = e.Server().ResumeSession(sess.ID(), sess.Password(), e.LastZxid(), zkmem.DefaultClientAddr, rec)
+	require.ErrorIs(t, err, zkmem.ErrNoMember)
+	leader, err := e.Elect()
+	require.NoError(t, err)
+	_, err = e.Server().ResumeSession(sess.ID(), sess.Password(), e.LastZxid(), zkmem.DefaultClientAddr, rec)
+	require.NoError(t, err)
+	require.Equal(t, []int64{sess.ID()}, e.Sessions(leader))
+}
