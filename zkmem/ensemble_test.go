@@ -542,3 +542,24 @@ func TestEnsembleConcurrentClientsOnLaggingMembers(t *testing.T) {
 	require.Equal(t, lists[0], lists[1])
 	require.Equal(t, lists[0], lists[2])
 }
+
+// A write waiting for its lagging member when the connection closes fails
+// at once with connection loss: committed, but unanswered.
+func TestEnsembleWaitingWriteFailsWhenTheConnectionCloses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		c := connectTo(t, e, []int{0, 1})
+		e.Lag(0)
+		done := async(func() error { _, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL()); return err })
+		require.True(t, blocked(done))
+		e.Server().Control(c.SessionID()).Disconnect()
+		require.ErrorIs(t, <-done, zksim.ErrConnectionLoss)
+		require.NoError(t, e.Server().Control(c.SessionID()).Reconnect())
+		require.Equal(t, 1, memberOf(e, c))
+		ok, _, err := c.Exists(ctx, "/x")
+		require.NoError(t, err)
+		require.True(t, ok)
+		e.CatchUp(0)
+	})
+}

@@ -272,6 +272,11 @@ func (e *Ensemble) release(m *member) {
 	var blocked []*Session
 	kept := m.queue[:0]
 	for _, p := range m.queue {
+		if !p.sess.connected {
+			p.resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
+			close(p.done)
+			continue
+		}
 		if p.wait > m.view.zxid || containsSession(blocked, p.sess) {
 			blocked = append(blocked, p.sess)
 			kept = append(kept, p)

@@ -292,6 +292,9 @@ func (s *Server) disconnect(sess *Session) {
 	sess.connected = false
 	sess.dropWatches()
 	sess.dropHeld()
+	if sess.member != nil {
+		sess.member.failSession(sess) // requests waiting for the member
+	}
 	sess.startExpiry(sess.timeout)
 }
 
@@ -374,6 +377,9 @@ func (s *Server) expire(sess *Session) {
 	}
 	tell := sess.connected && !sess.paused
 	sess.connected = false
+	if sess.member != nil {
+		sess.member.failSession(sess) // requests waiting for the member
+	}
 	s.endSession(sess)
 	if tell {
 		sess.sink.Closed(zksim.ErrSessionExpired)
