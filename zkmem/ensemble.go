@@ -389,7 +389,7 @@ func (e *Ensemble) Elect() (int, error) {
 			e.settle(m)
 		}
 	}
-	for _, sess := range e.core.sessions {
+	for _, sess := range e.sessionsInOrder() {
 		if !sess.dead && (!sess.connected || sess.readOnly) {
 			sess.startExpiry(sess.timeout) // a new leader's fresh timeout
 		}
@@ -449,14 +449,10 @@ func (e *Ensemble) startElection() {
 // on (see redialWaiting). Called with core.mu held.
 func (e *Ensemble) dropClients(m *member) {
 	m.failAll(zksim.ErrConnectionLoss)
-	var drop []*Session
-	for _, sess := range e.core.sessions {
-		if sess.member == m && sess.connected {
-			drop = append(drop, sess)
+	for _, sess := range e.sessionsInOrder() {
+		if sess.member != m || !sess.connected {
+			continue
 		}
-	}
-	sortSessions(drop)
-	for _, sess := range drop {
 		if sess.readOnly {
 			// The leader never heard of this connection: the session's
 			// clock already runs.
@@ -471,6 +467,18 @@ func (e *Ensemble) dropClients(m *member) {
 			sess.sink.Closed(zksim.ErrConnectionLoss)
 		}
 	}
+}
+
+// sessionsInOrder returns the live sessions by id, so that what is done
+// to each (timers started, clients told) happens in one order. Called
+// with core.mu held.
+func (e *Ensemble) sessionsInOrder() []*Session {
+	list := make([]*Session, 0, len(e.core.sessions))
+	for _, sess := range e.core.sessions {
+		list = append(list, sess)
+	}
+	sortSessions(list)
+	return list
 }
 
 // errMemberGone tells an in-process Conn's sink that its member dropped it:
