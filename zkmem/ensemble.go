@@ -55,6 +55,10 @@ type EnsembleOptions struct {
 	// read-only mode (zksim.StateConnectedReadOnly) instead of refusing
 	// them.
 	ReadOnly bool
+	// Observers is how many of the members, the last ones, are observers:
+	// they serve clients and apply commits as followers do, but take no
+	// part in the quorum and never lead.
+	Observers int
 }
 
 // Role is what a member of an ensemble is doing.
@@ -73,6 +77,9 @@ const (
 	// RoleReadOnly: the member is cut off from the quorum and serves
 	// read-only clients (EnsembleOptions.ReadOnly).
 	RoleReadOnly
+	// RoleObserver: the member observes the leader
+	// (EnsembleOptions.Observers).
+	RoleObserver
 )
 
 func (r Role) String() string {
@@ -87,31 +94,34 @@ func (r Role) String() string {
 		return "follower"
 	case RoleReadOnly:
 		return "read-only"
+	case RoleObserver:
+		return "observer"
 	}
 	return fmt.Sprintf("Role(%d)", uint8(r))
 }
 
 // ErrNoQuorum is returned by Ensemble.Elect when fewer than a majority of
-// the members are up and connected to each other.
+// the voting members are up and connected to each other.
 var ErrNoQuorum = errors.New("zkmem: no quorum of members to elect a leader")
 
 // ErrNoMember is returned by Ensemble.Connect when no member of the
 // client's list serves it.
 var ErrNoMember = fmt.Errorf("%w: no member accepts the client", zksim.ErrConnectionLoss)
 
-// NewEnsemble returns a running ensemble of n members (n ≥ 1; ZooKeeper
-// ensembles have 3 or 5) over a fresh tree, member n-1 leading, as the
-// member with the highest server id wins a first election. It panics if n
-// < 1 or opts.Validate reports an error.
+// NewEnsemble returns a running ensemble of n members (ZooKeeper
+// ensembles have 3 or 5 voting members) over a fresh tree, the voting
+// member with the highest index leading, as the highest server id wins a
+// first election. It panics unless 0 ≤ opts.Observers < n, or if
+// opts.Validate reports an error.
 func NewEnsemble(n int, opts EnsembleOptions) *Ensemble {
-	if n < 1 {
-		panic(fmt.Sprintf("zkmem: NewEnsemble: %d members", n))
+	if opts.Observers < 0 || opts.Observers >= n {
+		panic(fmt.Sprintf("zkmem: NewEnsemble: %d members of which %d observers", n, opts.Observers))
 	}
 	core := NewServer(opts.Options)
-	e := &Ensemble{core: core, opts: opts, leader: n - 1}
+	e := &Ensemble{core: core, opts: opts, leader: n - 1 - opts.Observers}
 	core.ens = e
 	for i := range n {
-		e.members = append(e.members, &member{id: i, view: newView(core), up: true})
+		e.members = append(e.members, &member{id: i, view: newView(core), up: true, observer: i >= n-opts.Observers})
 	}
 	return e
 }
@@ -168,6 +178,8 @@ func (e *Ensemble) Role(i int) Role {
 		return RoleDown
 	case e.servesRW(m) && i == e.leader:
 		return RoleLeader
+	case e.servesRW(m) && m.observer:
+		return RoleObserver
 	case e.servesRW(m):
 		return RoleFollower
 	case e.servesRO(m):
@@ -210,16 +222,16 @@ func (e *Ensemble) member(i int) *member {
 	return e.members[i]
 }
 
-// quorum reports whether a majority of the members are up and not
+// quorum reports whether a majority of the voting members are up and not
 // isolated. Called with core.mu held.
 func (e *Ensemble) quorum() bool {
 	n := 0
 	for _, m := range e.members {
-		if m.up && !m.isolated {
+		if m.up && !m.isolated && !m.observer {
 			n++
 		}
 	}
-	return 2*n > len(e.members)
+	return 2*n > len(e.members)-e.opts.Observers
 }
 
 // servesRW reports whether m serves clients normally. Called with core.mu
@@ -358,8 +370,8 @@ func (e *Ensemble) Heal(i int) {
 	e.redialWaiting()
 }
 
-// Elect ends an election: of the members that are up and not isolated,
-// the one with the highest index leads (all of them logged every commit, so
+// Elect ends an election: of the voting members that are up and not
+// isolated, the one with the highest index leads (all of them logged every commit, so
 // ZooKeeper's vote goes to the highest server id), every one of them
 // catches up (synchronising with the new leader), read-only clients of
 // those members are dropped, and every session's timeout starts afresh.
@@ -376,7 +388,7 @@ func (e *Ensemble) Elect() (int, error) {
 		return -1, ErrNoQuorum
 	}
 	for i := len(e.members) - 1; i >= 0; i-- {
-		if m := e.members[i]; m.up && !m.isolated {
+		if m := e.members[i]; m.up && !m.isolated && !m.observer {
 			e.leader = i
 			break
 		}

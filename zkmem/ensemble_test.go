@@ -563,3 +563,33 @@ func TestEnsembleWaitingWriteFailsWhenTheConnectionCloses(t *testing.T) {
 		e.CatchUp(0)
 	})
 }
+
+func TestEnsembleObserversServeButDoNotVote(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 5, zkmem.EnsembleOptions{Observers: 2})
+		require.Equal(t, 2, e.Leader())
+		require.Equal(t, zkmem.RoleObserver, e.Role(4))
+		c := connectTo(t, e, []int{4})
+		_, err := c.Create(ctx, "/x", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+
+		// Two voters of three down: no quorum, whatever the observers.
+		e.Crash(0)
+		require.Equal(t, 2, e.Leader())
+		e.Crash(1)
+		require.Equal(t, -1, e.Leader())
+		require.Equal(t, zkmem.RoleLooking, e.Role(4))
+		require.Equal(t, zksim.StateDisconnected, c.State())
+		_, err = e.Elect()
+		require.ErrorIs(t, err, zkmem.ErrNoQuorum)
+		e.Restart(1)
+		leader, err := e.Elect()
+		require.NoError(t, err)
+		require.Equal(t, 2, leader, "an observer led")
+		require.Equal(t, zksim.StateConnected, c.State())
+		ok, _, err := c.Exists(ctx, "/x")
+		require.NoError(t, err)
+		require.True(t, ok)
+	})
+}

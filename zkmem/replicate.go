@@ -43,6 +43,7 @@ type member struct {
 	up       bool    // not crashed
 	lagging  bool    // commits queue instead of being applied (Lag)
 	isolated bool    // cut off from the quorum (Isolate)
+	observer bool    // takes no part in the quorum, never leads
 	queue    []*pendingReply
 }
 
