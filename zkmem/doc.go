@@ -121,11 +121,17 @@
 // server does; a member that falls behind takes a copy of the tree and
 // replays a log of each transaction's effects (the nodes inserted and
 // removed, in order, so that children list in the server's order, and the
-// nodes' fields as committed). Not modelled: observers; opening a new
-// session on a read-only member; Control.Delay on an ensemble's sessions
-// (replies leave when the member applies them); a member that fell behind
-// does not see SetNextSequence until the next change of that node. A
-// wire transport's sessions (Server.OpenSession) are connected to the
+// nodes' fields as committed). EnsembleOptions.Observers makes the last
+// members observers: they serve and apply as followers do, but do not
+// count in the quorum and never lead.
+//
+// Not modelled: opening a new session on a read-only member; a session
+// opened through a lagging member is answered before the member applied
+// its createSession; getEphemerals answers from the committed state
+// rather than the member's; Control.Delay does not hold an ensemble's
+// replies (they leave when the member applies them); a member that fell
+// behind does not see SetNextSequence until the next change of that node.
+// A wire transport's sessions (Server.OpenSession) are connected to the
 // leader.
 //
 // # Determinism
