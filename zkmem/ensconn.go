@@ -1,6 +1,8 @@
 package zkmem
 
 import (
+	"errors"
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -44,6 +46,8 @@ func isWrite(op Op) bool {
 // every member down), with zksim.ErrClosing once the ensemble is closed,
 // and as Server.Connect does for bad options. Read-only sessions are not
 // opened: a client that allows read-only mode gets one when it reconnects.
+// A member index out of range in WithMembers, or an empty list, is an
+// error.
 func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 	s := e.core
 	c, err := newConn(s, opts)
@@ -56,8 +60,13 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 			c.cfg.members = append(c.cfg.members, i)
 		}
 	}
+	if len(c.cfg.members) == 0 {
+		return nil, errors.New("zkmem: WithMembers: no member to connect to")
+	}
 	for _, i := range c.cfg.members {
-		e.member(i) // panics for a member that does not exist
+		if i < 0 || i >= len(e.members) {
+			return nil, fmt.Errorf("zkmem: WithMembers: no member %d in an ensemble of %d", i, len(e.members))
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -82,6 +82,8 @@ const (
 	RoleObserver
 )
 
+// String returns the role's name: "down", "looking", "leader",
+// "follower", "read-only" or "observer".
 func (r Role) String() string {
 	switch r {
 	case RoleDown:

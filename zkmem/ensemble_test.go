@@ -593,3 +593,13 @@ func TestEnsembleObserversServeButDoNotVote(t *testing.T) {
 		require.True(t, ok)
 	})
 }
+
+func TestEnsembleConnectRejectsBadMembers(t *testing.T) {
+	e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+	_, err := e.Connect(zkmem.WithMembers(0, 3))
+	require.EqualError(t, err, "zkmem: WithMembers: no member 3 in an ensemble of 3")
+	_, err = e.Connect(zkmem.WithMembers())
+	require.EqualError(t, err, "zkmem: WithMembers: no member to connect to")
+	require.Equal(t, "observer", zkmem.RoleObserver.String())
+	require.Equal(t, "Role(9)", zkmem.Role(9).String())
+}
