@@ -1,7 +1,6 @@
 package zkmem
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -13,7 +12,8 @@ import (
 // member (ensDo), and a Conn choosing, losing and changing members.
 
 // WithMembers sets the members an ensemble Conn tries, in order, as a
-// connect string lists servers (default: every member, from 0). It
+// connect string lists servers (default, and with no index: every member,
+// from 0). It
 // connects to the first that accepts it and, each time it loses its
 // connection, tries the members after the one it had, wrapping around. A
 // standalone Server's Connect ignores it.
@@ -46,8 +46,7 @@ func isWrite(op Op) bool {
 // every member down), with zksim.ErrClosing once the ensemble is closed,
 // and as Server.Connect does for bad options. Read-only sessions are not
 // opened: a client that allows read-only mode gets one when it reconnects.
-// A member index out of range in WithMembers, or an empty list, is an
-// error.
+// A member index out of range in WithMembers is an error.
 func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 	s := e.core
 	c, err := newConn(s, opts)
@@ -59,9 +58,6 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 		for i := range e.members {
 			c.cfg.members = append(c.cfg.members, i)
 		}
-	}
-	if len(c.cfg.members) == 0 {
-		return nil, errors.New("zkmem: WithMembers: no member to connect to")
 	}
 	for _, i := range c.cfg.members {
 		if i < 0 || i >= len(e.members) {
