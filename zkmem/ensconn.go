@@ -12,11 +12,10 @@ import (
 // member (ensDo), and a Conn choosing, losing and changing members.
 
 // WithMembers sets the members an ensemble Conn tries, in order, as a
-// connect string lists servers (default, and with no index: every member,
-// from 0). It
-// connects to the first that accepts it and, each time it loses its
-// connection, tries the members after the one it had, wrapping around. A
-// standalone Server's Connect ignores it.
+// connect string lists servers (by default, or with no index, every
+// member from 0). It connects to the first that accepts it and, each time
+// it loses its connection, tries the members after the one it had,
+// wrapping around. A standalone Server's Connect ignores it.
 func WithMembers(order ...int) ConnOption {
 	return func(c *connConfig) { c.members = append([]int(nil), order...) }
 }
