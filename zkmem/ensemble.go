@@ -27,8 +27,9 @@ type Ensemble struct {
 	members []*member
 	leader  int // index of the leader; -1 while there is none (an election)
 
-	// log holds the committed transactions some member has not applied
-	// yet, in zxid order and without gaps; guarded by core.mu.
+	// log holds, while some member has a tree of its own (see diverge),
+	// the committed transactions not every member applied yet, in zxid
+	// order and without gaps; guarded by core.mu.
 	log []entry
 	// waiting are the in-process Conns that lost their member and found no
 	// other to take them; each change that may let a member accept them
