@@ -75,6 +75,12 @@ const (
 	StateConnected State = 3
 	// StateAuthFailed: authentication failed.
 	StateAuthFailed State = 4
+	// StateConnectedReadOnly: connected to a server in read-only mode
+	// (ZooKeeper's ConnectedReadOnly), which a client that allows it gets
+	// from a server cut off from its ensemble's quorum: reads are served
+	// from the server's possibly stale state, writes fail with
+	// ErrNotReadOnly.
+	StateConnectedReadOnly State = 5
 	// StateExpired: the server expired the session. Its ephemerals are
 	// gone and the Conn is finished.
 	StateExpired State = -112
@@ -92,6 +98,8 @@ func (s State) String() string {
 		return "StateConnected"
 	case StateAuthFailed:
 		return "StateAuthFailed"
+	case StateConnectedReadOnly:
+		return "StateConnectedReadOnly"
 	case StateExpired:
 		return "StateExpired"
 	case StateClosed:

@@ -20,6 +20,11 @@ type Conn struct {
 	srv  *Server
 	sess *Session // fixed at Connect; its fields are guarded by srv.mu
 	cfg  connConfig
+	// ens is the ensemble the Conn connected through, nil on a standalone
+	// server; at is the position in cfg.members of the member it is (or
+	// was last) connected to. Both guarded by srv.mu.
+	ens *Ensemble
+	at  int
 
 	// lastZxid is the zxid of the last reply this client saw; guarded by
 	// srv.mu. A reconnect re-registers watches relative to it.
@@ -51,6 +56,26 @@ var (
 // fails with ErrClosing once the server is closed, and with an error naming
 // the option for a zero WithClientAddr.
 func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
+	if s.ens != nil {
+		return s.ens.Connect(opts...)
+	}
+	c, err := newConn(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, zksim.ErrClosing
+	}
+	c.sess = s.openSession(c.cfg.sessionTimeout, c.cfg.addr, (*connSink)(c))
+	c.lastZxid = s.zxid
+	s.conns[c] = struct{}{}
+	return c, nil
+}
+
+// newConn returns a Conn of s, in StateConnected, with no session yet.
+func newConn(s *Server, opts []ConnOption) (*Conn, error) {
 	cfg := connConfig{sessionTimeout: defaultSessionTimeout, addr: DefaultClientAddr}
 	for _, o := range opts {
 		o(&cfg)
@@ -71,14 +96,6 @@ func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
 	if cfg.transport != nil {
 		c.deliver = c.receive
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, zksim.ErrClosing
-	}
-	c.sess = s.openSession(cfg.sessionTimeout, cfg.addr, (*connSink)(c))
-	c.lastZxid = s.zxid
-	s.conns[c] = struct{}{}
 	return c, nil
 }
 
@@ -101,7 +118,7 @@ func (c *Conn) State() zksim.State {
 // stateErr is the error a call gets in a state other than connected.
 func stateErr(st zksim.State) error {
 	switch st {
-	case zksim.StateConnected:
+	case zksim.StateConnected, zksim.StateConnectedReadOnly:
 		return nil
 	case zksim.StateClosed:
 		return zksim.ErrClosing
@@ -203,6 +220,9 @@ func (cs *connSink) Closed(err error) {
 		c.lostConnection()
 	case zksim.ErrSessionExpired:
 		c.learnExpired(true)
+	case errMemberGone:
+		c.lostConnection()
+		c.ens.waiting = append(c.ens.waiting, c)
 	}
 }
 

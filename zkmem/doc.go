@@ -72,6 +72,68 @@
 // by itself after a fault ([WithReconnectDelay]); a wire transport closes its
 // socket. [Server.Close] makes the server go away.
 //
+// # Ensembles
+//
+// [NewEnsemble] builds N members over one committed history, as a
+// ZooKeeper 3.8 ensemble. [Ensemble.Connect] opens a session through the
+// first member of the client's list ([WithMembers], a connect string) that
+// serves; the session is connected to that one member:
+//
+//   - reads, getChildren, exists and the watches they set are served from
+//     the member's applied state, which may lag the leader's: reads are
+//     sequentially consistent, not linearizable;
+//   - a write goes to the leader, which commits it at once; every member
+//     applies the commits in zxid order, and the writer's member answers
+//     the write only once it applied it, so a client reads its own writes
+//     (its call blocks meanwhile);
+//   - sync returns once the member applied everything the leader had
+//     committed when the sync reached it;
+//   - a watch fires when the member applies the change, so the client
+//     hears the event before any reply that shows the new data.
+//
+// A Conn that loses its member (the member crashed, was isolated, or a
+// fault closed the connection) tries the members after it in its list,
+// wrapping around. A member that has not applied the last zxid the client
+// saw refuses it, as ZooKeeper does, so a client never sees an older state;
+// if no member accepts it, it waits, disconnected, until a change lets one.
+// The session keeps its ephemerals, and its watches come back with
+// setWatches relative to the client's last zxid: an event missed meanwhile
+// fires at once.
+//
+// The members are controlled on the Ensemble, each control taking effect
+// at once: [Ensemble.Lag] stops a member applying (commits queue),
+// [Ensemble.ApplyNext] applies one commit (cheap and deterministic, a
+// scheduler's step), [Ensemble.CatchUp] applies them all;
+// [Ensemble.Crash] and [Ensemble.Restart] stop a member and start it again
+// (it catches up from the leader); [Ensemble.Isolate] and [Ensemble.Heal]
+// cut a member off from the quorum and back. Losing the leader (a crash,
+// an isolation, [Ensemble.FailLeaderOnNextWrite]) starts an election: no
+// member serves, every client is disconnected and no session expires until
+// [Ensemble.Elect] names the next leader, which gives every session a
+// fresh timeout. With EnsembleOptions.ReadOnly, a member cut off from the
+// quorum serves the clients that allow it ([WithCanBeReadOnly]) in
+// read-only mode: zksim.StateConnectedReadOnly, reads from its stale
+// state, writes and sync refused with zksim.ErrNotReadOnly.
+//
+// Internally the ensemble's [Server] (Ensemble.Server) holds the committed
+// tree and the sessions, as the leader does. A member that keeps up reads
+// that very tree, so an ensemble that keeps up costs about what a single
+// server does; a member that falls behind takes a copy of the tree and
+// replays a log of each transaction's effects (the nodes inserted and
+// removed, in order, so that children list in the server's order, and the
+// nodes' fields as committed). EnsembleOptions.Observers makes the last
+// members observers: they serve and apply as followers do, but do not
+// count in the quorum and never lead.
+//
+// Not modelled: opening a new session on a read-only member; a session
+// opened through a lagging member is answered before the member applied
+// its createSession; getEphemerals answers from the committed state
+// rather than the member's; Control.Delay does not hold an ensemble's
+// replies (they leave when the member applies them); a member that fell
+// behind does not see SetNextSequence until the next change of that node.
+// A wire transport's sessions (Server.OpenSession) are connected to the
+// leader.
+//
 // # Determinism
 //
 // Nothing observable depends on Go map iteration order or goroutine timing:

@@ -33,6 +33,10 @@ func (sess *Session) Do(req *Request) Response {
 // do is Do filling in *resp, which the in-process Conn keeps on its stack.
 func (sess *Session) do(req *Request, resp *Response) {
 	s := sess.srv
+	if s.ens != nil {
+		sess.ensDo(req, resp)
+		return
+	}
 	s.mu.Lock()
 	fault := NoFault
 	if len(sess.armed) > 0 || sess.hook != nil {
@@ -98,6 +102,7 @@ func (sess *Session) sendReply(req *Request, resp *Response) {
 // apply applies req to the server. Called with srv.mu held.
 func (sess *Session) apply(req *Request, resp *Response) {
 	s := sess.srv
+	v := sess.view // reads and watches: the session's member's state (s itself standalone)
 	switch req.Op {
 	case OpCreate:
 		ttl := int64(-1)
@@ -124,47 +129,51 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		resp.Err = err
 		s.commit(t)
 	case OpExists:
-		n := s.tree.get(req.Path)
+		n := v.tree.get(req.Path)
 		if req.Watch {
 			// exists watches live in the data table, present node or not.
-			sess.addWatch(s.dataWatches, req.Path, modeStandard)
+			sess.addWatch(v.dataWatches, req.Path, modeStandard)
 		}
 		if n != nil {
 			resp.Stat = n.stat()
 		}
 	case OpGetData:
-		n, err := s.getData(sess, req.Path)
+		n, err := v.getData(sess, req.Path)
 		if err == nil {
 			resp.Data, resp.Stat = copyBytes(n.data), n.stat()
 			if req.Watch {
-				sess.addWatch(s.dataWatches, req.Path, modeStandard)
+				sess.addWatch(v.dataWatches, req.Path, modeStandard)
 			}
 		}
 		resp.Err = err
 	case OpGetChildren:
-		n, err := s.getData(sess, req.Path) // same checks: NoNode, then READ
+		n, err := v.getData(sess, req.Path) // same checks: NoNode, then READ
 		if err == nil {
-			resp.Children, resp.Stat = n.childNames(s.tree.sorted), n.stat()
+			resp.Children, resp.Stat = n.childNames(v.tree.sorted), n.stat()
 			if req.Watch {
-				sess.addWatch(s.childWatches, req.Path, modeStandard)
+				sess.addWatch(v.childWatches, req.Path, modeStandard)
 			}
 		}
 		resp.Err = err
 	case OpMulti:
 		resp.Results, resp.Err = s.multi(sess, req.Ops)
 	case OpCheck:
-		resp.Err = s.check(sess, req.Path, req.Version)
+		resp.Err = v.check(sess, req.Path, req.Version)
 	case OpSync:
 		resp.Path = req.Path
 	case OpGetACL:
-		resp.ACL, resp.Stat, resp.Err = s.getACL(sess, req.Path)
+		resp.ACL, resp.Stat, resp.Err = v.getACL(sess, req.Path)
 	case OpSetACL:
 		t := s.begin()
 		n, err := s.setACL(t, sess, req.Path, req.ACL, req.Version)
 		if err == nil {
 			resp.Stat = n.stat()
+			if s.ens != nil {
+				t.acled = append(t.acled, n)
+			}
 		}
 		resp.Err = err
+		s.commit(t) // no events; an ensemble replicates the transaction
 	case OpReconfig:
 		// PrepRequestProcessor: disabled first; enabled, a standalone
 		// server is not a leader and cannot reconfigure. The error is a
@@ -201,9 +210,9 @@ func (sess *Session) apply(req *Request, resp *Response) {
 			return
 		}
 		// DataTree.addWatch: a recursive watch lives in the data table only.
-		sess.addWatch(s.dataWatches, req.Path, wm)
+		sess.addWatch(v.dataWatches, req.Path, wm)
 		if wm != modeRecursive {
-			sess.addWatch(s.childWatches, req.Path, wm)
+			sess.addWatch(v.childWatches, req.Path, wm)
 		}
 	case OpRemoveWatches, OpCheckWatches:
 		switch {
@@ -221,14 +230,14 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		}
 		resp.Children = sess.ephemerals.paths(prefix)
 	case OpGetAllChildrenNumber:
-		n, err := s.getData(sess, req.Path) // NoNode, then READ
+		n, err := v.getData(sess, req.Path) // NoNode, then READ
 		if err == nil {
 			resp.Count = countDescendants(n)
 		}
 		resp.Err = err
 	case OpSetWatches:
 		if w := req.SetWatches; w != nil {
-			s.setWatches(sess, w.RelativeZxid, w.Data, w.Exist, w.Child, w.Persistent, w.Recursive)
+			v.setWatches(sess, w.RelativeZxid, w.Data, w.Exist, w.Child, w.Persistent, w.Recursive)
 		}
 	case OpPing:
 		if !sess.heartbeat {
@@ -264,7 +273,7 @@ func (sess *Session) apply(req *Request, resp *Response) {
 // which lives in both tables, by Children, Data, Any or Persistent; a
 // recursive one by Any or PersistentRecursive.
 func (sess *Session) removeWatches(path string, kind zksim.WatcherKind, remove bool) bool {
-	s := sess.srv
+	s := sess.view
 	if _, inProcess := sess.sink.(*connSink); !inProcess {
 		return sess.removeWatchesByTable(path, kind, remove)
 	}
@@ -318,7 +327,7 @@ func (sess *Session) knownWatcherKind(kind zksim.WatcherKind) bool {
 // child table; Data: the data table; Any: both). Other kinds never get
 // here (knownWatcherKind).
 func (sess *Session) removeWatchesByTable(path string, kind zksim.WatcherKind, remove bool) bool {
-	s := sess.srv
+	s := sess.view
 	found := false
 	try := func(t *watchTable) {
 		if _, ok := t.has(path, sess); ok {

@@ -104,4 +104,7 @@ func (s *Server) Reset() {
 	s.dataWatches, s.childWatches = newWatchTable(), newWatchTable()
 	s.tree = newTree(s.acls.intern(zksim.OpenACL()), s.acls.intern(zksim.ReadACL()))
 	s.tree.sorted = s.opts.SortedChildren
+	if s.ens != nil {
+		s.ens.reset()
+	}
 }

@@ -20,7 +20,7 @@ func (c *Conn) lostConnection() {
 		c.redial.Stop()
 		c.redial = nil
 	}
-	if c.state == zksim.StateConnected {
+	if c.state == zksim.StateConnected || c.state == zksim.StateConnectedReadOnly {
 		c.publish(zksim.StateDisconnected)
 	}
 }
@@ -30,7 +30,7 @@ func (c *Conn) lostConnection() {
 // reconnects after the configured delay, at once by default.
 func (c *Conn) faultDrop() {
 	c.mu.Lock()
-	if c.state != zksim.StateConnected {
+	if c.state != zksim.StateConnected && c.state != zksim.StateConnectedReadOnly {
 		c.mu.Unlock()
 		return
 	}
@@ -64,6 +64,9 @@ func (c *Conn) reconnect() error {
 	c.mu.Unlock()
 	if st != zksim.StateDisconnected {
 		return stateErr(st)
+	}
+	if c.ens != nil {
+		return c.ens.reconnect(c)
 	}
 	s := c.srv
 	s.mu.Lock()
@@ -113,7 +116,7 @@ func (c *Conn) learnExpired(wasConnected bool) {
 		c.redial.Stop()
 		c.redial = nil
 	}
-	if wasConnected && c.state == zksim.StateConnected {
+	if wasConnected && (c.state == zksim.StateConnected || c.state == zksim.StateConnectedReadOnly) {
 		c.publish(zksim.StateDisconnected)
 	}
 	c.publish(zksim.StateExpired)

@@ -52,6 +52,7 @@ func (s *Server) multi(sess *Session, ops []zksim.Op) ([]zksim.OpResult, error) 
 		}
 	}
 	if failed != nil {
+		s.commit(t) // an error transaction: no events, but it has a zxid
 		return results, failed
 	}
 	s.commit(t)

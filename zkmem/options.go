@@ -132,6 +132,8 @@ type connConfig struct {
 	reconnectDelay time.Duration
 	transport      func(zksim.Event, func(zksim.Event))
 	addr           netip.Addr
+	members        []int // ensemble members to try, in order (WithMembers)
+	canBeReadOnly  bool  // WithCanBeReadOnly
 }
 
 // WithClientAddr sets the address the Conn's connections come from

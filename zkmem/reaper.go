@@ -24,6 +24,10 @@ func (s *Server) reap() {
 	if s.closed {
 		return
 	}
+	if s.ens != nil && s.ens.leader < 0 {
+		s.armReaper() // the leader reaps; there is none during an election
+		return
+	}
 	var doomed []*node
 	now := time.Now().UnixMilli()
 	s.reapable.Ascend(func(n *node) bool {

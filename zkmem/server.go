@@ -36,6 +36,9 @@ type Server struct {
 	conns        map[*Conn]struct{} // every Conn not yet closed
 	reapable     *btree.BTreeG[*node]
 	reapTimer    *time.Timer
+	// ens is the ensemble whose committed state this server holds, nil for
+	// a standalone server (ensemble.go).
+	ens *Ensemble
 }
 
 // firstSessionID is the id of the first session a server hands out: server
@@ -126,6 +129,12 @@ type txn struct {
 	events []pendingEvent
 	undo   []func()
 	multi  bool
+	// fx lists, in order, the nodes the transaction inserted into and
+	// removed from the tree; recorded only for an ensemble (ensemble.go).
+	fx []effect
+	// acled lists the nodes whose ACL it set (setACL fires no event);
+	// recorded only for an ensemble.
+	acled []*node
 }
 
 type pendingEvent struct {
@@ -141,7 +150,7 @@ func (s *Server) begin() *txn {
 	s.zxid++
 	t := &s.txnBuf
 	clear(t.events)
-	*t = txn{zxid: s.zxid, events: t.events[:0]}
+	*t = txn{zxid: s.zxid, events: t.events[:0], fx: t.fx[:0], acled: t.acled[:0]}
 	return t
 }
 
@@ -177,11 +186,16 @@ func (t *txn) rollback() {
 	}
 	t.undo = nil
 	t.events = nil
+	t.fx = t.fx[:0]
 }
 
 // commit fires the transaction's watch events in the order its operations
 // produced them.
 func (s *Server) commit(t *txn) {
+	if s.ens != nil {
+		s.ens.seal(t) // the members fire the events as they apply it
+		return
+	}
 	for _, e := range t.events {
 		s.trigger(e.typ, e.path, e.acl)
 	}

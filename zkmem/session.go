@@ -21,6 +21,7 @@ import (
 // time, in the order Do is called.
 type Session struct {
 	srv         *Server
+	view        *Server // serves its reads and holds its watches: srv, or its ensemble member's view
 	id          int64
 	timeout     time.Duration
 	sink        Sink
@@ -34,7 +35,9 @@ type Session struct {
 	dataPaths   map[string]struct{} // paths in the server's data watch table
 	childPaths  map[string]struct{} // paths in the server's child watch table
 	expiryTimer *time.Timer
-	paused      bool // attached, but the server hears nothing from it
+	paused      bool    // attached, but the server hears nothing from it
+	member      *member // the ensemble member it is attached to (nil standalone)
+	readOnly    bool    // attached to a member in read-only mode
 	firedEpoch  uint64
 
 	// The fault plane (see plane.go).
@@ -105,6 +108,9 @@ func (s *Server) OpenSession(timeout time.Duration, addr netip.Addr, sink Sink) 
 	if s.closed {
 		return nil, zksim.ErrClosing
 	}
+	if s.ens != nil {
+		return s.ens.openOnLeader(timeout, addr, sink)
+	}
 	return s.openSession(timeout, addr, sink), nil
 }
 
@@ -140,6 +146,9 @@ func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, addr n
 		// Refused before the session is looked at: its connection stays.
 		return nil, ErrZxidAhead
 	}
+	if s.ens != nil && s.ens.leader < 0 {
+		return nil, ErrNoMember // an election: nobody serves
+	}
 	sess := s.sessions[id]
 	if sess == nil || sess.dead {
 		return nil, zksim.ErrSessionExpired
@@ -155,6 +164,11 @@ func (s *Server) ResumeSession(id int64, password []byte, lastZxid int64, addr n
 	}
 	sess.attach(sink)
 	sess.resetAuth(addr)
+	if s.ens != nil {
+		sess.readOnly = false
+		sess.member = s.ens.members[s.ens.leader]
+		sess.view = sess.member.view
+	}
 	return sess, nil
 }
 
@@ -173,9 +187,10 @@ func (sess *Session) attach(sink Sink) {
 // openSession creates a session (a createSession transaction) for a
 // client at addr.
 func (s *Server) openSession(timeout time.Duration, addr netip.Addr, sink Sink) *Session {
-	s.begin()
+	t := s.begin()
 	sess := &Session{
 		srv:        s,
+		view:       s,
 		id:         s.nextSession,
 		timeout:    s.negotiateTimeout(timeout),
 		sink:       sink,
@@ -187,6 +202,7 @@ func (s *Server) openSession(timeout time.Duration, addr netip.Addr, sink Sink) 
 	sess.resetAuth(addr)
 	s.nextSession++
 	s.sessions[sess.id] = sess
+	s.commit(t) // no events; an ensemble replicates the transaction
 	return sess
 }
 
@@ -204,7 +220,7 @@ func (sess *Session) notify(ev zksim.Event, zxid int64) {
 }
 
 func (sess *Session) watchSet(t *watchTable) map[string]struct{} {
-	if t == sess.srv.dataWatches {
+	if t == sess.view.dataWatches {
 		return sess.dataPaths
 	}
 	return sess.childPaths
@@ -231,7 +247,7 @@ func (sess *Session) forgetWatch(t *watchTable, path string) {
 // dropWatches removes every server-side watch of the session, as the server
 // does when the session's connection closes.
 func (sess *Session) dropWatches() {
-	for _, t := range []*watchTable{sess.srv.dataWatches, sess.srv.childWatches} {
+	for _, t := range []*watchTable{sess.view.dataWatches, sess.view.childWatches} {
 		set := sess.watchSet(t)
 		paths := make([]string, 0, len(set))
 		for p := range set {
@@ -276,6 +292,9 @@ func (s *Server) disconnect(sess *Session) {
 	sess.connected = false
 	sess.dropWatches()
 	sess.dropHeld()
+	if sess.member != nil {
+		sess.member.failSession(sess) // requests waiting for the member
+	}
 	sess.startExpiry(sess.timeout)
 }
 
@@ -296,7 +315,10 @@ func (s *Server) expireIfSilent(sess *Session) {
 	if sess.dead || s.closed {
 		return
 	}
-	if sess.connected && !sess.paused {
+	if s.ens != nil && s.ens.leader < 0 {
+		return // no leader: nobody expires sessions; the next one restarts every clock
+	}
+	if sess.connected && !sess.paused && !sess.readOnly {
 		if !sess.heartbeat {
 			return
 		}
@@ -355,6 +377,9 @@ func (s *Server) expire(sess *Session) {
 	}
 	tell := sess.connected && !sess.paused
 	sess.connected = false
+	if sess.member != nil {
+		sess.member.failSession(sess) // requests waiting for the member
+	}
 	s.endSession(sess)
 	if tell {
 		sess.sink.Closed(zksim.ErrSessionExpired)

@@ -98,6 +98,9 @@ type tree struct {
 	root     *node
 	sets     childSets // emptied children tables, for reuse
 	sorted   bool      // list children sorted (Options.SortedChildren)
+	// rec, set on an ensemble's committed tree only, records each insert
+	// and remove in the transaction being made (see effect).
+	rec *txn
 }
 
 func newTree(open, read *aclList) *tree {
@@ -137,6 +140,9 @@ func (t *tree) get(path string) *node {
 
 // insert adds n, whose path is not in the tree, below n.parent.
 func (t *tree) insert(n *node) {
+	if t.rec != nil {
+		t.rec.fx = append(t.rec.fx, effect{path: n.path, insert: true})
+	}
 	n.jhash = javaHash(n.name())
 	n.parent.addChild(n, &t.sets, false)
 	t.index(n)
@@ -145,6 +151,9 @@ func (t *tree) insert(n *node) {
 // insertUndoable is insert for a multi: it returns how to take n out
 // again, leaving its siblings exactly as they were.
 func (t *tree) insertUndoable(n *node) (undo func()) {
+	if t.rec != nil {
+		t.rec.fx = append(t.rec.fx, effect{path: n.path, insert: true})
+	}
 	n.jhash = javaHash(n.name())
 	before, log := n.parent.addChild(n, &t.sets, true)
 	t.index(n)
@@ -168,6 +177,9 @@ func (t *tree) index(n *node) {
 }
 
 func (t *tree) remove(n *node) {
+	if t.rec != nil {
+		t.rec.fx = append(t.rec.fx, effect{path: n.path})
+	}
 	n.parent.removeChild(n, &t.sets)
 	t.unindex(n)
 }
@@ -175,6 +187,9 @@ func (t *tree) remove(n *node) {
 // removeUndoable is remove for a multi: it returns how to put n back in
 // the place it had among its siblings.
 func (t *tree) removeUndoable(n *node) (undo func()) {
+	if t.rec != nil {
+		t.rec.fx = append(t.rec.fx, effect{path: n.path})
+	}
 	prev := n.parent.removeChild(n, &t.sets)
 	t.unindex(n)
 	return func() {
