@@ -96,7 +96,8 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 	if w.wsrv == nil {
 		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
 	}
-	s := &session{w: w, idx: len(w.sessions), wire: &wireClient{}}
+	s := newSession(w, len(w.sessions))
+	s.wire = &wireClient{}
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
@@ -487,14 +488,14 @@ func (w *World) deliverWire(s *session, it item) {
 func (w *World) purgeWire(s *session) {
 	w.mu.Lock()
 	for s.fifo.len() > 0 {
-		it := s.fifo.buf[s.fifo.head]
+		it := s.fifo.at(0)
 		if it.wire == nil || !it.wire.pipe.cliClosed {
 			break
 		}
 		s.fifo.pop()
 	}
 	for s.pending.len() > 0 {
-		req := s.pending.buf[s.pending.head]
+		req := s.pending.at(0)
 		if req.wire == nil || req.wire.pipe == nil || !req.wire.pipe.srvClosed {
 			break
 		}

@@ -218,7 +218,7 @@ func (w *World) Connect() (*Conn, error) {
 	if w.isClosed() {
 		return nil, ErrClosed
 	}
-	s := &session{w: w, idx: len(w.sessions)}
+	s := newSession(w, len(w.sessions))
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
