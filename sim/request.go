@@ -28,8 +28,8 @@ type request struct {
 	// done receives one value from finish (its buffer holds it): a
 	// channel kept with the record, where a closed one could serve once.
 	done  chan struct{}
-	ended bool // finish was called (owned by the World's goroutine)
-	wire      *wireReq      // a frame of a go-zookeeper client (do is nil)
+	ended bool     // finish was called (owned by the World's goroutine)
+	wire  *wireReq // a frame of a go-zookeeper client (do is nil)
 }
 
 // finish tells the caller, waiting on done, that res is ready. Called on

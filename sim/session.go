@@ -57,8 +57,8 @@ type session struct {
 	// spare is a request record the client is done with, for its next
 	// call (see Conn.call).
 	spare *request
-	fifo       deque[item] // what the server sent, not yet delivered
-	dirty      bool        // in w.dirty
+	fifo  deque[item] // what the server sent, not yet delivered
+	dirty bool        // in w.dirty
 
 	// Owned by the scheduler.
 	pending   deque[*request] // requests the server has not taken yet
