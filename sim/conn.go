@@ -63,12 +63,13 @@ func (c *Conn) call(ctx context.Context, name string, desc *zkmem.Request, size 
 		return result{err: zksim.ErrClosing}
 	}
 	req := s.spare
+	var done chan struct{}
 	if req != nil {
-		s.spare = nil
+		s.spare, done = nil, req.done
 	} else {
-		req = &request{done: make(chan struct{}, 1)}
+		req, done = new(request), make(chan struct{}, 1)
 	}
-	req.desc, req.name, req.size, req.do = *desc, name, size, do
+	*req = request{desc: *desc, name: name, size: size, do: do, done: done}
 	s.inbox = append(s.inbox, req)
 	if len(s.inbox) == 1 {
 		w.arrived = append(w.arrived, s)
@@ -103,15 +104,15 @@ func (c *Conn) call(ctx context.Context, name string, desc *zkmem.Request, size 
 }
 
 // recycle returns req's result and keeps req as the session's spare
-// record. The World let go of req when it finished it, unless the World
-// is closed (endRequests leaves the requests it ends where they are): then
-// req is left alone.
+// record, to be cleared by the call that reuses it (one write of its
+// memory, not two). The World let go of req when it finished it, unless
+// the World is closed (endRequests leaves the requests it ends where they
+// are): then req is left alone.
 func (s *session) recycle(req *request) result {
 	res := req.res
 	w := s.w
 	w.mu.Lock()
 	if !w.closed && s.spare == nil {
-		*req = request{done: req.done}
 		s.spare = req
 	}
 	w.mu.Unlock()

@@ -16,9 +16,7 @@ type deque[T any] struct {
 func (q *deque[T]) len() int { return len(q.buf) - q.head }
 
 func (q *deque[T]) push(v T) {
-	if q.head == len(q.buf) { // empty: back to the inline slot
-		q.buf, q.head = q.inl[:0], 0
-	}
+	q.reset()
 	if q.head > 32 && q.head*2 >= len(q.buf) {
 		n := copy(q.buf, q.buf[q.head:])
 		clear(q.buf[n:])
@@ -27,6 +25,13 @@ func (q *deque[T]) push(v T) {
 	q.grow()
 	q.buf = append(q.buf, v)
 	q.keep()
+}
+
+// reset puts an empty deque back on its inline slot.
+func (q *deque[T]) reset() {
+	if q.head == len(q.buf) {
+		q.buf, q.head = q.inl[:0], 0
+	}
 }
 
 // grow moves the items from the inline slot to spill when the slot is
@@ -64,6 +69,7 @@ func (q *deque[T]) at(i int) T { return q.buf[q.head+i] }
 
 // insert puts v at position i from the front (0 = front), i <= len().
 func (q *deque[T]) insert(i int, v T) {
+	q.reset()
 	var zero T
 	q.grow()
 	q.buf = append(q.buf, zero)

@@ -91,3 +91,35 @@ func TestPipeReadWakesAndDeadlines(t *testing.T) {
 		}
 	})
 }
+
+// A read deadline moved later, or cleared, leaves the timer armed for the
+// earlier time (go-zookeeper sets and clears one around every frame: the
+// timer is not stopped and reset each time); when it fires early it arms
+// itself for the deadline then set. A deadline moved earlier re-arms it.
+func TestDeadlineKeepsItsTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var passedAt []time.Duration
+		start := time.Now()
+		d := &deadline{}
+		d.wake = func() { passedAt = append(passedAt, time.Since(start)) }
+		d.set(start.Add(time.Second))
+		armed := d.armed
+		d.set(time.Time{})
+		d.set(start.Add(3 * time.Second))
+		if d.armed != armed {
+			t.Fatalf("deadline moved from 1s to 3s: timer armed for %v, want it left at 1s", d.armed.Sub(start))
+		}
+		time.Sleep(2 * time.Second)
+		if len(passedAt) != 0 || d.passed() {
+			t.Fatalf("at 2s: passed at %v, want not yet (the deadline is 3s)", passedAt)
+		}
+		if got := d.armed.Sub(start); got != 3*time.Second {
+			t.Fatalf("after the early firing: timer armed for %v, want 3s", got)
+		}
+		d.set(start.Add(2500 * time.Millisecond)) // earlier
+		time.Sleep(2 * time.Second)
+		if !d.passed() || len(passedAt) != 1 || passedAt[0] != 2500*time.Millisecond {
+			t.Fatalf("deadline moved to 2.5s: passed at %v, want once at 2.5s", passedAt)
+		}
+	})
+}
