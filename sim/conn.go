@@ -47,19 +47,29 @@ func (c *Conn) Name() string { return c.s.name }
 // client's requests on. Calls on it bypass the scheduler.
 func (c *Conn) Underlying() *zkmem.Conn { return c.s.zc }
 
-// call sends req and waits for its reply.
-func (c *Conn) call(ctx context.Context, req *request) result {
+// call sends the request desc describes and waits for its reply. The
+// request's record is the session's spare one if it has one (see
+// session.spare): a client waits for one request at a time, and its record
+// serves it from call to call instead of being garbage at every reply.
+func (c *Conn) call(ctx context.Context, name string, desc *zkmem.Request, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
 	s := c.s
 	w := s.w
-	req.done = make(chan struct{})
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return result{err: zksim.ErrClosing}
 	}
+	req := s.spare
+	var done chan struct{}
+	if req != nil {
+		s.spare, done = nil, req.done
+	} else {
+		req, done = new(request), make(chan struct{}, 1)
+	}
+	*req = request{desc: *desc, name: name, size: size, do: do, done: done}
 	s.inbox = append(s.inbox, req)
 	if len(s.inbox) == 1 {
 		w.arrived = append(w.arrived, s)
@@ -72,20 +82,41 @@ func (c *Conn) call(ctx context.Context, req *request) result {
 	// channel would each pay, at every wake-up, for being unlinked from
 	// among the others' waits, an unlinking that touches their memory.
 	cancel := ctx.Done()
-	if cancel == w.ctx.Done() {
-		cancel = nil
+	if cancel == nil || cancel == w.ctx.Done() {
+		// A plain receive: a select parks with more state (its cases,
+		// their orders) on a stack that, among thousands of clients, has
+		// left the caches by the time the reply wakes it.
+		<-req.done
+		return s.recycle(req)
 	}
 	select {
 	case <-req.done:
-		return req.res
+		return s.recycle(req)
 	case <-cancel:
 		w.mu.Lock()
 		// Sent, and left: whatever this goroutine sends next was sent
-		// after it (see collect).
+		// after it (see collect). The World still holds the request: it is
+		// not recycled.
 		req.abandoned = true
 		w.mu.Unlock()
 		return result{err: ctx.Err()}
 	}
+}
+
+// recycle returns req's result and keeps req as the session's spare
+// record, to be cleared by the call that reuses it (one write of its
+// memory, not two). The World let go of req when it finished it, unless
+// the World is closed (endRequests leaves the requests it ends where they
+// are): then req is left alone.
+func (s *session) recycle(req *request) result {
+	res := req.res
+	w := s.w
+	w.mu.Lock()
+	if !w.closed && s.spare == nil {
+		s.spare = req
+	}
+	w.mu.Unlock()
+	return res
 }
 
 // endRequests ends every native request in flight with zksim.ErrClosing,
@@ -106,12 +137,12 @@ func (w *World) endRequests() {
 		for _, req := range s.inbox {
 			end(req)
 		}
-		for i := s.pending.head; i < len(s.pending.buf); i++ {
-			end(s.pending.buf[i])
+		for i := range s.pending.len() {
+			end(s.pending.at(i))
 		}
 		end(s.inService)
-		for i := s.fifo.head; i < len(s.fifo.buf); i++ {
-			if it := s.fifo.buf[i]; it.kind == itemReply {
+		for i := range s.fifo.len() {
+			if it := s.fifo.at(i); it.kind == itemReply {
 				end(it.req)
 			}
 		}
@@ -126,7 +157,7 @@ func (c *Conn) send(ctx context.Context, desc zkmem.Request, size int, do func(c
 
 // sendAs is send for a request the trace names name.
 func (c *Conn) sendAs(ctx context.Context, name string, desc zkmem.Request, size int, do func(ctx context.Context, zc *zkmem.Conn) result) result {
-	return c.call(ctx, &request{desc: desc, name: name, size: len(desc.Path) + size, do: do})
+	return c.call(ctx, name, &desc, len(desc.Path)+size, do)
 }
 
 // Create implements zksim.Conn.

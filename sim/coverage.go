@@ -138,8 +138,8 @@ func (w *World) coverStrike(s *session, fault string) {
 			w.cover[CoverageKey{Area: area(req.desc.Path), Op: req.desc.Op, Fault: fault}]++
 		}
 	}
-	for i := s.pending.head; i < len(s.pending.buf); i++ {
-		count(s.pending.buf[i])
+	for i := range s.pending.len() {
+		count(s.pending.at(i))
 	}
 	count(s.inService)
 	w.mu.Lock()
@@ -147,8 +147,8 @@ func (w *World) coverStrike(s *session, fault string) {
 	for _, r := range s.inbox {
 		count(r)
 	}
-	for i := s.fifo.head; i < len(s.fifo.buf); i++ {
-		if it := s.fifo.buf[i]; it.kind == itemReply {
+	for i := range s.fifo.len() {
+		if it := s.fifo.at(i); it.kind == itemReply {
 			count(it.req)
 		}
 	}

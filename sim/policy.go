@@ -41,7 +41,8 @@ type Policy interface {
 	// its way back. The zero Fate leaves it alone. The request is zkmem's
 	// descriptor: its Op (close is zkmem.OpCloseSession, on which the fault
 	// plane strikes no fault), Path (the first op's for a multi), and the
-	// rest of what it asks.
+	// rest of what it asks. r is part of the client's request record,
+	// which serves its next call: it is valid during the call only.
 	Request(w *World, client int, r *zkmem.Request, rng *rand.Rand) Fate
 }
 

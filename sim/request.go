@@ -25,16 +25,18 @@ type request struct {
 	note string      // a fault that struck it, for the trace
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
-	done      chan struct{} // closed by finish
-	ended     bool          // done is closed (owned by the World's goroutine)
-	wire      *wireReq      // a frame of a go-zookeeper client (do is nil)
+	// done receives one value from finish (its buffer holds it): a
+	// channel kept with the record, where a closed one could serve once.
+	done  chan struct{}
+	ended bool     // finish was called (owned by the World's goroutine)
+	wire  *wireReq // a frame of a go-zookeeper client (do is nil)
 }
 
-// finish closes done: the caller gets res. Called on the World's
-// goroutine, once.
+// finish tells the caller, waiting on done, that res is ready. Called on
+// the World's goroutine, once.
 func (req *request) finish() {
 	req.ended = true
-	close(req.done)
+	req.done <- struct{}{}
 }
 
 // result is everything a call can return.

@@ -38,6 +38,9 @@ type wireClient struct {
 	heardAt  time.Duration // when the server last heard from the client
 	checking bool          // an expiry check is on the timeline
 	serving  *request      // the frame being applied
+	// spare is the record of a frame whose reply was delivered, for the
+	// client's next frame; guarded by w.mu.
+	spare *wireFrame
 
 	// Guarded by w.mu: set by the scheduler, read by the client's dialer.
 	dials       int           // connections dialled so far
@@ -57,6 +60,8 @@ type wireReq struct {
 	sid     int64         // the handshake: the session asked for
 	replied bool
 	resp    zkmem.Response // the reply, as the reply hook saw it
+	rec     *wireFrame     // the record it is part of, nil for what is not a frame
+	replies int            // FIFO items that refer to it (guarded by w.mu)
 }
 
 // wireItem is a frame the server sent, or the close of its connection.
@@ -96,7 +101,8 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 	if w.wsrv == nil {
 		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
 	}
-	s := &session{w: w, idx: len(w.sessions), wire: &wireClient{}}
+	s := newSession(w, len(w.sessions))
+	s.wire = &wireClient{}
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
@@ -466,19 +472,43 @@ func (w *World) deliverWire(s *session, it item) {
 	}
 	w.mu.Unlock()
 	p.signal()
-	if !w.trace.on {
+	switch {
+	case !w.trace.on:
 		w.step++
-		return
-	}
-	if it.kind == itemClose {
+	case it.kind == itemClose:
 		w.stepf("%s deliver close #%d", s.name, p.n)
-		return
-	}
-	if it.req != nil {
+	case it.req != nil:
 		w.stepf("%s deliver reply %s %s%s -> %s%s", s.name, it.req.name, it.req.desc.Path, it.req.watchMark(), wireSummary(it.req), it.req.note)
+	default:
+		w.stepf("%s deliver %s", s.name, wi.label)
+	}
+	if it.kind == itemFrame && it.req != nil {
+		s.wire.recycle(w, it.req)
+	}
+}
+
+// wireFrame is the record of a frame a go-zookeeper client sent: its
+// request and what the frame adds to it, one allocation for the two.
+type wireFrame struct {
+	req request
+	r   wireReq
+}
+
+// recycle keeps the record of a frame whose reply was delivered as the
+// client's spare, for its next frame (see pipe.request), once no FIFO item
+// refers to it any more: nothing else does after its reply is delivered.
+// Called on the World's goroutine.
+func (wc *wireClient) recycle(w *World, req *request) {
+	f := req.wire.rec
+	if f == nil || &f.req != req {
 		return
 	}
-	w.stepf("%s deliver %s", s.name, wi.label)
+	w.mu.Lock()
+	if f.r.replies--; f.r.replies == 0 && wc.spare == nil {
+		*f = wireFrame{}
+		wc.spare = f
+	}
+	w.mu.Unlock()
 }
 
 // purgeWire drops what nobody will read: frames a closed client connection
@@ -487,14 +517,14 @@ func (w *World) deliverWire(s *session, it item) {
 func (w *World) purgeWire(s *session) {
 	w.mu.Lock()
 	for s.fifo.len() > 0 {
-		it := s.fifo.buf[s.fifo.head]
+		it := s.fifo.at(0)
 		if it.wire == nil || !it.wire.pipe.cliClosed {
 			break
 		}
 		s.fifo.pop()
 	}
 	for s.pending.len() > 0 {
-		req := s.pending.buf[s.pending.head]
+		req := s.pending.at(0)
 		if req.wire == nil || req.wire.pipe == nil || !req.wire.pipe.srvClosed {
 			break
 		}

@@ -128,13 +128,15 @@ func (p *pipe) Write(b []byte) (int, error) {
 
 // request makes the request a frame is. Called with w.mu held.
 func (p *pipe) request(body []byte) *request {
-	both := &struct { // one allocation for the two
-		req request
-		r   wireReq
-	}{}
-	r := &both.r
-	*r = wireReq{pipe: p, body: body}
-	req := &both.req
+	rec := p.s.wire.spare
+	if rec != nil {
+		p.s.wire.spare = nil
+	} else {
+		rec = new(wireFrame)
+	}
+	r := &rec.r
+	*r = wireReq{pipe: p, body: body, rec: rec}
+	req := &rec.req
 	*req = request{wire: r, size: len(body)}
 	if !p.sentConnect {
 		p.sentConnect = true
@@ -260,6 +262,9 @@ func (o *pipeOut) Frame(b []byte) {
 	}
 	w.mu.Lock()
 	if !p.cliClosed {
+		if it.req != nil {
+			it.req.wire.replies++
+		}
 		s.fifo.push(it)
 		w.markDirty(s)
 	}
@@ -295,17 +300,20 @@ func (w *World) markDirty(s *session) {
 }
 
 // deadline is a read deadline on virtual time: once it has passed, passed
-// reports true and wake is called. One timer, made by the first deadline in
-// the future and reset by every later one, serves them all (go-zookeeper
-// sets one around every read): when it fires it marks the deadline passed
-// only if a deadline is still set and has come, so a timer that fired in
-// the very instant its deadline was replaced (a common coincidence on
-// virtual time) cannot end the new one.
+// reports true and wake is called. One timer serves every deadline
+// (go-zookeeper sets one before every read of a frame and clears it after),
+// and it is left armed when a deadline is cleared or moved later: setting
+// a deadline touches the timer only when the timer would fire too late for
+// it. When the timer fires it marks the deadline passed only if a deadline
+// is still set and has come, and arms itself again for a deadline still
+// ahead; so a timer that fired in the very instant its deadline was
+// replaced (a common coincidence on virtual time) cannot end the new one.
 type deadline struct {
 	wake func() // called when the deadline passes, without mu
 
 	mu     sync.Mutex
 	timer  *time.Timer
+	armed  time.Time // when the timer fires; zero when it is not armed
 	at     time.Time // the deadline; zero for none
 	isPast bool
 }
@@ -313,18 +321,13 @@ type deadline struct {
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()
 	d.at, d.isPast = t, false
-	if d.timer != nil {
-		d.timer.Stop()
-	}
 	if t.IsZero() {
 		d.mu.Unlock()
 		return
 	}
 	if dur := time.Until(t); dur > 0 {
-		if d.timer == nil {
-			d.timer = time.AfterFunc(dur, d.fire)
-		} else {
-			d.timer.Reset(dur)
+		if d.armed.IsZero() || d.armed.After(t) {
+			d.arm(t, dur)
 		}
 		d.mu.Unlock()
 		return
@@ -334,11 +337,27 @@ func (d *deadline) set(t time.Time) {
 	d.wake()
 }
 
+// arm makes the timer fire at t, dur from now. Called with mu held.
+func (d *deadline) arm(t time.Time, dur time.Duration) {
+	d.armed = t
+	if d.timer == nil {
+		d.timer = time.AfterFunc(dur, d.fire)
+	} else {
+		d.timer.Reset(dur)
+	}
+}
+
 // fire is the timer's function: the deadline has come, unless it was
-// replaced meanwhile.
+// cleared, or replaced by a later one (the timer then waits for that).
 func (d *deadline) fire() {
 	d.mu.Lock()
-	if d.at.IsZero() || d.isPast || time.Now().Before(d.at) {
+	d.armed = time.Time{}
+	if d.at.IsZero() || d.isPast {
+		d.mu.Unlock()
+		return
+	}
+	if dur := time.Until(d.at); dur > 0 {
+		d.arm(d.at, dur)
 		d.mu.Unlock()
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -88,6 +90,54 @@ func TestPipeReadWakesAndDeadlines(t *testing.T) {
 		p.Close()
 		if r := <-ch; !errors.Is(r.err, net.ErrClosed) {
 			t.Fatalf("read when the client closes: %v", r.err)
+		}
+	})
+}
+
+// A read deadline moved later, or cleared, leaves the timer armed for the
+// earlier time (go-zookeeper sets and clears one around every frame: the
+// timer is not stopped and reset each time); when it fires early it arms
+// itself for the deadline then set. A deadline moved earlier re-arms it.
+func TestDeadlineKeepsItsTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu       sync.Mutex
+			passedAt []time.Duration // the timer's goroutine appends
+		)
+		start := time.Now()
+		d := &deadline{}
+		d.wake = func() {
+			mu.Lock()
+			passedAt = append(passedAt, time.Since(start))
+			mu.Unlock()
+		}
+		armed := func() time.Duration {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			return d.armed.Sub(start)
+		}
+		passed := func() []time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(passedAt)
+		}
+		d.set(start.Add(time.Second))
+		d.set(time.Time{})
+		d.set(start.Add(3 * time.Second))
+		if got := armed(); got != time.Second {
+			t.Fatalf("deadline moved from 1s to 3s: timer armed for %v, want it left at 1s", got)
+		}
+		time.Sleep(2 * time.Second)
+		if p := passed(); len(p) != 0 || d.passed() {
+			t.Fatalf("at 2s: passed at %v, want not yet (the deadline is 3s)", p)
+		}
+		if got := armed(); got != 3*time.Second {
+			t.Fatalf("after the early firing: timer armed for %v, want 3s", got)
+		}
+		d.set(start.Add(2500 * time.Millisecond)) // earlier
+		time.Sleep(2 * time.Second)
+		if p := passed(); !d.passed() || len(p) != 1 || p[0] != 2500*time.Millisecond {
+			t.Fatalf("deadline moved to 2.5s: passed at %v, want once at 2.5s", p)
 		}
 	})
 }

@@ -64,7 +64,8 @@ type Config struct {
 	// the caller may never hear: a LoseReply fault applies it and breaks
 	// the connection). A request dropped before the server saw it, or sent
 	// on a broken connection, is not told. It is called on the World's goroutine, with the server's lock
-	// not held; it must not call the World. A machine attributes what
+	// not held; it must not call the World, nor keep r (part of the
+	// client's request record, which serves its next call). A machine attributes what
 	// changed in the tree to the client that changed it this way (a queue
 	// item's remove, say).
 	OnApply func(client int, r *zkmem.Request)
@@ -218,7 +219,7 @@ func (w *World) Connect() (*Conn, error) {
 	if w.isClosed() {
 		return nil, ErrClosed
 	}
-	s := &session{w: w, idx: len(w.sessions)}
+	s := newSession(w, len(w.sessions))
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
