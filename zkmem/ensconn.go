@@ -128,7 +128,7 @@ func (e *Ensemble) reconnect(c *Conn) error {
 		default:
 			continue
 		}
-		if cand.view.zxid < c.lastZxid {
+		if cand.view.zxid < c.lastZxid && !e.acceptAhead {
 			continue // it would refuse a client that has seen a newer state
 		}
 		m, c.at = cand, pos
