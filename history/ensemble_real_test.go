@@ -41,7 +41,9 @@ func TestRealEnsembleHistory(t *testing.T) {
 
 	start := time.Now()
 	var log []string
-	note := func(what string) { log = append(log, fmt.Sprintf("%v %s", time.Since(start).Round(time.Millisecond), what)) }
+	note := func(what string) {
+		log = append(log, fmt.Sprintf("%v %s", time.Since(start).Round(time.Millisecond), what))
+	}
 	var wg sync.WaitGroup
 	var faultErr error
 	wg.Go(func() {
