@@ -40,8 +40,13 @@ func TestRealEnsembleHistory(t *testing.T) {
 	wl := history.Workload{Root: "/history-ensemble", Paths: 3, Ops: 150, Seed: 1, Think: 10 * time.Millisecond, Timeout: 10 * time.Second}
 
 	start := time.Now()
-	var log []string
+	var (
+		logMu sync.Mutex
+		log   []string
+	)
 	note := func(what string) {
+		logMu.Lock()
+		defer logMu.Unlock()
 		log = append(log, fmt.Sprintf("%v %s", time.Since(start).Round(time.Millisecond), what))
 	}
 	var wg sync.WaitGroup
