@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,6 +69,9 @@ func ensembleHistory(t *testing.T, seed uint64, bug bool) []history.Op {
 func ensembleFaults(e *zkmem.Ensemble, conns []*zkmem.Conn, rng *rand.Rand, done <-chan struct{}) error {
 	n := e.Size()
 	down := -1
+	var wg sync.WaitGroup
+	moving := make([]atomic.Bool, len(conns))
+	failed := make(chan error, 1)
 	for {
 		select {
 		case <-done:
@@ -76,11 +81,16 @@ func ensembleFaults(e *zkmem.Ensemble, conns []*zkmem.Conn, rng *rand.Rand, done
 			for i := range n {
 				e.CatchUp(i)
 			}
+			var err error
 			if e.Leader() < 0 {
-				_, err := e.Elect()
-				return err
+				_, err = e.Elect()
 			}
-			return nil
+			wg.Wait()
+			select {
+			case err = <-failed:
+			default:
+			}
+			return err
 		case <-time.After(time.Duration(rng.IntN(300)) * time.Microsecond):
 		}
 		i := rng.IntN(n)
@@ -105,13 +115,25 @@ func ensembleFaults(e *zkmem.Ensemble, conns []*zkmem.Conn, rng *rand.Rand, done
 			}
 		default:
 			// The client's connection drops; it moves on to the next
-			// member of its list that takes it.
-			c := conns[rng.IntN(len(conns))]
-			ctl := e.Server().Control(c.SessionID())
-			ctl.Disconnect()
-			if err := ctl.Reconnect(); err != nil && !errors.Is(err, zksim.ErrConnectionLoss) {
-				return fmt.Errorf("reconnect session %#x: %w", c.SessionID(), err)
+			// member of its list that takes it. Reconnect returns once
+			// the member answered the client's setWatches, which may
+			// wait for a lagging member: the client reconnects on a
+			// goroutine of its own, as a client library does.
+			k := rng.IntN(len(conns))
+			if !moving[k].CompareAndSwap(false, true) {
+				break
 			}
+			ctl := e.Server().Control(conns[k].SessionID())
+			ctl.Disconnect()
+			wg.Go(func() {
+				defer moving[k].Store(false)
+				if err := ctl.Reconnect(); err != nil && !errors.Is(err, zksim.ErrConnectionLoss) {
+					select {
+					case failed <- fmt.Errorf("reconnect session %#x: %w", ctl.SessionID(), err):
+					default:
+					}
+				}
+			})
 		}
 		if e.Leader() < 0 {
 			if _, err := e.Elect(); err != nil {
