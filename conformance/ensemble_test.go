@@ -8,13 +8,17 @@ import (
 	"github.com/zksim/zksim/zktest"
 )
 
-// TestConformanceEnsemble runs the ensemble cases on a real 3-member
-// ZooKeeper ensemble (tickTime 100ms, sessions up to 10s so that they
-// outlive elections). Outside CI without ZooKeeper installed it skips
-// (zkserver says how to install it); under CI=true it must run.
+// TestConformanceEnsemble runs the ensemble cases on a 3-member zkmem
+// ensemble and on a real 3-member ZooKeeper ensemble (tickTime 100ms,
+// sessions up to 10s so that they outlive elections). Outside CI without
+// ZooKeeper installed the real one skips (zkserver says how to install
+// it); under CI=true it must run.
 func TestConformanceEnsemble(t *testing.T) {
 	opts := zktest.FastOptions()
 	opts.MaxSessionTimeout = 10 * time.Second
+	t.Run(zktest.EnsembleMemName, func(t *testing.T) {
+		conformance.RunEnsemble(t, zktest.OpenMemEnsemble(t, 3, opts))
+	})
 	t.Run(zktest.EnsembleRealName, func(t *testing.T) {
 		conformance.RunEnsemble(t, zktest.OpenRealEnsemble(t, 3, opts))
 	})

@@ -125,7 +125,11 @@
 // members observers: they serve and apply as followers do, but do not
 // count in the quorum and never lead.
 //
-// Not modelled: opening a new session on a read-only member; a session
+// A client that allows read-only mode may also open a new session on a
+// read-only member; unlike ZooKeeper's, which is local to that member
+// (localSessionsEnabled), it is a session of the ensemble.
+//
+// Not modelled: a session
 // opened through a lagging member is answered before the member applied
 // its createSession; getEphemerals answers from the committed state
 // rather than the member's; Control.Delay does not hold an ensemble's

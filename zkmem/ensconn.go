@@ -43,8 +43,13 @@ func isWrite(op Op) bool {
 // (WithMembers) that serves clients: a createSession transaction the
 // leader commits. It fails with ErrNoMember when none does (an election,
 // every member down), with zksim.ErrClosing once the ensemble is closed,
-// and as Server.Connect does for bad options. Read-only sessions are not
-// opened: a client that allows read-only mode gets one when it reconnects.
+// and as Server.Connect does for bad options. A client that allows
+// read-only mode (WithCanBeReadOnly) also takes a member in read-only mode:
+// its session opens there read-only (zksim.StateConnectedReadOnly), with
+// the member's applied state as its last zxid. Unlike ZooKeeper, where such
+// a session is local to the member (localSessionsEnabled), it is a session
+// of the ensemble: its createSession is a transaction of the ensemble's
+// server, as every session's is.
 // A member index out of range in WithMembers is an error.
 func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 	s := e.core
@@ -70,13 +75,23 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 	}
 	for k, i := range c.cfg.members {
 		m := e.members[i]
-		if !e.servesRW(m) {
+		ro := false
+		switch {
+		case e.servesRW(m):
+		case c.cfg.canBeReadOnly && e.servesRO(m):
+			ro = true
+		default:
 			continue
 		}
 		sess := s.openSession(c.cfg.sessionTimeout, c.cfg.addr, (*connSink)(c))
-		sess.view, sess.member = m.view, m
+		sess.view, sess.member, sess.readOnly = m.view, m, ro
 		c.sess, c.at = sess, k
 		c.lastZxid = m.view.zxid
+		if ro {
+			// As on reconnection: the leader does not hear of it.
+			sess.startExpiry(sess.timeout)
+			c.state = zksim.StateConnectedReadOnly
+		}
 		s.conns[c] = struct{}{}
 		return c, nil
 	}
@@ -113,7 +128,7 @@ func (e *Ensemble) reconnect(c *Conn) error {
 		default:
 			continue
 		}
-		if cand.view.zxid < c.lastZxid {
+		if cand.view.zxid < c.lastZxid && !e.acceptAhead {
 			continue // it would refuse a client that has seen a newer state
 		}
 		m, c.at = cand, pos

@@ -37,6 +37,10 @@ type Ensemble struct {
 	waiting []*Conn
 	// failNext arms a leader failure on the next write (FailLeaderOnNextWrite).
 	failNext failMode
+	// acceptAhead is a planted bug for tests (export_test.go): a member
+	// accepts a reconnecting client that has seen a zxid it has not
+	// applied. Guarded by core.mu.
+	acceptAhead bool
 }
 
 type failMode uint8

@@ -123,6 +123,41 @@ func TestEnsembleReadOnlyMode(t *testing.T) {
 	})
 }
 
+func TestEnsembleNewSessionOnReadOnlyMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{ReadOnly: true})
+		w := connectTo(t, e, []int{2})
+		_, err := w.Create(ctx, "/x", []byte("old"), 0, zksim.OpenACL())
+		require.NoError(t, err)
+		e.Isolate(0)
+		_, err = w.Set(ctx, "/x", []byte("new"), -1)
+		require.NoError(t, err)
+
+		_, err = e.Connect(zkmem.WithMembers(0))
+		require.ErrorIs(t, err, zkmem.ErrNoMember, "a client that does not allow read-only mode was accepted")
+		ro := connectTo(t, e, []int{0}, zkmem.WithCanBeReadOnly())
+		require.Equal(t, zksim.StateConnectedReadOnly, ro.State())
+		require.Equal(t, 0, memberOf(e, ro))
+		data, _, err := ro.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("old"), data, "the read-only session reads the isolated member's state")
+		_, err = ro.Create(ctx, "/y", nil, 0, zksim.OpenACL())
+		require.ErrorIs(t, err, zksim.ErrNotReadOnly)
+
+		// A member that serves normally comes first in the list.
+		rw := connectTo(t, e, []int{1, 0}, zkmem.WithCanBeReadOnly())
+		require.Equal(t, zksim.StateConnected, rw.State())
+		require.Equal(t, 1, memberOf(e, rw))
+
+		e.Heal(0)
+		require.Equal(t, zksim.StateConnected, ro.State())
+		data, _, err = ro.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, []byte("new"), data)
+	})
+}
+
 func TestEnsembleOfFiveNeedsAQuorum(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()

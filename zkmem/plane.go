@@ -171,6 +171,9 @@ type reconnector interface{ reconnect() error }
 // the Conn learns it now (StateExpired, watches end with EventNotWatching)
 // and Reconnect returns zksim.ErrSessionExpired. Reconnecting a connected
 // Conn does nothing. For another transport it returns ErrNotInProcess.
+// On an ensemble it returns once the new member answered the Conn's
+// setWatches, which waits behind the session's writes and syncs that member
+// has not applied yet (it may lag: see Ensemble.Lag).
 func (c *Control) Reconnect() error {
 	c.srv.mu.Lock()
 	r, ok := c.sink.(reconnector)

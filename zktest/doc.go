@@ -32,6 +32,18 @@
 // them. [WaitChildren], [Go], [Recv] and [Pending] help a case wait for a
 // blocking call without sleeping.
 //
+// # Ensembles
+//
+// [Ensemble] is an ensemble opened for a test, with the controls that make
+// its members disagree (Lag, CatchUp, Crash, Restart, Isolate, Heal) and
+// Connect, which opens a session whose client walks a list of members in
+// order. [OpenMemEnsemble] opens a zkmem one (zkmem.NewEnsemble, read-only
+// mode on; it elects a leader by itself whenever a control leaves none, as
+// a real ensemble does), [OpenRealEnsemble] a real one (zkserver.StartEnsemble);
+// conformance.RunEnsemble runs the ensemble cases on either. On zkmem a
+// read-only session (ConnectReadOnly) is a session of the ensemble, while a
+// real member grants one local to itself (localSessionsEnabled).
+//
 // # When ZooKeeper is missing
 //
 // The real backend needs ZooKeeper and java installed (the Debian

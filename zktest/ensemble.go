@@ -14,8 +14,7 @@ const EnsembleRealName = "ZooKeeper-ensemble"
 // Ensemble is a ZooKeeper ensemble opened for a test, with the controls a
 // test needs to make its members disagree: a member that falls behind, one
 // that crashes, one cut off from the others. Members are numbered from 0.
-// [OpenRealEnsemble] opens a real one; an adapter over zkmem's ensemble
-// implements the same methods. Every method blocks until what it says has
+// [OpenRealEnsemble] opens a real one, [OpenMemEnsemble] a zkmem one. Every method blocks until what it says has
 // happened, or ctx is done (then it returns ctx's error).
 //
 // Cases leave an ensemble as they found it: every member running, in the

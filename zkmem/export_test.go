@@ -1,0 +1,10 @@
+package zkmem
+
+// PlantAcceptAhead plants a bug in e, for tests that must catch it: its
+// members accept a reconnecting client that has seen a zxid they have not
+// applied, so that the client may read an older state than it saw.
+func PlantAcceptAhead(e *Ensemble) {
+	e.core.mu.Lock()
+	defer e.core.mu.Unlock()
+	e.acceptAhead = true
+}
