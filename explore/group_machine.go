@@ -344,15 +344,11 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			f.mu.Lock()
 			m := f.ms[c.idx]
 			f.mu.Unlock()
-			c.partitioned = true
-			f.w.inject(t, faults.Disconnect(c.conn.Index(), -1))
+			f.w.partition(t, c)
 			f.w.runFor(t, 50*time.Millisecond)
 			f.cancel(c)
 			f.w.runFor(t, m.conn.presumedExpiry()+time.Second)
-			if c.partitioned && !c.paused() {
-				c.partitioned = false
-				f.w.inject(t, faults.Reconnect(c.conn.Index()))
-			}
+			f.w.heal(t, c)
 		},
 	}
 	if f.leave {
@@ -511,8 +507,7 @@ func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
 // The calm stretches meet no fault meanwhile (the scheduler's quiet): the
 // interleaving is the action's, with the faults then injects.
 func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
-	f.w.sched.quiet = true
-	defer func() { f.w.sched.quiet = false }()
+	defer f.w.hw.Quiet()()
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}

@@ -47,6 +47,7 @@ type scheduler struct {
 	drawing  bool       // in a Step action: rapid decides
 	calm     sim.Policy // the calm stretches' faults; nil without faults
 	liveCalm sim.Policy // calm, limited, for the liveness phase
+	quiet    bool       // World.Quiet: the calm stretches meet no fault
 }
 
 var (
@@ -72,7 +73,7 @@ func (s *scheduler) Start(w *sim.World) {
 // action.
 func (s *scheduler) current() sim.Policy {
 	switch {
-	case s.drawing || s.calm == nil:
+	case s.drawing || s.calm == nil || s.quiet:
 		return nil
 	case s.w.Live():
 		return s.liveCalm
@@ -133,9 +134,10 @@ func (w *runWorld) settle(t *rapid.T, check func()) {
 
 // runFor lets d of virtual time pass, the World taking steps with the
 // seed's choices, and checks the invariants after every step (it stops
-// early when one is violated). It records a livelock if the clients take
-// more than runStepLimit steps before d has passed.
-func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func()) {
+// early when one is violated, or when stop, if set, reports true). It
+// records a livelock if the clients take more than runStepLimit steps
+// before d has passed.
+func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func(), stop func() bool) {
 	deadline, first := w.sw.Now()+d, w.sw.Steps()
 	// The scheduler lets time run to its next timer; this one ends the
 	// stretch on time.
@@ -152,7 +154,7 @@ func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func()) {
 			w.violate(Violation{Invariant: "livelock", At: w.sw.Now(),
 				Detail: fmt.Sprintf("%d simulator steps without %v of virtual time passing: %s", n, d, w.describe())})
 		}
-		return w.violated() || w.sw.Now() >= deadline
+		return w.violated() || w.sw.Now() >= deadline || (stop != nil && stop())
 	})
 	if err != nil {
 		t.Fatalf("sim: %v", err)
@@ -246,6 +248,9 @@ func (w *runWorld) follow() {
 			c.sess = cur.Index()
 			c.partitioned = false
 			w.trace("p%d renewed: session c%d", c.idx, c.sess)
+			if w.renewed != nil {
+				w.renewed(c)
+			}
 		}
 	}
 }
