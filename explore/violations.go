@@ -1,6 +1,5 @@
 package explore
 
-
 // How a machine records what its invariants find, and the protected
 // resource that lock holders and leaders write to.
 
