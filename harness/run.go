@@ -206,6 +206,14 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 		t.Fatalf("sim.New: %v", err)
 	}
 	rw.sw = sw
+	defer func() {
+		// A failure (or rapid running out of data) before the check took
+		// over the World: close it, and wait for what Init started.
+		if p := recover(); p != nil {
+			rw.shutdown()
+			panic(p)
+		}
+	}()
 	sw.Note("harness: %s, %d %s processes, faults %v", m.Name, m.Processes, m.Client, rw.mix)
 	if rw.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
 		t.Fatalf("connect observer: %v", err)
@@ -257,7 +265,9 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 func (w *runWorld) shutdown() {
 	w.cancel()
 	w.sw.Close()
-	_ = w.observer.Close()
+	if w.observer != nil {
+		_ = w.observer.Close()
+	}
 	w.wg.Wait()
 }
 
