@@ -200,7 +200,8 @@ func (w *runWorld) Inject(t *rapid.T, f sim.Fault) { w.inject(t, f) }
 // Step takes one step of the simulator with the seed's choices (the calm
 // stretch's faults, unless Quiet) and checks the invariants once every
 // client has taken in what the step told it; it returns how many events
-// are enabled then.
+// are enabled then. Something must be enabled (Sim().Enabled() > 0), or
+// the check fails.
 func (w *runWorld) Step(t *rapid.T) int { return w.step(t, w.check) }
 
 // Settle takes steps as Step does until nothing is enabled (or a
