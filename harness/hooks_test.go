@@ -27,7 +27,6 @@ type shared struct {
 	renewed   []string
 	applied   int
 	quietStep bool // a Quiet action ran
-	writes    int
 }
 
 // hookMachine uses the hooks of a machine whose processes share state:
