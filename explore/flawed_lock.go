@@ -44,8 +44,8 @@ type naiveLock struct {
 	reader bool
 	// tidy makes it find its node by GUID however its create ended
 	// (cancelled, or a listing failed), so that it leaves no orphan: the
-	// flaw it shows is its only one. The lock ordering by name, the
-	// reader and the expiry-blind holder are tidy.
+	// flaw it shows is its only one. The lock ordering by name, the blind
+	// election, the reader and the expiry-blind holder are tidy.
 	tidy bool
 
 	path  string
@@ -319,7 +319,8 @@ var blindElectionKind = lockKind{
 	name: "blind leadership",
 	dirs: []string{electionDir},
 	newHold: func(_ *rapid.T, c *client) holdable {
-		return &naiveLock{conn: c.conn, dir: electionDir, guid: nextGUID(c, 0), blind: true}
+		// Tidy: being blind is its only flaw.
+		return &naiveLock{conn: c.conn, dir: electionDir, guid: nextGUID(c, 0), blind: true, tidy: true}
 	},
 }
 

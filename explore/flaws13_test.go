@@ -58,6 +58,7 @@ func TestFlawsOnRandomSeeds(t *testing.T) {
 		for i := range n {
 			seed := base + uint64(i)*0x9e3779b97f4a7c15
 			seed = max(seed>>1, 1)
+			t.Logf("%s: seed %d", f.Name, seed)
 			start := time.Now()
 			c := harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Checks: 1000, Seed: seed}, f.wants()...)
 			d := time.Since(start)
