@@ -48,6 +48,30 @@ type scheduler struct {
 	calm     sim.Policy // the calm stretches' faults; nil without faults
 	liveCalm sim.Policy // calm, limited, for the liveness phase
 	quiet    bool       // World.Quiet: the calm stretches meet no fault
+	// panicked is a panic of a draw made inside a step of the simulator
+	// (rapid out of data, as it shrinks), raised again once the step is
+	// over (see draw).
+	panicked any
+}
+
+// draw makes a rapid draw inside a step of the simulator. A panic there
+// (rapid runs out of data while it shrinks, and ends the check so) would
+// leave the World in the middle of the step, a request taken from its
+// queue and in none (the check's end could not fail it, and its caller
+// would wait for good): draw keeps the panic, the step goes on as if the
+// seed decided, and step raises it again once the step is over.
+func (s *scheduler) draw(f func()) (ok bool) {
+	if s.panicked != nil {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.panicked = p
+			ok = false
+		}
+	}()
+	f()
+	return true
 }
 
 var (
@@ -98,7 +122,9 @@ func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *ran
 	if !s.drawing {
 		return sim.Fate{}
 	}
-	return drawFate(s.t, s.w.mix, r)
+	var f sim.Fate
+	s.draw(func() { f = drawFate(s.t, s.w.mix, r) })
+	return f
 }
 
 // choose picks the event of a Step action; elsewhere the seed does.
@@ -106,14 +132,21 @@ func (s *scheduler) choose(n int) int {
 	if !s.drawing {
 		return -1
 	}
-	return rapid.IntRange(0, n-1).Draw(s.t, "event")
+	i := -1
+	s.draw(func() { i = rapid.IntRange(0, n-1).Draw(s.t, "event") })
+	return i
 }
 
 // step takes one step of the simulator and checks the invariants once
 // every client has taken in what the step told it; it returns how many
 // events are enabled then.
 func (w *runWorld) step(t *rapid.T, check func()) int {
-	if err := w.sw.Step(); err != nil {
+	err := w.sw.Step()
+	if p := w.sched.panicked; p != nil {
+		w.sched.panicked = nil
+		panic(p)
+	}
+	if err != nil {
 		t.Fatalf("sim: %v", err)
 	}
 	enabled := w.sw.Enabled()
