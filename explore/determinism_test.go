@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
-
-	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/harness"
 )
@@ -51,7 +48,7 @@ func TestTraceDump(t *testing.T) {
 			mu sync.Mutex
 			n  int
 		)
-		traceSink = func(trace string) {
+		traces := func(trace string) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
@@ -66,11 +63,9 @@ func TestTraceDump(t *testing.T) {
 		if err := flag.Set("rapid.seed", strconv.Itoa(1000+i)); err != nil {
 			t.Fatal(err)
 		}
-		c := harness.NewRecorder(t.Name(), nil)
-		rapid.Check(c, harness.InBubbles(t, m.Property(t)))
-		traceSink = nil
-		if c.Failed() {
-			t.Errorf("%s failed: %s", m.Name, strings.Join(c.Errors(), "\n"))
+		res := harness.Explore(t, m.harness(), harness.ExploreOptions{Traces: traces})
+		if !res.Passed {
+			t.Errorf("%s failed: %s", m.Name, res.Report)
 		}
 	}
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
@@ -93,7 +88,7 @@ func TestDeterminism(t *testing.T) {
 		t.Skip("inside a trace dump")
 	}
 	checks := envInt("ZKSIM_TRACE_CHECKS", 10)
-	lines := CompareTraceDumps(t, "TestTraceDump", checks)
+	lines := harness.CompareTraceDumps(t, "TestTraceDump", checks)
 	if got := len(lines); got != checks*len(Recipes) {
 		t.Fatalf("%d traces, want %d", got, checks*len(Recipes))
 	}
@@ -105,4 +100,19 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// setFlagForTest sets flag name to value, unless the command line or the
+// environment variable env set it, and returns the function that restores
+// it.
+func setFlagForTest(t *testing.T, name, env, value string) (restore func()) {
+	t.Helper()
+	if _, ok := os.LookupEnv(env); ok {
+		return func() {}
+	}
+	old := flag.Lookup(name).Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = flag.Set(name, old) }
 }

@@ -15,16 +15,19 @@
 //
 // # How a machine runs
 //
-// A machine runs on the simulator (package sim), one sim.World per check,
-// inside a synctest bubble of its own (rapid.SyncTest gives each check of
-// Machine.Check one; Machine.Explore and the flaws make their own), so time
-// is virtual. Every client of the machine is a sim client: each request it
-// sends, each reply, watch event and change of connection state it gets,
-// is a step of the World's scheduler, and nothing reaches the server or a
-// client until the scheduler takes that step. The machine hands the
-// scheduler's decisions to rapid (sim.Config.Choose and the World's
-// fault policy), so the whole schedule is made of rapid's draws, which
-// rapid can replay and shrink. The actions every machine has:
+// A machine is a harness.Machine (package harness, through its public API
+// alone): a recipe family (its client operations and actions, its
+// invariants, its liveness goal) adapted by harness.go, on the harness's
+// simulated world, one sim.World per check inside a synctest bubble of
+// its own, so time is virtual. Every client of the machine is a sim
+// client: each request it sends, each reply, watch event and change of
+// connection state it gets, is a step of the World's scheduler, and
+// nothing reaches the server or a client until the scheduler takes that
+// step. The harness hands the scheduler's decisions to rapid, so the whole
+// schedule is made of rapid's draws, which rapid can replay and shrink.
+// Each check enables a subset of the catalogue's faults, drawn from its
+// seed (swarm testing), and the harness's actions are (see package
+// harness and faults.Catalog):
 //
 //   - Step: one scheduler step; rapid picks which enabled event comes next
 //     (a request reaching the server, or the head of one client's queue of
@@ -32,25 +35,28 @@
 //     order) and the fate of a request: none, a lost reply, a dropped
 //     request, or children listed in a shuffled order;
 //   - Settle: steps without faults until nothing is enabled;
-//   - Advance: virtual time passes (50ms, 400ms or 1.2s, the session
-//     timeout being 1s) while the server stays prompt;
-//   - Partition: a client's connection breaks, or a broken one heals;
+//   - Advance: virtual time passes (50ms, 400ms, 1.2s or 5s, the session
+//     timeout being 1s);
+//   - Partition and Heal: a client's connection breaks, and heals;
 //   - Expire: the server expires a client's session;
-//   - Pause: a client process stops (no requests, no heartbeats, nothing
-//     delivered: its session expires after the timeout), or resumes;
-//   - Delay: what the server sends one client is held back for 100ms or
-//     500ms, in order, while the others go on (delayed and reordered
-//     delivery across sessions);
-//   - Slow: the server takes 20ms or 300ms more over every request for
-//     0.5s or 3s;
-//   - FailAuth (the recipe machines of Recipes; the flawed recipes'
-//     machines, caught from a fixed seed, go without): a client whose
-//     operation waits out a connection loss
-//     fails to authenticate when it reconnects (faults.FailAuth: a rotated
-//     credential) and is done for good: StateAuthFailed, every call fails
-//     with ErrAuthFailed, its session expires at the server's timeout. The
-//     operation must not return nil once that struck (a granted hold must
-//     say Lost instead), and its process then makes a new client.
+//   - Pause and Resume: a client process stops (no requests, no
+//     heartbeats, nothing delivered: its session expires after the
+//     timeout), and resumes;
+//   - Delay: what the server sends one client is held back for a while,
+//     in order, while the others go on (delayed and reordered delivery
+//     across sessions);
+//   - Slow: the server takes longer over every request for a while;
+//   - FailAuth (the machines' own action, in the recipe machines of
+//     Recipes; the flawed recipes' machines go without): a client whose
+//     operation waits out a connection loss fails to authenticate when it
+//     reconnects (faults.FailAuth: a rotated credential) and is done for
+//     good: StateAuthFailed, every call fails with ErrAuthFailed, its
+//     session expires at the server's timeout. The operation must not
+//     return nil once that struck (a granted hold must say Lost instead),
+//     and its process then makes a new client.
+//
+// A family action named as one of the harness's takes "Call" after its
+// name (the election API's Resume is ResumeCall).
 //
 // A process keeps its recipe objects for its lifetime, as real processes
 // do (one Election campaigned, resigned and campaigned again; one Mutex
@@ -72,10 +78,10 @@
 // pause or a delay can come between the holder's decision and the write.
 // Settle, Advance and the liveness phase leave the scheduler's choices to
 // the World's seed, itself the first draw of every check, uniform or by
-// PCT priorities of a drawn depth (sim.PCT); and they meet the faults of a
-// swarm drawn from that seed (faults.Swarm: a few kinds, often, request
-// faults aimed at any request, the writes, the multis or the deletes), at
-// most two of each kind in the liveness phase. A check also draws whether
+// PCT priorities of a drawn depth (sim.PCT); and, if the check draws so,
+// they meet the faults of a swarm drawn from that seed (faults.Swarm: a
+// few kinds, often, request faults aimed at any request, the writes, the
+// multis or the deletes), at most two of each kind in the liveness phase. A check also draws whether
 // sequence numbers start next to the int32 wrap (sim.Config.NearWrap). A
 // client whose session ended, or whose authentication failed, gets a new
 // one (a new sim client), as an application would; a lock holder whose old session's hold still says
@@ -102,31 +108,35 @@
 // election_invariants.go (which states those the election shares with the
 // lock in election terms), queue_invariants.go, barrier_invariants.go,
 // group_invariants.go; the kinds of violation they record, in kinds.go.
-// The harness, the scheduler and the fault actions are in harness.go,
-// schedule.go and violations.go; what a recipe call may return, and the retry timing on the
+// The adapter of a family to package harness is harness.go, the
+// violations and the protected resource violations.go; what a recipe call
+// may return, and the retry timing on the
 // virtual clock, in outcome.go and retrycheck.go. Every machine also checks
 // the protected names the recipes create against the form Curator gives
 // them (names.go). The flaws of issue 13 are
 // in flaws13.go (flawed_queue.go, flawed_barrier.go, flawed_lock.go), that
 // of issue 29 (a lock object that carries a failed call's node to its next
 // call) in flaws29.go;
-// TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that each is caught
-// on N random seeds at the CI budget, and TestDeterminism that every check
-// of every recipe machine gives the same trace, byte for byte, under -cpu
-// 1, 2, 4 and -race (ZKSIM_TRACE_CHECKS checks per machine, 10 by
-// default), through [CompareTraceDumps], which a test of one's own machine
-// can call the same way (property_test's TestZKDeterminism does). Every
-// flaw caught is replayed twice from its seed and the traces compared.
+// TestFlawsOnRandomSeeds (ZKSIM_FLAW_SEEDS=20) checks that every flaw is
+// caught on N random seeds at the CI budget and shrunk to at most 15
+// actions, and TestDeterminism that every check of every recipe machine
+// gives the same trace, byte for byte, under -cpu 1, 2, 4 and -race
+// (ZKSIM_TRACE_CHECKS checks per machine, 10 by default), through
+// harness.CompareTraceDumps. Every flaw caught is replayed twice from its
+// seed and the traces compared (harness.ExpectCaught), and its shrinking
+// is bounded by a number of checks (harness.Machine.ShrinkBudget), not by
+// wall-clock time, so its shrunk schedule is a function of the seed.
 //
 // # Package harness
 //
 // Package harness is the public exploration harness, with which anyone
 // explores coordination code of their own; its README example, a leader
-// election on go-zookeeper, and the zk.Lock machine of package
-// property_test are written on it. The machines here predate it: they run
-// on a world of their own (harness.go, schedule.go) whose draws their
-// committed fail files replay, and share the harness's bubbles, recorder
-// and determinism check (harness.InBubbles, harness.Recorder,
-// harness.CompareTraceDumps). Moving them onto harness.Machine is the
-// remaining part of that work.
+// election on go-zookeeper, the zk.Lock machine of package property_test
+// and the machines here are written on it. What the machines here needed
+// beyond a Machine's processes, ops and invariants (state shared across
+// processes, actions that arrange an interleaving of their own, clients
+// renewed by a library, every request applied) is part of its API:
+// Machine.Init, Actions, Renewed, OnApply and Parallel; World.Step,
+// RunFor, RunUntil, Inject and Quiet; Process.Partition, Heal and
+// SetRenewing; harness.Explore.
 package explore

@@ -1,9 +1,12 @@
 package explore
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
 )
 
 // Machine is one recipe machine: a recipe family, its clients and its
@@ -25,6 +29,8 @@ type Machine struct {
 
 	cfg       worldConfig
 	newFamily func(*world, *rapid.T) family
+	// shrinkBudget is the harness's ShrinkBudget (0: its default).
+	shrinkBudget int
 }
 
 // Recipes are the machines of the built-in recipes, with every fault of the
@@ -75,19 +81,13 @@ func Recipe(name string) (Machine, bool) {
 	return Machine{}, false
 }
 
-// Property returns m's property for rapid. It must run inside a
-// testing/synctest bubble of parent (see Check), so that time is virtual.
-func (m Machine) Property(parent *testing.T) func(*rapid.T) {
-	return machine(parent, m.cfg, m.newFamily)
-}
-
-// Check checks m with rapid under t, with rapid's flags (-rapid.checks,
-// -rapid.seed, ...), each check in its own synctest bubble
-// (rapid.SyncTest); a violation fails t with rapid's report. It logs what
-// the checks did.
+// Check checks m with rapid under t (harness.Check), with rapid's flags
+// (-rapid.checks, -rapid.seed, ...), each check in its own synctest
+// bubble; a violation fails t with rapid's report and the minimal failing
+// run. It logs what the checks did.
 func (m Machine) Check(t *testing.T) {
 	t.Helper()
-	checkMachine(t, m.cfg, m.newFamily, nil)
+	harness.Check(t, m.harness())
 }
 
 // seedGate is held from the moment CheckFrom sets rapid's seed until
@@ -99,9 +99,10 @@ var seedGate sync.Mutex
 // CheckFrom of other tests (t.Parallel): rapid reads its seed from a
 // global flag as a run begins, so CheckFrom sets the flag and holds every
 // other CheckFrom back until rapid has read it, which it has once the
-// first check starts. The checks are the same as Check's with that seed:
-// each is a function of its seed alone (see machine). Nothing else may
-// set rapid's flags while it runs.
+// first check starts. It sets no other flag (harness.Explore): a failure
+// shrinks within the machine's budget of checks and -rapid.shrinktime.
+// The checks are the same as Check's with that seed: each is a function
+// of its seed alone. Nothing else may set rapid's flags while it runs.
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	t.Helper()
 	seedGate.Lock()
@@ -113,46 +114,69 @@ func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 			t.Fatal(err)
 		}
 	}
-	checkMachine(t, m.cfg, m.newFamily, release)
+	res := harness.Explore(t, m.harness(), harness.ExploreOptions{Started: release})
+	release()
+	for _, l := range res.Logs {
+		t.Log(l)
+	}
+	if !res.Passed {
+		t.Errorf("%s\nshrunk schedule (%d actions): %s", res.Report, len(res.Schedule), strings.Join(res.Schedule, ", "))
+	}
 }
 
 // Result is what Explore found.
 type Result struct {
 	// Passed reports whether every check passed.
 	Passed bool
-	// Checks, Actions, Steps and Virtual count the checks run, the actions
-	// they took, the simulator steps and the virtual time that passed.
+	// Checks, Actions, Steps and Virtual count the checks run up to the
+	// first failure, the actions they took, the simulator steps and the
+	// virtual time that passed.
 	Checks, Actions, Steps int
 	Virtual                string
 	// Report is rapid's report of a failure: the violations, the seed that
 	// replays it and the minimal failing run.
 	Report string
-	// Logs is everything rapid logged.
+	// Logs is everything rapid logged, and the coverage table, every line
+	// of it marked "coverage| ".
 	Logs []string
 	// Digest is the SHA-256, in hex, of the digests of the traces of every
 	// check in the order they ran, shrinking included: two explorations
 	// with the same seed and checks ran the same checks if their digests
-	// are equal. (Shrinking stops at -rapid.shrinktime of wall-clock time,
-	// so a failing machine's digest may differ between runs.)
+	// are equal. (The shrinking of a failure is bounded by a number of
+	// checks, harness.Machine.ShrinkBudget, so a failing machine's digest
+	// is the same too, unless -rapid.shrinktime cuts it short.)
 	Digest string
 }
 
 // Explore checks m with rapid, as Check does, but reports what it found
 // instead of failing t (t only hosts the synctest bubbles); with echo set,
 // it writes rapid's logs there as they come. This is how cmd/zksim runs
-// the machines outside `go test`. Each check runs in a bubble of t as
-// Check's do (through a bubble of its own making, since rapid's SyncTest
-// needs rapid to report to a *testing.T), so the checks a seed draws are
-// the same; a failure may shrink differently.
+// the machines outside `go test`. It sets no flag of rapid's
+// (harness.Explore), so explorations may run at once (`zksim explore
+// -parallel`): each runs the checks its seed draws, whatever runs beside
+// it.
 func (m Machine) Explore(t *testing.T, echo io.Writer) Result {
 	t.Helper()
-	c := harness.NewRecorder("Test"+m.Name, echo)
-	total, digest := runChecks(c, t, true, harness.InBubbles(t, m.Property(t)))
+	digest := sha256.New()
+	res := harness.Explore(t, m.harness(), harness.ExploreOptions{Echo: echo, Traces: func(trace string) {
+		sum := sha256.Sum256([]byte(trace))
+		digest.Write(sum[:])
+	}})
 	return Result{
-		Passed: !c.Failed(), Checks: total.checks, Actions: total.actions, Steps: total.steps,
-		Virtual: total.virtual.String(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs(),
-		Digest: digest,
+		Passed: res.Passed, Checks: res.Checks, Actions: res.Actions, Steps: res.Steps,
+		Virtual: res.Virtual.String(), Report: res.Report, Logs: append(res.Logs, coverageLines(res.Coverage)),
+		Digest: hex.EncodeToString(digest.Sum(nil)),
 	}
+}
+
+// coverageLines prints a coverage table with every line marked
+// "coverage| ", which the exploration command (cmd/zksim) picks out.
+func coverageLines(c sim.Coverage) string {
+	lines := strings.Split(strings.TrimRight(c.String(), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "coverage| " + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Flaw is a deliberately broken recipe, and the violations that must
@@ -184,29 +208,35 @@ func (f Flaw) What() string {
 }
 
 // Test runs f under rapid and fails t unless rapid catches the flaw with a
-// violation matching f.Want; it logs the shrunk schedule and the minimal
-// failing run. It runs with the flawed-recipe settings (see Catch).
+// violation of one of f.Want's kinds (harness.ExpectCaught: the failure
+// is shrunk, replayed twice from its seed with the same trace, and its
+// shrunk schedule and minimal failing run logged). It runs with the
+// flawed-recipe settings (see Catch).
 func (f Flaw) Test(t *testing.T) {
 	t.Helper()
-	expectCaught(t, f.Want, f.Machine.Property(t))
+	defer setFlawFlags(t)()
+	harness.ExpectCaught(t, f.Machine.harness(), f.wants()...)
 }
 
-// Catch runs f under rapid and reports what rapid found, without failing
-// t; with echo set, it writes rapid's logs there as they come. Both Catch
-// and Test run with the flawed-recipe settings: 15 actions per run on
-// average (-rapid.steps), the fixed seed 1 with which every flaw is caught
-// (-rapid.seed), 60s to shrink (-rapid.shrinktime), and no fail file,
-// except for the flags named by LeaveFlags.
+// Catch runs f under rapid and reports what it found, without failing t
+// (harness.Catch); with echo set, it writes rapid's logs there as they
+// come. Both Catch and Test run with the flawed-recipe settings: 15
+// actions per run on average (-rapid.steps), the fixed seed 1
+// (-rapid.seed), the shrinking bounded by the machine's budget of checks
+// rather than by wall-clock time (-rapid.shrinktime set out of the way, to
+// harness.ShrinkCap), and no fail file, except for the flags named by
+// LeaveFlags. The shrunk schedule is then a function of the seed alone.
 func (f Flaw) Catch(t *testing.T, echo io.Writer) Caught {
 	t.Helper()
-	return catch(t, f.Want, f.Machine.Property(t), echo)
+	defer setFlawFlags(t)()
+	return f.caught(harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Echo: echo}, f.wants()...))
 }
 
 // SetFlawFlags sets rapid's flags to the flawed-recipe settings that
 // Catch applies (see Catch), except those named by LeaveFlags, and no fail
 // file. Call it once before CatchConcurrently.
 func SetFlawFlags() error {
-	for _, f := range [][2]string{{"rapid.steps", flawSteps}, {"rapid.seed", flawSeed}, {"rapid.shrinktime", flawShrinkTime}, {"rapid.nofailfile", "true"}} {
+	for _, f := range flawFlags {
 		if userSet[f[0]] {
 			continue
 		}
@@ -224,17 +254,38 @@ func SetFlawFlags() error {
 // With the same flags, it finds what Catch finds.
 func (f Flaw) CatchConcurrently(t *testing.T, echo io.Writer) Caught {
 	t.Helper()
-	c := harness.NewRecorder(t.Name(), echo)
-	rapid.Check(c, harness.InBubbles(t, f.Machine.Property(t)))
-	res := Caught{Caught: c.Failed(), Report: strings.Join(c.Errors(), "\n"), Logs: c.Logs()}
-	res.AsWanted = res.Caught && regexp.MustCompile(f.Want).MatchString(res.Report)
-	for _, l := range c.Logs() {
-		if a, ok := strings.CutPrefix(l, "[rapid] draw action: "); ok {
-			res.Schedule = append(res.Schedule, strings.Trim(a, `"`))
+	return f.caught(harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Echo: echo, Concurrent: true}, f.wants()...))
+}
+
+// wants returns the violation kinds of f.Want.
+func (f Flaw) wants() []string { return strings.Split(f.Want, "|") }
+
+// Caught is what running a flawed recipe under rapid found.
+type Caught = harness.Caught
+
+// caught rewrites the report of c, whose failures breaking one of f's
+// kinds the harness reports as one ("VIOLATION (wanted): two holders or
+// token went back"), to name the kinds the minimal failing run broke
+// ("VIOLATION: two holders"), as rapid would have reported them.
+func (f Flaw) caught(c Caught) Caught {
+	var kinds []string
+	for _, l := range c.Logs {
+		if v, ok := strings.CutPrefix(l, "VIOLATION: "); ok {
+			if k, _, ok := strings.Cut(v, " at t="); ok && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
 		}
 	}
-	return res
+	if len(kinds) > 0 {
+		slices.Sort(kinds)
+		c.Report = wantedReport.ReplaceAllLiteralString(c.Report, "VIOLATION: "+strings.Join(kinds, ", "))
+	}
+	return c
 }
+
+// wantedReport is the harness's message of a failure that broke a kind
+// the flaw wants.
+var wantedReport = regexp.MustCompile(`VIOLATION \(wanted\): [^\n]*`)
 
 // userSet records the rapid flags the flawed-recipe runs leave alone.
 var userSet = map[string]bool{}

@@ -44,8 +44,8 @@ type naiveLock struct {
 	reader bool
 	// tidy makes it find its node by GUID however its create ended
 	// (cancelled, or a listing failed), so that it leaves no orphan: the
-	// flaw it shows is its only one. The reader and the expiry-blind
-	// holder are tidy.
+	// flaw it shows is its only one. The lock ordering by name, the blind
+	// election, the reader and the expiry-blind holder are tidy.
 	tidy bool
 
 	path  string
@@ -246,11 +246,10 @@ func (l *naiveLock) abandon(ctx context.Context) {
 }
 
 func (l *naiveLock) Release(ctx context.Context) error {
-	if l.reader {
-		// A reader being released holds no more: its State says so at
-		// once, as the recipe's does.
-		l.held.Store(false)
-	}
+	// A hold being released holds no more: its State says so at once, as
+	// the recipes' do (else a holder whose delete's reply is held back
+	// would still hold as the next one is granted: not the flaw).
+	l.held.Store(false)
 	err := retryLoss(ctx, l.conn, func() error { return l.conn.Delete(ctx, l.path, -1) })
 	if err == nil || errors.Is(err, zksim.ErrNoNode) || errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) {
 		l.held.Store(false)
@@ -320,7 +319,8 @@ var blindElectionKind = lockKind{
 	name: "blind leadership",
 	dirs: []string{electionDir},
 	newHold: func(_ *rapid.T, c *client) holdable {
-		return &naiveLock{conn: c.conn, dir: electionDir, guid: nextGUID(c, 0), blind: true}
+		// Tidy: being blind is its only flaw.
+		return &naiveLock{conn: c.conn, dir: electionDir, guid: nextGUID(c, 0), blind: true, tidy: true}
 	},
 }
 
@@ -332,7 +332,8 @@ func naiveKind(withGUID, byName bool) lockKind {
 		name: "naive lock",
 		dirs: []string{lockDir},
 		newHold: func(t *rapid.T, c *client) holdable {
-			l := &naiveLock{conn: c.conn, dir: lockDir, byName: byName}
+			// With GUIDs it is tidy: ordering by name is its only flaw.
+			l := &naiveLock{conn: c.conn, dir: lockDir, byName: byName, tidy: withGUID}
 			if withGUID {
 				g := 0
 				if t != nil {

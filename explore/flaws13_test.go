@@ -3,15 +3,12 @@ package explore
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"flag"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/harness"
 )
@@ -23,16 +20,20 @@ func randomBase() uint64 {
 	return max(binary.LittleEndian.Uint64(b[:])>>1, 1)
 }
 
-var failedAfter = regexp.MustCompile(`failed after (\d+) tests`)
+// maxShrunk is the longest shrunk schedule TestFlawsOnRandomSeeds
+// accepts.
+const maxShrunk = 15
 
-// TestFlawsOnRandomSeeds checks that each flaw of flaws13.go and
-// flaws29.go is caught at the CI budget (the suite's checks and rapid's
-// default steps) on every one of N random seeds, N from ZKSIM_FLAW_SEEDS
-// (skipped without it; the base seed from ZKSIM_FLAW_BASE, else random and
-// logged). It logs, for each flaw, on which check each seed caught it and
-// how long it took.
+// TestFlawsOnRandomSeeds checks that each flaw (ZKSIM_FLAW_ONLY: the one
+// named) is caught at the CI budget (1,000 checks, the flawed-recipe
+// settings of Flaw.Catch but the seed) on every one of N random seeds, N
+// from ZKSIM_FLAW_SEEDS (skipped without it; the base seed from
+// ZKSIM_FLAW_BASE, else random and logged), and shrunk to at most
+// maxShrunk actions. It logs, for each flaw and seed, the check that
+// caught it and the length of the shrunk schedule, and how long the
+// slowest seed took.
 //
-//	ZKSIM_FLAW_SEEDS=20 go test ./explore/ -run TestFlawsOnRandomSeeds -v -timeout 60m
+//	ZKSIM_FLAW_SEEDS=20 go test ./explore/ -run TestFlawsOnRandomSeeds -v -timeout 120m
 func TestFlawsOnRandomSeeds(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("ZKSIM_FLAW_SEEDS"))
 	if n <= 0 {
@@ -42,46 +43,48 @@ func TestFlawsOnRandomSeeds(t *testing.T) {
 	if v, err := strconv.ParseUint(os.Getenv("ZKSIM_FLAW_BASE"), 10, 64); err == nil {
 		base = v
 	}
-	defer setFlagForTest(t, "rapid.checks", "RAPID_CHECKS", "1000")()
-	defer setFlagForTest(t, "rapid.nofailfile", "RAPID_NOFAILFILE", "true")() // a fail file would replay in every later seed
-	defer setFlagForTest(t, "rapid.shrinktime", "RAPID_SHRINKTIME", "1ms")()
-	oldSeed := flag.Lookup("rapid.seed").Value.String()
-	defer func() { _ = flag.Set("rapid.seed", oldSeed) }()
-	t.Logf("base seed %d (ZKSIM_FLAW_BASE), %d seeds, %s checks each", base, n, flag.Lookup("rapid.checks").Value)
-	for _, f := range Flaws[len(Flaws)-6:] { // issue 13's five (flaws13.go), issue 29's (flaws29.go)
+	only := os.Getenv("ZKSIM_FLAW_ONLY")
+	t.Logf("base seed %d (ZKSIM_FLAW_BASE), %d seeds, 1000 checks each", base, n)
+	defer setFlawFlags(t)()
+	for _, f := range Flaws {
+		if only != "" && f.Name != only {
+			continue
+		}
 		var (
-			caught  int
-			runs    []string
-			slowest time.Duration
+			caught, longest int
+			runs            []string
+			slowest         time.Duration
 		)
 		for i := range n {
 			seed := base + uint64(i)*0x9e3779b97f4a7c15
 			seed = max(seed>>1, 1)
-			if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
-				t.Fatal(err)
-			}
-			c := harness.NewRecorder(t.Name(), nil)
+			t.Logf("%s: seed %d", f.Name, seed)
 			start := time.Now()
-			rapid.Check(c, harness.InBubbles(t, f.Machine.Property(t)))
+			c := harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Checks: 1000, Seed: seed}, f.wants()...)
 			d := time.Since(start)
 			slowest = max(slowest, d)
-			report := strings.Join(c.Errors(), "\n")
-			m := failedAfter.FindStringSubmatch(report)
+			m := failedAfter.FindStringSubmatch(c.Report)
 			switch {
-			case !c.Failed():
+			case !c.Caught:
 				runs = append(runs, "MISSED")
-			case !regexp.MustCompile(f.Want).MatchString(report):
+			case !c.AsWanted:
 				runs = append(runs, "OTHER")
-				t.Errorf("%s, seed %d: caught, but not as %q: %s", f.Name, seed, f.Want, report)
+				t.Errorf("%s, seed %d: caught, but not as %q: %s", f.Name, seed, f.Want, c.Report)
 			default:
 				caught++
+				longest = max(longest, len(c.Schedule))
 				k, _ := strconv.Atoi(m[1])
-				runs = append(runs, strconv.Itoa(k+1))
+				runs = append(runs, strconv.Itoa(k+1)+"/"+strconv.Itoa(len(c.Schedule)))
+				if len(c.Schedule) > maxShrunk {
+					t.Errorf("%s, seed %d: shrunk to %d actions, more than %d: %s", f.Name, seed, len(c.Schedule), maxShrunk, strings.Join(c.Schedule, ", "))
+				}
 			}
 		}
-		t.Logf("%-32s caught on %d/%d seeds (check #: %s); slowest %v", f.Name, caught, n, strings.Join(runs, " "), slowest.Round(time.Millisecond))
+		t.Logf("%-32s caught on %d/%d seeds (check #/shrunk actions: %s); longest %d actions; slowest %v", f.Name, caught, n, strings.Join(runs, " "), longest, slowest.Round(time.Millisecond))
 		if caught < n {
 			t.Errorf("%s caught on %d of %d seeds only", f.Name, caught, n)
 		}
 	}
 }
+
+var failedAfter = regexp.MustCompile(`failed after (\d+) tests`)

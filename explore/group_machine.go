@@ -11,7 +11,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/recipes/barrier"
 )
 
@@ -353,15 +352,11 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 			f.mu.Lock()
 			m := f.ms[c.idx]
 			f.mu.Unlock()
-			c.partitioned = true
-			f.w.inject(t, faults.Disconnect(c.conn.Index(), -1))
+			f.w.partition(t, c)
 			f.w.runFor(t, 50*time.Millisecond)
 			f.cancel(c)
 			f.w.runFor(t, m.conn.presumedExpiry()+time.Second)
-			if c.partitioned && !c.paused() {
-				c.partitioned = false
-				f.w.inject(t, faults.Reconnect(c.conn.Index()))
-			}
+			f.w.heal(t, c)
 		},
 	}
 	if f.leave {

@@ -156,8 +156,7 @@ func (f *groupFamily) lateJoinEmpty(t *rapid.T) {
 // The calm stretches meet no fault meanwhile (the scheduler's quiet): the
 // interleaving is the action's, with the faults then injects.
 func (f *groupFamily) whenListedAlone(t *rapid.T, j *client, then func(alone int)) {
-	f.w.sched.quiet = true
-	defer func() { f.w.sched.quiet = false }()
+	defer f.w.hw.Quiet()()
 	open := func() bool {
 		return len(f.can(func(m *member) bool { return m.entered && !m.left })) > 0 || f.anyBusy("leave")
 	}

@@ -110,9 +110,7 @@ func (f *queueFamily) refuse(t *rapid.T) {
 	// wait. The calm stretches meet no fault meanwhile (a run of lost
 	// replies would keep the call in its backoff); one struck already
 	// (a delay, a slow server) may hold it up for a while.
-	calm := w.sched.calm
-	w.sched.calm = nil
-	defer func() { w.sched.calm = calm }()
+	defer w.hw.Quiet()()
 	for range heldRaceRuns {
 		w.runFor(t, 100*time.Millisecond)
 		if !c.busy(slot) || w.violated() {

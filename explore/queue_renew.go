@@ -162,22 +162,7 @@ func (f *queueFamily) runUntilHit(t *rapid.T, c *client, p *expirePoint) bool {
 		return p.hit
 	}
 	// As runFor, stopping at once when the point is hit.
-	deadline, first := w.sw.Now()+expireAtWait, w.sw.Steps()
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		time.Sleep(expireAtWait)
-		w.sw.Wake()
-	}()
-	err := w.sw.Run(func() bool {
-		w.follow()
-		w.fam.check()
-		return hit() || w.violated() || !c.busy("") || w.sw.Now() >= deadline || w.sw.Steps()-first > runStepLimit
-	})
-	if err != nil {
-		t.Fatalf("sim: %v", err)
-	}
-	w.flushNotes()
+	w.hw.RunUntil(t, expireAtWait, func() bool { return hit() || !c.busy("") })
 	return hit()
 }
 

@@ -138,9 +138,7 @@ func newCallConn(w *world, c *client, what string) *timedConn {
 func (tc *timedConn) watch(ctx context.Context) {
 	w := tc.w
 	events := tc.Conn.SessionEvents(ctx)
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
+	w.hw.Go(func() {
 		for ev := range events {
 			switch ev.State {
 			case zksim.StateConnected:
@@ -154,7 +152,7 @@ func (tc *timedConn) watch(ctx context.Context) {
 		if ctx.Err() == nil && tc.Conn.State() == zksim.StateClosed {
 			tc.ended() // closed, not the end of the run or call
 		}
-	}()
+	})
 }
 
 // call runs one recipe call on a Conn made by newCallConn, checking its
@@ -427,9 +425,7 @@ func (tc *timedConn) lateEnd(r lateWatch, ch <-chan zksim.Event) <-chan zksim.Ev
 	}
 	out := make(chan zksim.Event, 1)
 	ctx := tc.w.ctx
-	tc.w.wg.Add(1)
-	go func() {
-		defer tc.w.wg.Done()
+	tc.w.hw.Go(func() {
 		var ev zksim.Event
 		select {
 		case ev = <-ch:
@@ -447,7 +443,7 @@ func (tc *timedConn) lateEnd(r lateWatch, ch <-chan zksim.Event) <-chan zksim.Ev
 			cancel()
 		}
 		out <- ev
-	}()
+	})
 	return out
 }
 

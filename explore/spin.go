@@ -70,10 +70,11 @@ func (g guardedConn) guard(ctx context.Context) {
 	}
 	b.calls.Add(1)
 	limit := cmp.Or(b.limit, spinLimit)
-	if (!g.w.ended.Load() && ctx.Err() == nil) || b.idle.Add(1) <= limit {
+	ended := g.w.ctx.Err() != nil // the check has ended
+	if (!ended && ctx.Err() == nil) || b.idle.Add(1) <= limit {
 		return
 	}
-	if !g.w.ended.Load() {
+	if !ended {
 		g.w.violate("livelock", "%s made more than %d calls that could not be sent (its context done)", cmp.Or(b.who, "a client"), limit)
 	}
 	if b.exit {
@@ -85,11 +86,7 @@ func (g guardedConn) guard(ctx context.Context) {
 // recipeConn returns the Conn the recipes of client c use.
 func (c *client) recipeConn() zksim.Conn { return guardedConn{Conn: c.conn, w: c.w, idx: c.idx} }
 
-// endRun marks the end of the run, for the spin guard.
-func (w *world) endRun() { w.ended.Store(true) }
-
 type spinCounters struct {
-	ended atomic.Bool
 	spins spinBound // the machine's, for its recipes' Conns
 
 	sentMu sync.Mutex

@@ -45,6 +45,14 @@ type CatchOptions struct {
 	Seed uint64
 	// Echo, if set, receives rapid's logs as they come.
 	Echo io.Writer
+	// Concurrent: Catch sets no flag of rapid's (it leaves Checks and
+	// Seed to -rapid.checks and -rapid.seed as they are), so that
+	// catches of machines with Machine.Parallel may run at once, in
+	// parallel tests. The caller sets -rapid.nofailfile (a fail file
+	// would replay in the next run) and -rapid.shrinktime (to ShrinkCap,
+	// so that the shrinking is bounded by Machine.ShrinkBudget alone)
+	// before, and no flag while they run.
+	Concurrent bool
 }
 
 // ExpectCaught explores m, a machine of code with a planted bug, and
@@ -83,32 +91,22 @@ const caughtPrefix = "VIOLATION (wanted): "
 func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Caught {
 	t.Helper()
 	r := newRunner(t, m)
-	defer setFlags(t, map[string]string{"rapid.nofailfile": "true", "rapid.failfile": ""})()
-	defer shrinkByBudget(t)()
-	if o.Checks > 0 {
-		defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(o.Checks)})()
-	}
-	if o.Seed != 0 {
-		defer setFlags(t, map[string]string{"rapid.seed": strconv.FormatUint(o.Seed, 10)})()
+	if !o.Concurrent {
+		defer setFlags(t, map[string]string{"rapid.nofailfile": "true", "rapid.failfile": ""})()
+		defer shrinkByBudget(t)()
+		if o.Checks > 0 {
+			defer setFlags(t, map[string]string{"rapid.checks": strconv.Itoa(o.Checks)})()
+		}
+		if o.Seed != 0 {
+			defer setFlags(t, map[string]string{"rapid.seed": strconv.FormatUint(o.Seed, 10)})()
+		}
 	}
 	wanted := wantedMessage(want)
 	c := &recorder{name: t.Name(), echo: o.Echo}
 	rapid.Check(c, r.prop(wanted))
-	res := Caught{Caught: c.Failed(), Report: strings.Join(c.errs, "\n"), Logs: c.logs}
+	e := r.explored(c)
+	res := Caught{Caught: c.Failed(), Seed: e.Seed, Report: e.Report, Schedule: e.Schedule, ShrinkChecks: e.ShrinkChecks, Logs: e.Logs}
 	res.AsWanted = res.Caught && strings.Contains(res.Report, caughtPrefix)
-	if m := reproduceSeed.FindStringSubmatch(res.Report); m != nil {
-		res.Seed, _ = strconv.ParseUint(m[1], 10, 64)
-	}
-	r.mu.Lock()
-	res.ShrinkChecks = r.runs
-	r.mu.Unlock()
-	if best := r.minimal(); best != nil {
-		res.Schedule = best.actions
-		if len(best.failure) > 0 && !slices.Contains(res.Logs, best.failure[0]) {
-			// rapid's replay of the minimal run came after the budget
-			res.Logs = append(res.Logs, best.failure...)
-		}
-	}
 	return res
 }
 
@@ -172,10 +170,11 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 	return traces[0]
 }
 
-// shrinkCap bounds, in wall-clock time, the shrinking of a failure whose
-// checks Machine.ShrinkBudget bounds. It is a safety net, not a budget: a
-// shrink that reaches it depends on the machine's speed.
-const shrinkCap = 10 * time.Minute
+// ShrinkCap bounds, in wall-clock time, the shrinking of a failure whose
+// checks Machine.ShrinkBudget bounds (the -rapid.shrinktime that Check
+// and Catch set). It is a safety net, not a budget: a shrink that reaches
+// it depends on the machine's speed.
+const ShrinkCap = 10 * time.Minute
 
 // shrinkByBudget lets rapid shrink a failure until no smaller schedule
 // fails the same way or Machine.ShrinkBudget checks have run, instead of
@@ -188,7 +187,7 @@ func shrinkByBudget(t *testing.T) (undo func()) {
 	if userSetFlag("rapid.shrinktime", "RAPID_SHRINKTIME") {
 		return func() {}
 	}
-	return setFlags(t, map[string]string{"rapid.shrinktime": shrinkCap.String()})
+	return setFlags(t, map[string]string{"rapid.shrinktime": ShrinkCap.String()})
 }
 
 // userSetFlag reports whether the command line set flag name, or the

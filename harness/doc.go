@@ -77,6 +77,20 @@
 // schedule. It reads and writes no fail file, so it behaves the same in any
 // package. Catch reports the same without failing the test.
 //
+// # Machines whose processes share state
+//
+// A machine whose invariants follow every process and every request (the
+// recipe machines of package explore) has hooks: Machine.Init draws the
+// check's parameters of its own and makes what spans the processes
+// (Process.SetRenewing gives a process a client library that renews its
+// session; Machine.Renewed is told when it did), Machine.Actions are
+// actions that pick their process themselves and may arrange an
+// interleaving (World.Step, RunFor, RunUntil, Inject, Quiet; Process
+// Partition and Heal), Machine.OnApply is told of every request applied.
+// With Machine.Parallel its checks may run in parallel tests, and Explore
+// (and Catch with CatchOptions.Concurrent) reports what the checks found
+// without setting any flag of rapid's.
+//
 // # Processes and sessions
 //
 // A Native process runs on a simulated zksim.Conn (Process.Conn); once its

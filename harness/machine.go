@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // Machine describes the exploration of coordination code of one's own: its
@@ -87,6 +88,37 @@ type Machine[P any] struct {
 	// draws whether they start next to the int32 wrap (sim.Config.NearWrap),
 	// so ordering code meets 2147483647 followed by -2147483648.
 	NoWrap bool
+
+	// The hooks below are for a machine whose processes share state of
+	// the check's own (a recipe machine of package explore, whose
+	// invariants follow every process and every request).
+
+	// Init, if set, runs once per check after the processes are made and
+	// before New makes their objects: draw there the check's parameters
+	// of the machine's own (a group's size, which processes run a
+	// Renewing library: Process.SetRenewing) and make what spans the
+	// processes.
+	Init func(t *rapid.T, w *World[P])
+	// Actions, if set, returns the check's actions of the machine's own,
+	// by name; it is called once per check, after Init. Unlike an Op, an
+	// action draws what it needs itself (which process, among those in
+	// the state it wants), and may arrange an interleaving of its own with
+	// World.Step, World.RunFor, World.Inject and World.Quiet. A name
+	// taken by an Op or by an action of the harness fails the check.
+	Actions func(w *World[P]) map[string]func(t *rapid.T)
+	// Renewed, if set, is called when a Renewing process's library
+	// replaced its expired session (the trace says "p1 renewed: session
+	// c4"): Process.Session names the new one.
+	Renewed func(p *Process[P])
+	// OnApply, if set, is told of every request the server applies, with
+	// the session (simulator client) that sent it (sim.Config.OnApply).
+	OnApply func(w *World[P], session int, r *zkmem.Request)
+	// Parallel lets the checks run in parallel tests (t.Parallel): the
+	// harness then leaves crypto/rand alone (testing/cryptotest, which
+	// makes it deterministic, forbids parallel tests), so the processes
+	// must draw nothing from it (zksim.RandReader of their Conn gives a
+	// stream of the seed's).
+	Parallel bool
 }
 
 // ShrinkBudgetEnv is the environment variable that overrides every

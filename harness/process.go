@@ -7,8 +7,10 @@ import (
 	"testing/synctest"
 
 	"github.com/go-zookeeper/zk"
+	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -159,4 +161,34 @@ func (p *proc) runningNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Partitioned reports whether the process is cut off by a Partition
+// (the action, or World.Partition) not yet healed.
+func (p *proc) Partitioned() bool { return p.partitioned }
+
+// SetRenewing makes r the process's client library from now on: a
+// sim.Renewing over the process's session (sim.World.Renewing of
+// Session), which replaces an expired session at once under the same
+// object, as Machine.Renewing draws it. Call it from Machine.Init, before
+// the process runs anything; Conn returns r from then on.
+func (p *proc) SetRenewing(r *sim.Renewing) { p.renewing = r }
+
+// Partition cuts the process's connection off (faults.Disconnect) until
+// Heal, as the Partition action does; the liveness phase heals it. For a
+// machine's own action (Machine.Actions).
+func (p *proc) Partition(t *rapid.T) {
+	p.partitioned = true
+	p.w.inject(t, faults.Disconnect(p.sess, -1))
+}
+
+// Heal reconnects the process if Partition or the Partition action cut it
+// off, unless it is paused (a paused process cannot reconnect; the
+// liveness phase resumes and heals it).
+func (p *proc) Heal(t *rapid.T) {
+	if !p.partitioned || p.Paused() {
+		return
+	}
+	p.partitioned = false
+	p.w.inject(t, faults.Reconnect(p.sess))
 }

@@ -110,7 +110,7 @@ func (r *runner[P]) check1(t *rapid.T) {
 	if r.err != nil {
 		t.Fatalf("%v", r.err)
 	}
-	if testing.Testing() { // cryptotest refuses a non-test binary
+	if testing.Testing() && !r.m.Parallel { // cryptotest refuses a non-test binary, and parallel tests
 		cryptotest.SetGlobalRandom(r.parent, 1)
 	}
 	w := r.newWorld(t)
@@ -196,11 +196,24 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 		IdleTimeout:    m.LiveBound,
 		PCT:            sim.PCT{Depth: depth, Steps: 300},
 		NearWrap:       nearWrap,
+		OnApply: func(client int, req *zkmem.Request) {
+			if m.OnApply != nil {
+				m.OnApply(w, client, req)
+			}
+		},
 	})
 	if err != nil {
 		t.Fatalf("sim.New: %v", err)
 	}
 	rw.sw = sw
+	defer func() {
+		// A failure (or rapid running out of data) before the check took
+		// over the World: close it, and wait for what Init started.
+		if p := recover(); p != nil {
+			rw.shutdown()
+			panic(p)
+		}
+	}()
 	sw.Note("harness: %s, %d %s processes, faults %v", m.Name, m.Processes, m.Client, rw.mix)
 	if rw.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
 		t.Fatalf("connect observer: %v", err)
@@ -235,6 +248,12 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 		rw.cores = append(rw.cores, c)
 		w.procs = append(w.procs, &Process[P]{proc: c})
 	}
+	if m.Renewed != nil {
+		rw.renewed = func(c *proc) { m.Renewed(w.procs[c.idx]) }
+	}
+	if m.Init != nil {
+		m.Init(t, w)
+	}
 	for _, p := range w.procs {
 		p.obj = m.New(p)
 	}
@@ -246,7 +265,9 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 func (w *runWorld) shutdown() {
 	w.cancel()
 	w.sw.Close()
-	_ = w.observer.Close()
+	if w.observer != nil {
+		_ = w.observer.Close()
+	}
 	w.wg.Wait()
 }
 
@@ -255,6 +276,7 @@ func (w *runWorld) shutdown() {
 func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 	m := &r.m
 	check := func() { w.checkInvariants(m.Invariants) }
+	w.check = check
 	actions := map[string]func(*rapid.T){
 		"Step": func(t *rapid.T) {
 			if w.sw.Enabled() == 0 {
@@ -273,7 +295,7 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 		"Advance": func(t *rapid.T) {
 			d := rapid.SampledFrom([]time.Duration{w.timeout / 20, w.timeout * 2 / 5, w.timeout * 6 / 5, w.timeout * 5}).Draw(t, "duration")
 			w.trace("advance %v", d)
-			w.runFor(t, d, check)
+			w.runFor(t, d, check, nil)
 		},
 	}
 	// Every fault the machine allows is an action, those outside the
@@ -293,6 +315,14 @@ func (w *World[P]) run(t *rapid.T, r *runner[P]) {
 		actions[x.Name] = func(t *rapid.T) { inMix(t); w.act(t, x.Action()) }
 		if x.End.Name != "" {
 			actions[x.End.Name] = func(t *rapid.T) { inMix(t); w.act(t, x.End) }
+		}
+	}
+	if m.Actions != nil {
+		for name, a := range m.Actions(w) {
+			if _, ok := actions[name]; ok || m.Ops[name] != nil || name == "" {
+				t.Fatalf("harness: action %q of Machine.Actions has the name of another", name)
+			}
+			actions[name] = a
 		}
 	}
 	for _, name := range m.opNames() {
@@ -444,6 +474,9 @@ func (w *World[P]) liveness(t *rapid.T, m *Machine[P], check func()) {
 			}
 		}
 		if len(pending) == 0 {
+			// An Eventually condition, or a process, may have found a
+			// violation as the goal was reached (items lost, say).
+			w.failOnViolations(t)
 			return
 		}
 		over := w.sw.Now()-begin > m.LiveBound
@@ -452,6 +485,6 @@ func (w *World[P]) liveness(t *rapid.T, m *Machine[P], check func()) {
 				"%v of virtual time and %d steps after faults stopped, still: %s", w.sw.Now()-begin, n, strings.Join(pending, "; "))})
 			w.failOnViolations(t)
 		}
-		w.runFor(t, tick, check)
+		w.runFor(t, tick, check, nil)
 	}
 }

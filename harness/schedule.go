@@ -47,6 +47,31 @@ type scheduler struct {
 	drawing  bool       // in a Step action: rapid decides
 	calm     sim.Policy // the calm stretches' faults; nil without faults
 	liveCalm sim.Policy // calm, limited, for the liveness phase
+	quiet    bool       // World.Quiet: the calm stretches meet no fault
+	// panicked is a panic of a draw made inside a step of the simulator
+	// (rapid out of data, as it shrinks), raised again once the step is
+	// over (see draw).
+	panicked any
+}
+
+// draw makes a rapid draw inside a step of the simulator. A panic there
+// (rapid runs out of data while it shrinks, and ends the check so) would
+// leave the World in the middle of the step, a request taken from its
+// queue and in none (the check's end could not fail it, and its caller
+// would wait for good): draw keeps the panic, the step goes on as if the
+// seed decided, and step raises it again once the step is over.
+func (s *scheduler) draw(f func()) (ok bool) {
+	if s.panicked != nil {
+		return false
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.panicked = p
+			ok = false
+		}
+	}()
+	f()
+	return true
 }
 
 var (
@@ -72,7 +97,7 @@ func (s *scheduler) Start(w *sim.World) {
 // action.
 func (s *scheduler) current() sim.Policy {
 	switch {
-	case s.drawing || s.calm == nil:
+	case s.drawing || s.calm == nil || s.quiet:
 		return nil
 	case s.w.Live():
 		return s.liveCalm
@@ -97,7 +122,9 @@ func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *ran
 	if !s.drawing {
 		return sim.Fate{}
 	}
-	return drawFate(s.t, s.w.mix, r)
+	var f sim.Fate
+	s.draw(func() { f = drawFate(s.t, s.w.mix, r) })
+	return f
 }
 
 // choose picks the event of a Step action; elsewhere the seed does.
@@ -105,14 +132,21 @@ func (s *scheduler) choose(n int) int {
 	if !s.drawing {
 		return -1
 	}
-	return rapid.IntRange(0, n-1).Draw(s.t, "event")
+	i := -1
+	s.draw(func() { i = rapid.IntRange(0, n-1).Draw(s.t, "event") })
+	return i
 }
 
 // step takes one step of the simulator and checks the invariants once
 // every client has taken in what the step told it; it returns how many
 // events are enabled then.
 func (w *runWorld) step(t *rapid.T, check func()) int {
-	if err := w.sw.Step(); err != nil {
+	err := w.sw.Step()
+	if p := w.sched.panicked; p != nil {
+		w.sched.panicked = nil
+		panic(p)
+	}
+	if err != nil {
 		t.Fatalf("sim: %v", err)
 	}
 	enabled := w.sw.Enabled()
@@ -133,9 +167,10 @@ func (w *runWorld) settle(t *rapid.T, check func()) {
 
 // runFor lets d of virtual time pass, the World taking steps with the
 // seed's choices, and checks the invariants after every step (it stops
-// early when one is violated). It records a livelock if the clients take
-// more than runStepLimit steps before d has passed.
-func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func()) {
+// early when one is violated, or when stop, if set, reports true). It
+// records a livelock if the clients take more than runStepLimit steps
+// before d has passed.
+func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func(), stop func() bool) {
 	deadline, first := w.sw.Now()+d, w.sw.Steps()
 	// The scheduler lets time run to its next timer; this one ends the
 	// stretch on time.
@@ -152,7 +187,7 @@ func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func()) {
 			w.violate(Violation{Invariant: "livelock", At: w.sw.Now(),
 				Detail: fmt.Sprintf("%d simulator steps without %v of virtual time passing: %s", n, d, w.describe())})
 		}
-		return w.violated() || w.sw.Now() >= deadline
+		return w.violated() || w.sw.Now() >= deadline || (stop != nil && stop())
 	})
 	if err != nil {
 		t.Fatalf("sim: %v", err)
@@ -246,6 +281,9 @@ func (w *runWorld) follow() {
 			c.sess = cur.Index()
 			c.partitioned = false
 			w.trace("p%d renewed: session c%d", c.idx, c.sess)
+			if w.renewed != nil {
+				w.renewed(c)
+			}
 		}
 	}
 }

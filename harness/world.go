@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -38,9 +40,11 @@ type runWorld struct {
 	cores    []*proc
 	wg       sync.WaitGroup
 	sched    scheduler
-	mix      Fault    // the faults this check drew
-	actions  []string // the actions taken, for the report of a failure
-	failLog  []string // what fail logged
+	mix      Fault       // the faults this check drew
+	actions  []string    // the actions taken, for the report of a failure
+	failLog  []string    // what fail logged
+	check    func()      // checks the invariants (run sets it)
+	renewed  func(*proc) // Machine.Renewed, for the process
 
 	mu         sync.Mutex
 	violations []Violation
@@ -162,4 +166,65 @@ func (w *runWorld) describe() string {
 			c.idx, c.sess, w.SessionLive(c.sessionID()), w.sw.Paused(c.sess), w.sw.InFlight(c.sess), c.runningNames()))
 	}
 	return strings.Join(out, "; ")
+}
+
+// The World's methods for a machine's own actions (Machine.Actions) and
+// hooks: the machine goroutine's, never an invariant's.
+
+// Context returns the check's context: it is cancelled as the check ends,
+// before the simulator closes.
+func (w *runWorld) Context() context.Context { return w.ctx }
+
+// Go runs f in a goroutine that the check waits for as it ends, after it
+// cancelled Context and closed the simulator: f must return then.
+func (w *runWorld) Go(f func()) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		f()
+	}()
+}
+
+// Trace records a line of the machine goroutine in the simulator's trace
+// now, after the lines the processes noted so far.
+func (w *runWorld) Trace(format string, args ...any) { w.trace(format, args...) }
+
+// Violated reports whether a violation has been recorded in the check.
+func (w *runWorld) Violated() bool { return w.violated() }
+
+// Inject injects f as a step of the simulator (a fault of the machine's
+// own choosing: sim.Fault, faults.Expire, ...); a fault for a client that
+// is gone is ignored. It fails the check if the simulator refuses f.
+func (w *runWorld) Inject(t *rapid.T, f sim.Fault) { w.inject(t, f) }
+
+// Step takes one step of the simulator with the seed's choices (the calm
+// stretch's faults, unless Quiet) and checks the invariants once every
+// client has taken in what the step told it; it returns how many events
+// are enabled then. Something must be enabled (Sim().Enabled() > 0), or
+// the check fails.
+func (w *runWorld) Step(t *rapid.T) int { return w.step(t, w.check) }
+
+// Settle takes steps as Step does until nothing is enabled (or a
+// violation is found, or 400 steps were taken).
+func (w *runWorld) Settle(t *rapid.T) { w.settle(t, w.check) }
+
+// RunFor lets d of virtual time pass as an Advance action does: the
+// simulator takes steps with the seed's choices, the invariants are
+// checked after every step, and it stops early at a violation (a stretch
+// of over 2,000 steps is a "livelock").
+func (w *runWorld) RunFor(t *rapid.T, d time.Duration) { w.runFor(t, d, w.check, nil) }
+
+// RunUntil is RunFor, stopping as soon as stop (checked after every
+// step) reports true.
+func (w *runWorld) RunUntil(t *rapid.T, d time.Duration, stop func() bool) {
+	w.runFor(t, d, w.check, stop)
+}
+
+// Quiet keeps the calm stretches (Step, Settle, RunFor, the harness's own
+// Settle and Advance) free of the swarm's faults until undo is called: for
+// an action that arranges an interleaving with faults of its choosing.
+func (w *runWorld) Quiet() (undo func()) {
+	old := w.sched.quiet
+	w.sched.quiet = true
+	return func() { w.sched.quiet = old }
 }

@@ -73,14 +73,17 @@
 // (zksim explore, or go run ./cmd/zksim explore in a checkout, explores
 // random seeds too, outside go test, and prints its seed.)
 // rapid's default of about 30 actions per run is kept (the flawed-recipe
-// tests use 15, a fixed seed, and 60s to shrink). Longer runs:
+// tests use 15 and a fixed seed, and shrink until no smaller schedule
+// fails the same way or the harness's budget of checks is spent, not for
+// a time: their shrunk schedules are functions of the seed). Longer runs:
 //
 //	go test -race ./property_test/ -rapid.checks=20000 -rapid.steps=100
 //
 // (or RAPID_CHECKS, RAPID_STEPS, RAPID_SEED, RAPID_SHRINKTIME in the
 // environment); a flag given on the command line always wins. -rapid.v
 // logs every check; -rapid.shrinktime bounds the time spent shrinking a
-// failure (default 15s of real time here, rapid's own is 30s).
+// recipe machine's failure (default 15s of real time here, rapid's own is
+// 30s), besides the harness's budget of checks.
 //
 // # Replaying a failure
 //
