@@ -6,7 +6,7 @@ import (
 )
 
 // allKinds is every kind of violation of kinds.go.
-var allKinds = []string{
+var allKinds = []kind{
 	kindLiveness,
 	kindLivelock,
 	kindUnexplainedError,
@@ -87,7 +87,7 @@ var allKinds = []string{
 // TestFlawsWantKnownKinds checks that the kinds are distinct and that
 // every flaw wants kinds of kinds.go only.
 func TestFlawsWantKnownKinds(t *testing.T) {
-	known := map[string]bool{}
+	known := map[kind]bool{}
 	for _, k := range allKinds {
 		if known[k] {
 			t.Errorf("kind %q twice", k)
@@ -96,7 +96,7 @@ func TestFlawsWantKnownKinds(t *testing.T) {
 	}
 	for _, f := range Flaws {
 		for _, k := range strings.Split(f.Want, "|") {
-			if !known[k] {
+			if !known[kind(k)] {
 				t.Errorf("flaw %s wants %q, not a kind of kinds.go", f.Name, k)
 			}
 		}

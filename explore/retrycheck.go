@@ -284,10 +284,10 @@ func (tc *timedConn) begin(ctx context.Context, key string, read bool) {
 			// connection: retry gives up at once with the session's
 			// error (WaitConnected's doc), so whatever the operation
 			// sends next (its cleanup's first try) leaves at that instant.
-			tc.w.violate("retried after the end", "%s sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.who(), key, now-tc.endAt)
+			tc.w.violate(kindRetriedAfterTheEnd, "%s sent %s %v after its session ended, which it learnt of while waiting to retry a connection loss; the retry gives up at once", tc.who(), key, now-tc.endAt)
 		}
 		if tc.backAt >= 0 && now > tc.backAt+want {
-			tc.w.violate("retried too late", "%s sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.who(), key, now-tc.backAt, tc.opLosses, want)
+			tc.w.violate(kindRetriedTooLate, "%s sent %s %v after it saw its connection back, after %d connection losses in its operation; the pause is at most %v", tc.who(), key, now-tc.backAt, tc.opLosses, want)
 		}
 	}
 	if tc.shared || key != tc.last || ctx != tc.lastCtx || tc.losses < 2 {
@@ -302,10 +302,10 @@ func (tc *timedConn) begin(ctx context.Context, key string, read bool) {
 	}
 	want := backoff(tc.losses)
 	if now < tc.lossAt+want {
-		tc.w.violate("retried too soon", "%s repeated %s %v after its %d-th connection loss in a row; the backoff is %v", tc.who(), key, now-tc.lossAt, tc.losses, want)
+		tc.w.violate(kindRetriedTooSoon, "%s repeated %s %v after its %d-th connection loss in a row; the backoff is %v", tc.who(), key, now-tc.lossAt, tc.losses, want)
 	}
 	if base := max(tc.lossAt, tc.connectedAt); read && !tc.mixed && tc.connectedAt >= 0 && now > base+want {
-		tc.w.violate("retried too late", "%s repeated %s %v after its %d-th connection loss in a row and the connection's return; the backoff is %v", tc.who(), key, now-base, tc.losses, want)
+		tc.w.violate(kindRetriedTooLate, "%s repeated %s %v after its %d-th connection loss in a row and the connection's return; the backoff is %v", tc.who(), key, now-base, tc.losses, want)
 	}
 }
 

@@ -75,7 +75,7 @@ func (g guardedConn) guard(ctx context.Context) {
 		return
 	}
 	if !ended {
-		g.w.violate("livelock", "%s made more than %d calls that could not be sent (its context done)", cmp.Or(b.who, "a client"), limit)
+		g.w.violate(kindLivelock, "%s made more than %d calls that could not be sent (its context done)", cmp.Or(b.who, "a client"), limit)
 	}
 	if b.exit {
 		runtime.Goexit()

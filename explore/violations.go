@@ -6,8 +6,8 @@ package explore
 // violate records a violation of an invariant: its kind (a short, stable
 // name such as "two holders") and what exactly happened. The check fails
 // with the kinds only (harness.World.Violate).
-func (w *world) violate(kind, format string, args ...any) {
-	w.hw.Violate(kind, format, args...)
+func (w *world) violate(k kind, format string, args ...any) {
+	w.hw.Violate(string(k), format, args...)
 }
 
 // resource is a protected resource written by lock holders and leaders.
@@ -40,6 +40,6 @@ func (w *world) write(client int, token int64) {
 	}
 	w.mu.Unlock()
 	if stale {
-		w.violate("two writers", "the resource accepted p%d's write with token %#x after p%d's with token %#x", client, token, by, old)
+		w.violate(kindTwoWriters, "the resource accepted p%d's write with token %#x after p%d's with token %#x", client, token, by, old)
 	}
 }
