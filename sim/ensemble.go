@@ -433,3 +433,9 @@ func (w *World) chooseWithMembers(applies, n, members int) int {
 	}
 	return k
 }
+
+// EnsembleCoverage are the coverage columns of the ensemble's faults: the
+// requests in flight of the clients of a member that lagged, crashed or
+// was isolated, and of every client when the leader failed. Coverage's
+// String prints them after the others, when a run met them.
+var EnsembleCoverage = []string{"Lag", "Crash", "Isolate", "Failover"}
