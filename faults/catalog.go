@@ -299,7 +299,7 @@ var catalog = [...]Entry{
 	},
 	{
 		Name: "FailLeader", Step: true, Kind: KindFailLeader, Ensemble: true,
-		fields: fOutcome, target: noDraw,
+		fields: fOutcome, target: outcome,
 		inject: func(f *sim.Faults, x StepFault) error {
 			return f.FailLeader(x.Outcome == Committed)
 		},

@@ -53,6 +53,7 @@ const (
 	follower               // an ensemble member that serves, does not lead and does not lag
 	lagging                // an ensemble member that lags
 	member                 // an ensemble member that serves
+	outcome                // the outcome of a write (FailLeader)
 )
 
 // Field flags: which of StepFault's fields a kind prints, in this order.
@@ -202,7 +203,7 @@ func (f StepFault) Resolve(w *sim.World) sim.Fault {
 	if f.Kind >= numKinds || byKind[f.Kind].target == noDraw {
 		return f
 	}
-	if t := byKind[f.Kind].target; t >= follower || f.Kind == KindFailLeader {
+	if t := byKind[f.Kind].target; t >= follower {
 		return resolveMember(w, f, t)
 	}
 	if byKind[f.Kind].target == leaf {

@@ -310,7 +310,19 @@ func (w *World) ensReconcile(snap ensSnap) {
 		m0, was := snap.member[id]
 		m1, is := now[id]
 		switch {
+		case cur == zksim.StateConnected && known == zksim.StateDisconnected && s.paused:
+			// A paused client hears nothing until it resumes; its timers
+			// (the pause's end, the expiry) stand.
+			s.down = false
+			if s.hiddenDrop {
+				s.hiddenDrop = false
+			} else {
+				s.push(snap.fifo[i], item{kind: itemState, state: zksim.StateConnected})
+			}
 		case cur != known:
+			if cur == zksim.StateDisconnected {
+				s.hiddenDrop = s.paused
+			}
 			w.stateChange(s, known, cur, snap.fifo[i], true)
 		case cur == zksim.StateConnected && was && is && m0 != m1:
 			s.push(snap.fifo[i], item{kind: itemState, state: zksim.StateDisconnected})
