@@ -42,6 +42,7 @@ type simOpts struct {
 	wrap       func(i int, c zksim.Conn) zksim.Conn
 	paths, ops int
 	pct        bool
+	members    int  // sim.Config.Members: 3 runs on a 3-member ensemble
 	noCheck    bool // leave the check to the caller
 	// prepare, if set, runs in the bubble before the clients start; it
 	// returns a function told of every request the server applies.
@@ -67,6 +68,7 @@ func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
 		},
 		MaxSteps: 100_000,
 		NoTrace:  false,
+		Members:  o.members,
 	}
 	if fault > 0 {
 		cfg.Policy = faults.Mix(fault)
