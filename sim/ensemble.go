@@ -148,11 +148,41 @@ func (w *World) memberEvents() int {
 func (w *World) applyMember(k int) {
 	es := w.ens
 	m := es.events[k]
-	snap := w.ensSnapshot()
+	// A member that applies may let a disconnected client in: follow the
+	// sessions then (rarely), else only the calls it released.
+	down := false
+	for _, s := range w.sessions {
+		if s.down && !s.gone {
+			down = true
+			break
+		}
+	}
+	var snap ensSnap
+	if down {
+		snap = w.ensSnapshot()
+	}
 	es.e.ApplyNext(m)
-	synctest.Wait()
 	w.stepf("m%d apply commit (%d pending)", m, es.e.Pending(m))
-	w.ensReconcile(snap)
+	switch {
+	case down:
+		synctest.Wait()
+		w.ensReconcile(snap)
+	case len(es.parked) > 0:
+		synctest.Wait()
+		w.collectParked()
+	}
+}
+
+// mayWait reports whether a call of op may wait for its member: a write
+// (committed by the leader, answered once the member applied it) or a
+// sync.
+func mayWait(op zkmem.Op) bool {
+	switch op {
+	case zkmem.OpCreate, zkmem.OpDelete, zkmem.OpSetData, zkmem.OpSetACL, zkmem.OpMulti,
+		zkmem.OpReconfig, zkmem.OpCloseSession, zkmem.OpSync:
+		return true
+	}
+	return false
 }
 
 // executeEnsemble applies req as execute does when its call may wait in
@@ -162,10 +192,16 @@ func (w *World) applyMember(k int) {
 // its member apply what it waits for. It reports whether it took req.
 func (w *World) executeEnsemble(s *session, req *request) bool {
 	es := w.ens
-	if es == nil || (es.nLag == 0 && !es.failing) || req.wire != nil || req.name == opExternal {
+	if es == nil || req.wire != nil || req.name == opExternal {
 		return false
 	}
-	snap := w.ensSnapshot()
+	if !es.failing && (es.nLag == 0 || !mayWait(req.desc.Op) && !w.parkedFor(s)) {
+		return false // it cannot wait: a read behind nothing of its session
+	}
+	var snap ensSnap
+	if es.failing {
+		snap = w.ensSnapshot() // the leader's failure drops every client
+	}
 	p := &parked{s: s, req: req, before: s.zc.State(), done: make(chan struct{})}
 	s.applying = req
 	go func() {
@@ -184,18 +220,20 @@ func (w *World) executeEnsemble(s *session, req *request) bool {
 		es.parked = append(es.parked, p)
 		w.stepf("%s apply %s %s%s -> waits for its member", s.name, req.name, req.desc.Path, req.watchMark())
 	}
-	if es.failing && es.e.Leader() < 0 {
-		es.failing = false
-		w.notef("the leader failed on this write")
-		w.strikeAll("Failover")
+	if es.failing {
+		if es.e.Leader() < 0 {
+			es.failing = false
+			w.notef("the leader failed on this write")
+			w.strikeAll("Failover")
+		}
+		w.ensReconcile(snap)
 	}
-	w.ensReconcile(snap)
 	return true
 }
 
-// answer queues the reply of a call that returned, as execute does.
-// parked says it waited for its member: its state changes are left to
-// ensReconcile.
+// answer queues the reply of a call that returned, as execute does, after
+// what the call did to its connection. wasParked says it waited for its
+// member.
 func (w *World) answer(p *parked, wasParked bool) {
 	s, req := p.s, p.req
 	if req.ended {
@@ -214,8 +252,17 @@ func (w *World) answer(p *parked, wasParked bool) {
 		}
 	}
 	w.coverApplied(req)
-	if !wasParked {
-		w.stateChange(s, p.before, s.zc.State(), -1, true)
+	if !s.gone {
+		known := zksim.StateConnected
+		if s.down {
+			known = zksim.StateDisconnected
+		}
+		if cur := s.zc.State(); cur != known {
+			if cur == zksim.StateDisconnected {
+				s.hiddenDrop = s.paused
+			}
+			w.stateChange(s, known, cur, -1, true)
+		}
 	}
 	s.push(-1, item{kind: itemReply, req: req})
 	if wasParked {
