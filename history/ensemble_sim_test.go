@@ -8,10 +8,21 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/history"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
+
+// ensemblePolicy is the fault mix, with the ensemble's faults drawn more
+// often: at about one step in 100, mostly a follower that starts lagging,
+// so that reads are often stale.
+func ensemblePolicy() sim.Policy {
+	lag := faults.Lag(faults.AnyMember)
+	return faults.Combine(faults.Mix(0.005),
+		faults.Sometimes(0.01, lag, lag, lag, lag, lag, lag, faults.CatchUp(faults.AnyMember),
+			faults.Crash(faults.AnyMember, time.Second), faults.Isolate(faults.AnyMember, time.Second), faults.FailLeader(faults.AnyOutcome)))
+}
 
 // ensembleSeedsEnv overrides the number of simulated ensemble histories
 // TestSimEnsembleHistories checks.
@@ -38,7 +49,7 @@ func TestSimEnsembleHistories(t *testing.T) {
 	kinds := []string{"fault Lag(", "waits for its member", "fault Crash(", "fault Isolate(", "the leader failed on this write", "elected leader"}
 	for seed := range uint64(n) {
 		var w *sim.World
-		o := simOpts{seed: seed, clients: 4, fault: 0.02, paths: 3, ops: 15, members: 3,
+		o := simOpts{seed: seed, clients: 4, paths: 3, ops: 15, members: 3, policy: ensemblePolicy,
 			prepare: func(sw *sim.World) func(*zkmem.Request) { w = sw; return nil }}
 		h, err := simRunOpts(t, o)
 		if err != nil {

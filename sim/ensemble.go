@@ -436,17 +436,17 @@ func (w *World) elect() {
 		w.stepf("election: no quorum")
 		return
 	}
-	w.syncLag()
+	w.syncLag(-1)
 	w.stepf("m%d elected leader", leader)
 	w.ensReconcile(snap)
 }
 
-// syncLag forgets the lag of the members that caught up (a restart, a
-// heal, an election).
-func (w *World) syncLag() {
+// syncLag forgets the lag of member only (all of them for -1) if it
+// caught up: a heal or an election catches up the members that serve.
+func (w *World) syncLag(only int) {
 	es := w.ens
 	for m, lag := range es.lagging {
-		if lag && serving(es.e.Role(m)) {
+		if lag && (only < 0 || m == only) && serving(es.e.Role(m)) {
 			es.lagging[m] = false
 			es.nLag--
 		}

@@ -90,7 +90,7 @@ func (f *Faults) Heal(m int) error {
 	return f.ensAction(m, func(es *ensState) {
 		es.gen[m]++
 		es.e.Heal(m)
-		f.w.syncLag()
+		f.w.syncLag(m)
 	})
 }
 
@@ -126,7 +126,7 @@ func (f *Faults) after(m int, d time.Duration, what string, end func(int)) {
 		end(m)
 		synctest.Wait()
 		if what == "heals" {
-			w.syncLag()
+			w.syncLag(m)
 		} else if es.lagging[m] {
 			es.lagging[m] = false
 			es.nLag--

@@ -194,3 +194,36 @@ func TestEnsembleCrashAndIsolate(t *testing.T) {
 		}
 	})
 }
+
+// TestEnsembleHealKeepsAnotherMemberLagging: healing one member leaves
+// another's lag alone, and a write of the lagging member's client waits
+// for it (the scheduler applies its commits) instead of blocking the
+// World.
+func TestEnsembleHealKeepsAnotherMemberLagging(t *testing.T) {
+	cfg := sim.Config{Seed: 2, Clients: 6, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		e := w.Ensemble()
+		leader := e.Leader()
+		lagging, other := (leader+1)%3, (leader+2)%3
+		require.NoError(t, w.Faults().Lag(lagging))
+		require.NoError(t, w.Faults().Isolate(other, -1))
+		require.NoError(t, w.Faults().Heal(other))
+		require.True(t, w.Lagging(lagging), "the heal of m%d forgot the lag of m%d", other, lagging)
+		client := -1
+		for i := range 6 {
+			if w.Member(i) == lagging {
+				client = i
+			}
+		}
+		require.NotEqual(t, -1, client, "no client on m%d", lagging)
+		var done atomic.Bool
+		var err error
+		w.Go(func(ctx context.Context) {
+			_, err = w.Conn(client).Create(ctx, "/z", nil, zksim.ModePersistent, zksim.OpenACL())
+			done.Store(true)
+		})
+		require.NoError(t, w.Run(done.Load))
+		require.NoError(t, err)
+		require.Contains(t, w.TraceString(), "create /z -> waits for its member")
+	})
+}
