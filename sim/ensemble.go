@@ -37,6 +37,7 @@ type ensState struct {
 	electing bool // an election is scheduled
 	failing  bool // FailLeader armed: the next write fails the leader
 	events   []int
+	choice   int // a member's event Config.Choose picked in lagWait; -2: it left the choice to the seed; else -1
 }
 
 // parked is a request whose call waits in zkmem for its member.
@@ -58,6 +59,7 @@ func newServer(cfg Config) (*zkmem.Server, *ensState) {
 		e:       e,
 		lagging: make([]bool, cfg.Members),
 		gen:     make([]int, cfg.Members),
+		choice:  -1,
 	}
 }
 
@@ -477,7 +479,12 @@ func (f *Faults) ensAction(m int, do func(es *ensState)) error {
 // member's event is drawn uniformly, the clients' by priority).
 func (w *World) chooseWithMembers(applies, n, members int) int {
 	total := n + members
-	if w.cfg.Choose != nil {
+	asked := w.ens.choice
+	w.ens.choice = -1
+	if asked >= 0 {
+		return n + asked // picked in lagWait
+	}
+	if w.cfg.Choose != nil && asked == -1 {
 		k := w.cfg.Choose(total)
 		if k >= total {
 			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, total))
@@ -498,3 +505,35 @@ func (w *World) chooseWithMembers(applies, n, members int) int {
 // was isolated, and of every client when the leader failed. Coverage's
 // String prints them after the others, when a run met them.
 var EnsembleCoverage = []string{"Lag", "Crash", "Isolate", "Failover"}
+
+// lagTick is how long a lagging member may stay behind, each time only
+// its applies are enabled, before the scheduler looks again.
+const lagTick = 100 * time.Millisecond
+
+// lagWait decides, when only members' applies are enabled, whether the
+// lagging members stay behind while time passes (up to lagTick) instead:
+// else a member behind would always catch up before a client's next timer,
+// and a lag would never outlast an instant. Config.Choose decides among
+// the members' events and, last, waiting; else the seed, even odds.
+func (w *World) lagWait(members int) bool {
+	if w.cfg.Choose != nil {
+		k := w.cfg.Choose(members + 1)
+		if k > members {
+			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, members+1))
+		}
+		if k >= 0 {
+			w.ens.choice = k
+			return k == members
+		}
+		w.ens.choice = -2 // left to the seed: not asked again
+	}
+	return w.rng.IntN(2) == 0
+}
+
+// lagHorizon caps horizon (0: none) at lagTick from now.
+func (w *World) lagHorizon(horizon time.Duration) time.Duration {
+	if h := w.now + lagTick; horizon == 0 || h < horizon {
+		return h
+	}
+	return horizon
+}

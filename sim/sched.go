@@ -205,6 +205,9 @@ func (w *World) stepSettled(horizon time.Duration) error {
 		return w.advance(horizon)
 	}
 	if members > 0 {
+		if n == 0 && w.lagWait(members) {
+			return w.advance(w.lagHorizon(horizon))
+		}
 		if k := w.chooseWithMembers(applies, n, members); k >= n {
 			w.applyMember(k - n)
 		} else if k < applies {
