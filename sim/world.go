@@ -53,8 +53,11 @@ type Config struct {
 	// Choose, if set, picks the event a step takes among the n enabled
 	// ones, given in the canonical order (apply the head request of a
 	// session, by session; then deliver the head of a session's FIFO, by
-	// session): it returns their index, or a negative number to leave the
-	// choice to the seeded generator. A property-based test hands the
+	// session; on an ensemble, then a lagging member applying its next
+	// commit, by member, and, when only those are enabled, last, letting
+	// time pass with the members behind): it returns their index, or a
+	// negative number to leave the choice to the seeded generator. A
+	// property-based test hands the
 	// choice to its own generator this way, so that it can shrink the
 	// schedule. It is called on the World's goroutine.
 	Choose func(n int) int
