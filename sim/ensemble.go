@@ -27,6 +27,10 @@ const electionDelay = 500 * time.Millisecond
 // standalone server (Config.Members below 2).
 var ErrNotEnsemble = errors.New("sim: the World is not an ensemble (Config.Members < 2)")
 
+// ErrZKOnEnsemble is returned by World.ConnectZK on a World over an
+// ensemble: go-zookeeper clients are not simulated there yet.
+var ErrZKOnEnsemble = errors.New("sim: go-zookeeper clients (ConnectZK) are not supported on an ensemble (Config.Members > 1)")
+
 // ensState is the scheduler's record of the ensemble.
 type ensState struct {
 	e        *zkmem.Ensemble
