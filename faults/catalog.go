@@ -40,6 +40,11 @@ type Entry struct {
 	// Explore says how an exploring machine draws the fault (a zero
 	// Explore: it does not).
 	Explore Explore
+	// Ensemble: the fault strikes an ensemble's members, and applies
+	// only to a World over an ensemble (sim.Config.Members > 1): Swarm
+	// and Mix leave it out otherwise, without a draw, so a standalone
+	// World's draws are what they were before the row existed.
+	Ensemble bool
 
 	// For a step fault: which of StepFault's fields it prints, which
 	// client AnyClient stands for, and which primitive of sim.Faults it
@@ -240,6 +245,69 @@ var catalog = [...]Entry{
 		Coverage: "AuthFailed",
 		Explore: Explore{Name: "FailAuth", Who: AnyProcess, NativeOnly: true,
 			Make: func(_ Explorer, c int) StepFault { return FailAuth(c) }},
+	},
+	// The ensemble's faults (ensemble.go).
+	{
+		Name: "Lag", Step: true, Kind: KindLag, Ensemble: true,
+		fields: fMember, target: follower,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Lag(x.Member) },
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{Lag(AnyMember)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Lag",
+	},
+	{
+		Name: "CatchUp", Step: true, Kind: KindCatchUp, Ensemble: true,
+		fields: fMember, target: lagging,
+		inject: func(f *sim.Faults, x StepFault) error { return f.CatchUp(x.Member) },
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{CatchUp(AnyMember)}}
+		}},
+		Mix: MixDraw{On: true},
+	},
+	{
+		Name: "Crash", Step: true, Kind: KindCrash, Ensemble: true,
+		fields: fMember | fForIf, target: member,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Crash(x.Member, x.For) },
+		// A tenth of the session timeout, and half of it.
+		Swarm: SwarmDraw{On: true, Choices: func(st time.Duration, _ []string) [][]StepFault {
+			return [][]StepFault{{Crash(AnyMember, st/10), Crash(AnyMember, st/2)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Crash",
+	},
+	{
+		Name: "Restart", Step: true, Kind: KindRestart, Ensemble: true,
+		fields: fMember, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Restart(x.Member) },
+	},
+	{
+		Name: "Isolate", Step: true, Kind: KindIsolate, Ensemble: true,
+		fields: fMember | fForIf, target: member,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Isolate(x.Member, x.For) },
+		Swarm: SwarmDraw{On: true, Choices: func(st time.Duration, _ []string) [][]StepFault {
+			return [][]StepFault{{Isolate(AnyMember, st/10), Isolate(AnyMember, st/2)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Isolate",
+	},
+	{
+		Name: "Heal", Step: true, Kind: KindHeal, Ensemble: true,
+		fields: fMember, target: noDraw,
+		inject: func(f *sim.Faults, x StepFault) error { return f.Heal(x.Member) },
+	},
+	{
+		Name: "FailLeader", Step: true, Kind: KindFailLeader, Ensemble: true,
+		fields: fOutcome, target: outcome,
+		inject: func(f *sim.Faults, x StepFault) error {
+			return f.FailLeader(x.Outcome == Committed)
+		},
+		Swarm: SwarmDraw{On: true, Choices: func(time.Duration, []string) [][]StepFault {
+			return [][]StepFault{{FailLeader(AnyOutcome)}}
+		}},
+		Mix:      MixDraw{On: true},
+		Coverage: "Failover",
 	},
 }
 

@@ -28,6 +28,9 @@ func ExampleCatalog() {
 		is, swarm, mix, explore := "request", "-", "-", "-"
 		if e.Step {
 			is = "step"
+			if e.Ensemble {
+				is = "ensemble step"
+			}
 		} else if len(e.Ops) > 0 {
 			is += " " + fmt.Sprint(e.Ops)
 		}
@@ -86,6 +89,13 @@ func ExampleCatalog() {
 	// DeleteNode      step                  -                                          -        -           -
 	// DeleteUnder     step                  [DeleteUnder(/app)]                        -        -           -
 	// FailAuth        step                  -                                          -        AuthFailed  FailAuth (any process), native clients
+	// Lag             ensemble step         [Lag(m?)]                                  as Swarm Lag         -
+	// CatchUp         ensemble step         [CatchUp(m?)]                              as Swarm -           -
+	// Crash           ensemble step         [Crash(m?, 100ms) Crash(m?, 500ms)]        as Swarm Crash       -
+	// Restart         ensemble step         -                                          -        -           -
+	// Isolate         ensemble step         [Isolate(m?, 100ms) Isolate(m?, 500ms)]    as Swarm Isolate     -
+	// Heal            ensemble step         -                                          -        -           -
+	// FailLeader      ensemble step         [FailLeader(?)]                            as Swarm Failover    -
 }
 
 func rate(r float64, zero string) string {
@@ -105,7 +115,10 @@ func TestCatalogRowsAreWhole(t *testing.T) {
 	for _, e := range faults.Catalog() {
 		require.False(t, names[e.Name], "two rows named %s", e.Name)
 		names[e.Name] = true
-		if e.Coverage != "" {
+		switch {
+		case e.Coverage != "" && e.Ensemble:
+			require.Contains(t, sim.EnsembleCoverage, e.Coverage, "%s: coverage column", e.Name)
+		case e.Coverage != "":
 			require.Contains(t, header, e.Coverage, "%s: coverage column", e.Name)
 		}
 		x := e.Explore
@@ -138,7 +151,7 @@ func TestCatalogRowsAreWhole(t *testing.T) {
 			require.NotNil(t, x.Make, "%s: a step fault machines draw is an action", e.Name)
 		}
 	}
-	require.Len(t, kinds, int(faults.KindFailAuth)+1, "a row for every kind")
+	require.Len(t, kinds, int(faults.KindFailLeader)+1, "a row for every kind")
 }
 
 // firstPick is an Explorer that picks the first duration offered.

@@ -160,7 +160,7 @@ func (m *mix) Start(w *sim.World) { m.policy(w) }
 
 func (m *mix) policy(w *sim.World) sim.Policy {
 	if m.inner == nil {
-		m.inner = mixFor(m.p, w.SessionTimeout())
+		m.inner = mixFor(m.p, w.SessionTimeout(), w.Members() > 1)
 	}
 	return m.inner
 }
@@ -178,14 +178,15 @@ func (m *mix) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand
 	return m.policy(w).Request(w, client, r, rng)
 }
 
-// mixFor is Mix for sessionTimeout: the rows of the catalogue Mix draws.
-func mixFor(p float64, sessionTimeout time.Duration) sim.Policy {
+// mixFor is Mix for sessionTimeout: the rows of the catalogue Mix draws
+// (the ensemble's only with ensemble).
+func mixFor(p float64, sessionTimeout time.Duration, ensemble bool) sim.Policy {
 	var steps []sim.Fault
 	var rules []sim.Policy
 	for i := range catalog {
 		e := &catalog[i]
 		switch {
-		case !e.Mix.On:
+		case !e.Mix.On, e.Ensemble && !ensemble:
 		case e.Step:
 			for _, fs := range e.Swarm.Choices(sessionTimeout, nil) {
 				steps = append(steps, stepFaults(fs)...)

@@ -32,6 +32,13 @@ const (
 	KindDeleteNode
 	KindDeleteUnder
 	KindFailAuth
+	KindLag
+	KindCatchUp
+	KindCrash
+	KindRestart
+	KindIsolate
+	KindHeal
+	KindFailLeader
 	numKinds
 )
 
@@ -43,6 +50,10 @@ const (
 	live                   // a live client
 	unpaused               // a live client that is not paused
 	leaf                   // a leaf node below Path
+	follower               // an ensemble member that serves, does not lead and does not lag
+	lagging                // an ensemble member that lags
+	member                 // an ensemble member that serves
+	outcome                // the outcome of a write (FailLeader)
 )
 
 // Field flags: which of StepFault's fields a kind prints, in this order.
@@ -54,6 +65,8 @@ const (
 	fForPos // printed when positive (SlowServer: for good otherwise)
 	fOp     // printed "any" for zkmem.OpAny
 	fPath   // printed first
+	fMember // printed "m1", "m?" for AnyMember
+	fOutcome
 )
 
 // StepFault is a fault of the catalogue, injected as a step of the
@@ -67,6 +80,12 @@ type StepFault struct {
 	Op     zkmem.Op      // the op of the request struck (LoseNextReply, DropNextRequest)
 	Extra  time.Duration // the service time added (SlowServer)
 	Path   string        // the node deleted (DeleteNode), or below which one is (DeleteUnder)
+	// Member is the ensemble member struck (Lag, CatchUp, Crash, ...), or
+	// AnyMember.
+	Member int
+	// Outcome is what becomes of the write that fails the leader
+	// (FailLeader).
+	Outcome Outcome
 }
 
 // Disconnect drops the client's connection; the session lives on. With d
@@ -148,6 +167,12 @@ func (f StepFault) String() string {
 	if sp.fields&fClient != 0 {
 		args = append(args, clientName(f.Client))
 	}
+	if sp.fields&fMember != 0 {
+		args = append(args, memberName(f.Member))
+	}
+	if sp.fields&fOutcome != 0 {
+		args = append(args, f.Outcome.String())
+	}
 	if sp.fields&fExtra != 0 {
 		args = append(args, "+"+f.Extra.String())
 	}
@@ -177,6 +202,9 @@ func (f StepFault) Inject(w *sim.World) error {
 func (f StepFault) Resolve(w *sim.World) sim.Fault {
 	if f.Kind >= numKinds || byKind[f.Kind].target == noDraw {
 		return f
+	}
+	if t := byKind[f.Kind].target; t >= follower {
+		return resolveMember(w, f, t)
 	}
 	if byKind[f.Kind].target == leaf {
 		leaves := w.Faults().Leaves(f.Path)

@@ -85,7 +85,7 @@ func (s *swarm) Start(w *sim.World) {
 	}
 	var steps []stepOpt
 	for i := range catalog {
-		if e := &catalog[i]; e.Step && e.Swarm.On {
+		if e := &catalog[i]; e.Step && e.Swarm.On && (!e.Ensemble || w.Members() > 1) {
 			for _, fs := range e.Swarm.Choices(st, s.o.Dirs) {
 				steps = append(steps, stepOpt{e.Name, stepFaults(fs)})
 			}

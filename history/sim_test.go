@@ -42,7 +42,9 @@ type simOpts struct {
 	wrap       func(i int, c zksim.Conn) zksim.Conn
 	paths, ops int
 	pct        bool
-	noCheck    bool // leave the check to the caller
+	members    int               // sim.Config.Members: 3 runs on a 3-member ensemble
+	policy     func() sim.Policy // the fault policy, instead of the mix
+	noCheck    bool              // leave the check to the caller
 	// prepare, if set, runs in the bubble before the clients start; it
 	// returns a function told of every request the server applies.
 	prepare func(w *sim.World) func(r *zkmem.Request)
@@ -67,9 +69,13 @@ func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
 		},
 		MaxSteps: 100_000,
 		NoTrace:  false,
+		Members:  o.members,
 	}
 	if fault > 0 {
 		cfg.Policy = faults.Mix(fault)
+	}
+	if o.policy != nil {
+		cfg.Policy = o.policy()
 	}
 	if o.pct {
 		cfg.PCT = sim.PCT{Depth: 3}

@@ -76,6 +76,9 @@ func (w *World) execute(s *session, req *request) {
 		w.refuseAuthFailed(s, req)
 		return
 	}
+	if w.executeEnsemble(s, req) {
+		return
+	}
 	before := s.zc.State()
 	s.applying = req
 	req.res = req.do(context.Background(), s.zc)
@@ -259,6 +262,8 @@ func (w *World) runTimed(a *timed) {
 		s.inService = nil
 		w.busy--
 		w.execute(s, a.req)
+	case tEnsemble:
+		a.fn()
 	case tSlowEnd:
 		if w.slowGen != a.gen {
 			return

@@ -181,6 +181,31 @@
 // raw names does not, nor does the order in which the server deletes two
 // ephemerals of one expiring session, by name).
 //
+// # Ensembles
+//
+// With [Config.Members] of 2 or more the server is a zkmem ensemble
+// ([zkmem.NewEnsemble]): each client connects through its own order of the
+// members, drawn from the seed as a shuffled connect string, and reads
+// from its member's state. The ensemble's faults are on [Faults]: [Faults.Lag]
+// stops a member applying commits, and each of its next commits becomes an
+// event of the scheduler ("m1 apply commit (2 pending)"), drawn with the
+// clients' events (or picked by Config.Choose, after them); when only
+// these are enabled, the seed may also let time pass (up to 100ms) with
+// the member behind, so that its clients read stale data across their
+// timers. A write or a sync of a client whose member lags waits for it
+// ("c1 apply sync / -> waits for its member"), and is answered in the step
+// that makes the member apply what it waits for ("note ... c1 answer sync
+// / -> ok"). [Faults.CatchUp] applies every commit at once;
+// [Faults.Crash] and [Faults.Restart], [Faults.Isolate] and [Faults.Heal]
+// stop a member and bring it back (its clients move on to the next member
+// of their list, and hear Disconnected then Connected); [Faults.FailLeader]
+// makes the leader fail on the next write, committed or lost. Losing the
+// leader starts an election, a step of its own half a second later ("m2
+// elected leader"). The standalone server's traces are unchanged: none of
+// this draws from the seed unless Members is set. Package zksim/faults
+// has these faults as rows of its catalogue, which Swarm and Mix draw on
+// an ensemble only.
+//
 // # Cost model
 //
 // [CostModel] gives the server a service time per request and per byte, and

@@ -18,7 +18,7 @@ func (w *World) Enabled() int {
 	if w.busy < w.cfg.Cost.workers() {
 		applies = w.applyOK.len()
 	}
-	return applies + w.deliver.len()
+	return applies + w.deliver.len() + w.memberEvents()
 }
 
 // InFlight reports whether client i has something on its way: a request
@@ -29,7 +29,7 @@ func (w *World) Enabled() int {
 // step or after Enabled, so that requests just sent are counted.
 func (w *World) InFlight(i int) bool {
 	s := w.sessions[i]
-	if s.pending.len() > 0 || s.inService != nil {
+	if s.pending.len() > 0 || s.inService != nil || w.parkedFor(s) {
 		return true
 	}
 	w.mu.Lock()

@@ -151,6 +151,7 @@ func (w *World) collect() {
 		w.refresh(s)
 	}
 	w.spare.dirty = release(dirty)
+	w.collectParked()
 	for {
 		a := w.timeline.next()
 		if a == nil || a.at > w.now {
@@ -199,8 +200,23 @@ func (w *World) stepSettled(horizon time.Duration) error {
 		applies = w.applyOK.len()
 	}
 	n := applies + w.deliver.len()
-	if n == 0 {
+	members := w.memberEvents() // after the others: none on a standalone server
+	if n+members == 0 {
 		return w.advance(horizon)
+	}
+	if members > 0 {
+		if n == 0 && w.lagWait(members) {
+			return w.advance(w.lagHorizon(horizon))
+		}
+		if k := w.chooseWithMembers(applies, n, members); k >= n {
+			w.applyMember(k - n)
+		} else if k < applies {
+			w.admit(w.sessions[w.applyOK.nth(k)])
+		} else {
+			w.deliverHead(w.sessions[w.deliver.nth(k-applies)])
+		}
+		w.afterAction()
+		return nil
 	}
 	k := -1
 	if w.cfg.Choose != nil {
@@ -265,7 +281,7 @@ func (w *World) advance(horizon time.Duration) error {
 	w.stepf("advance +%v", now-from)
 	if fired && next == idle && next != horizon {
 		w.settle()
-		if w.applyOK.len()+w.deliver.len() == 0 && w.timeline.Len() == 0 {
+		if w.applyOK.len()+w.deliver.len()+w.memberEvents() == 0 && w.timeline.Len() == 0 {
 			w.stepf("idle: nothing happened for %v", w.cfg.IdleTimeout)
 			return ErrIdle
 		}

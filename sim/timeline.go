@@ -15,6 +15,7 @@ const (
 	tUndelay                    // a delivery delay ends
 	tComplete                   // a request finishes its service time
 	tSlowEnd                    // a slow-server spell ends
+	tEnsemble                   // an ensemble's action: an election, a restart, a heal (fn)
 )
 
 // timed is an action of the scheduler's own, due at a virtual time. Timed
@@ -27,6 +28,7 @@ type timed struct {
 	s    *session
 	gen  int
 	req  *request
+	fn   func() // tEnsemble's action
 }
 
 // timeline is a min-heap of timed actions by (at, seq).

@@ -98,6 +98,9 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 	if w.isClosed() {
 		return nil, nil, ErrClosed
 	}
+	if w.ens != nil {
+		return nil, nil, ErrZKOnEnsemble
+	}
 	if w.wsrv == nil {
 		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
 	}

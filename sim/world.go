@@ -26,8 +26,18 @@ type Config struct {
 	// Clients is the number of sessions opened by New: clients c0 to
 	// c(Clients-1). World.Connect opens more later.
 	Clients int
-	// Server configures the zkmem server.
+	// Server configures the zkmem server (every member's, for an
+	// ensemble).
 	Server zkmem.Options
+	// Members, if 2 or more, makes the server a zkmem ensemble of that
+	// many members (3 or 5 for ZooKeeper's usual sizes); 0 or 1 is a
+	// standalone server. Each client connects through its own order of
+	// the members, drawn from the seed (a shuffled connect string); a
+	// lagging member applying its next commit is an event of the
+	// scheduler; the ensemble faults are on Faults (Lag, CatchUp, Crash,
+	// Restart, Isolate, Heal, FailLeader). go-zookeeper clients
+	// (ConnectZK) are not supported on an ensemble.
+	Members int
 	// SessionTimeout is the session timeout every client asks for (default
 	// 10s; the server clamps it).
 	SessionTimeout time.Duration
@@ -43,8 +53,11 @@ type Config struct {
 	// Choose, if set, picks the event a step takes among the n enabled
 	// ones, given in the canonical order (apply the head request of a
 	// session, by session; then deliver the head of a session's FIFO, by
-	// session): it returns their index, or a negative number to leave the
-	// choice to the seeded generator. A property-based test hands the
+	// session; on an ensemble, then a lagging member applying its next
+	// commit, by member, and, when only those are enabled, last, letting
+	// time pass with the members behind): it returns their index, or a
+	// negative number to leave the choice to the seeded generator. A
+	// property-based test hands the
 	// choice to its own generator this way, so that it can shrink the
 	// schedule. It is called on the World's goroutine.
 	Choose func(n int) int
@@ -157,7 +170,8 @@ type World struct {
 	faults Faults
 	wsrv   *zkwire.Server // serves the go-zookeeper clients, made by the first
 	pct    pct
-	cover  Coverage // nil with NoTrace
+	cover  Coverage  // nil with NoTrace
+	ens    *ensState // the ensemble, nil for a standalone server (ensemble.go)
 }
 
 // New creates a World as described by cfg, with cfg.Clients connected
@@ -167,7 +181,6 @@ func New(cfg Config) (*World, error) {
 	cfg = cfg.withDefaults()
 	w := &World{
 		cfg:    cfg,
-		srv:    zkmem.NewServer(cfg.Server),
 		start:  time.Now(),
 		rng:    rand.New(rand.NewPCG(cfg.Seed, 0x5ced_51a7)),
 		frng:   rand.New(rand.NewPCG(cfg.Seed, 0xfa17_5eed)),
@@ -176,6 +189,7 @@ func New(cfg Config) (*World, error) {
 		wake:   make(chan struct{}, 1),
 	}
 	w.faults.w = w
+	w.srv, w.ens = newServer(cfg)
 	// Session passwords from the seed, not from crypto/rand: a replay is
 	// the same run, byte for byte.
 	var secret [8]byte
@@ -223,11 +237,11 @@ func (w *World) Connect() (*Conn, error) {
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
-	zc, err := w.srv.Connect(
+	zc, err := w.srv.Connect(append([]zkmem.ConnOption{
 		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
 		zkmem.WithReconnectDelay(farFuture),
 		zkmem.WithEventTransport(s.hold),
-	)
+	}, w.memberOpts(s.idx)...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +347,7 @@ func (w *World) Close() {
 		w.timer.Stop()
 	}
 	w.closeWire()
+	w.endParked()
 	w.srv.Close()
 	for _, s := range w.sessions {
 		if s.conn != nil {

@@ -1,0 +1,231 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/sim"
+)
+
+// staleReadRun runs, on a 3-member ensemble, a writer and a reader on two
+// different members: the reader's member lags, the writer creates /x, the
+// reader does not see it, syncs, and sees it. It returns the reader's two
+// answers and the trace.
+func staleReadRun(t *testing.T, seed uint64) (spread, before, after bool, trace string) {
+	t.Helper()
+	cfg := sim.Config{Seed: seed, Clients: 2, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		writer, reader := w.Member(0), w.Member(1)
+		require.NotEqual(t, -1, writer)
+		if spread = writer != reader; !spread {
+			return
+		}
+		require.NoError(t, w.Inject(lagFault(reader)))
+		require.True(t, w.Lagging(reader))
+
+		var wrote, done atomic.Bool
+		w.Go(func(ctx context.Context) {
+			_, err := w.Conn(0).Create(ctx, "/x", []byte("v1"), zksim.ModePersistent, zksim.OpenACL())
+			if err == nil {
+				wrote.Store(true)
+			}
+		})
+		require.NoError(t, w.Run(wrote.Load))
+		// The writer's answer came: the leader committed /x. Whether the
+		// reader's member applied it before the reader reads is the
+		// seed's choice.
+		w.Go(func(ctx context.Context) {
+			c := w.Conn(1)
+			before, _, _ = c.Exists(ctx, "/x")
+			if _, err := c.Sync(ctx, "/"); err == nil {
+				after, _, _ = c.Exists(ctx, "/x")
+			}
+			done.Store(true)
+		})
+		require.NoError(t, w.Run(done.Load))
+		require.Zero(t, w.Ensemble().Pending(reader))
+		trace = w.TraceString()
+	})
+	return spread, before, after, trace
+}
+
+// lagFault is a sim.Fault that makes member m lag.
+type lagFault int
+
+func (m lagFault) Inject(w *sim.World) error { return w.Faults().Lag(int(m)) }
+func (m lagFault) String() string            { return "Lag(m" + string(rune('0'+m)) + ")" }
+
+// TestEnsembleStaleReadThenSync: over seeds, a reader on a lagging member
+// reads stale data in some runs, fresh data in others (the member's
+// applies are scheduler events), and always fresh data after sync; a seed
+// replays its trace byte for byte.
+func TestEnsembleStaleReadThenSync(t *testing.T) {
+	stale, fresh, waited := 0, 0, 0
+	for seed := range uint64(40) {
+		spread, before, after, trace := staleReadRun(t, seed)
+		if !spread {
+			continue
+		}
+		require.True(t, after, "seed %d: after sync the reader still misses /x", seed)
+		require.Contains(t, trace, "apply commit (0 pending)")
+		if before {
+			fresh++
+			continue
+		}
+		stale++
+		require.Contains(t, trace, "c1 apply exists /x -> absent")
+		if strings.Contains(trace, "c1 apply sync / -> waits for its member") {
+			waited++
+		}
+		if stale == 1 {
+			_, _, _, again := staleReadRun(t, seed)
+			require.Equal(t, trace, again, "seed %d: same seed, different trace", seed)
+		}
+	}
+	t.Logf("stale reads %d (sync waited in %d), fresh reads %d", stale, waited, fresh)
+	require.NotZero(t, waited, "no sync waited for its member")
+	require.NotZero(t, stale, "no run read stale data")
+	require.NotZero(t, fresh, "no run read fresh data before the sync")
+}
+
+func TestEnsembleFaultsNeedAnEnsemble(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
+		require.ErrorIs(t, w.Faults().Lag(0), sim.ErrNotEnsemble)
+		require.ErrorIs(t, w.Faults().Crash(0, time.Second), sim.ErrNotEnsemble)
+		require.ErrorIs(t, w.Faults().FailLeader(true), sim.ErrNotEnsemble)
+		require.Equal(t, 0, w.Members())
+		require.Equal(t, -1, w.Member(0))
+	})
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1, Members: 3}, func(t *testing.T, w *sim.World) {
+		require.EqualError(t, w.Faults().Lag(3), "sim: no member 3 in an ensemble of 3")
+		_, _, err := w.ConnectZK()
+		require.ErrorIs(t, err, sim.ErrZKOnEnsemble)
+	})
+}
+
+// TestEnsembleClientsSpreadFromTheSeed: clients' member lists are
+// orders drawn from the seed, so over a few clients more than one member
+// serves, and the same seed gives the same spread.
+func TestEnsembleClientsSpreadFromTheSeed(t *testing.T) {
+	spread := func(seed uint64) []int {
+		var out []int
+		sim.Test(t, sim.Config{Seed: seed, Clients: 8, Members: 3}, func(t *testing.T, w *sim.World) {
+			for i := range 8 {
+				out = append(out, w.Member(i))
+			}
+		})
+		return out
+	}
+	a := spread(7)
+	require.Equal(t, a, spread(7))
+	used := map[int]bool{}
+	for _, m := range a {
+		used[m] = true
+	}
+	require.Len(t, used, 3, "8 clients on members %v", a)
+}
+
+// TestEnsembleLeaderFailover: a write that reaches a failing leader gets
+// ErrConnectionLoss, the clients reconnect after an election, and the
+// write took effect or not as the fault said.
+func TestEnsembleLeaderFailover(t *testing.T) {
+	for _, committed := range []bool{true, false} {
+		cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions()}
+		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+			old := w.Ensemble().Leader()
+			require.NoError(t, w.Faults().FailLeader(committed))
+			var err error
+			var done atomic.Bool
+			w.Go(func(ctx context.Context) {
+				_, err = w.Conn(0).Create(ctx, "/y", nil, zksim.ModePersistent, zksim.OpenACL())
+				done.Store(true)
+			})
+			require.NoError(t, w.Run(done.Load))
+			require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+			require.NoError(t, w.RunFor(2*time.Second))
+			leader := w.Ensemble().Leader()
+			require.NotEqual(t, -1, leader)
+			require.NotEqual(t, old, leader)
+			var ok bool
+			done.Store(false)
+			w.Go(func(ctx context.Context) {
+				ok, _, err = w.Conn(1).Exists(ctx, "/y")
+				done.Store(true)
+			})
+			require.NoError(t, w.Run(done.Load))
+			require.NoError(t, err)
+			require.Equal(t, committed, ok)
+			tr := w.TraceString()
+			require.Contains(t, tr, "the leader failed on this write")
+			require.Contains(t, tr, "elected leader")
+			require.Contains(t, tr, "deliver state StateDisconnected")
+		})
+	}
+}
+
+// TestEnsembleCrashAndIsolate: a crashed member's clients move on and it
+// restarts; an isolated member's clients move on and it heals.
+func TestEnsembleCrashAndIsolate(t *testing.T) {
+	cfg := sim.Config{Seed: 5, Clients: 4, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		e := w.Ensemble()
+		follower := (e.Leader() + 1) % 3
+		require.NoError(t, w.Faults().Crash(follower, time.Second))
+		for i := range 4 {
+			require.NotEqual(t, follower, w.Member(i))
+		}
+		require.NoError(t, w.RunFor(1500*time.Millisecond))
+		require.Equal(t, "follower", e.Role(follower).String())
+		require.NoError(t, w.Faults().Isolate(follower, -1))
+		require.Equal(t, "looking", e.Role(follower).String())
+		require.NoError(t, w.Faults().Heal(follower))
+		require.Equal(t, "follower", e.Role(follower).String())
+		tr := w.TraceString()
+		require.Contains(t, tr, "restarts")
+		if err := w.RunFor(time.Second); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			require.True(t, w.Live(i))
+		}
+	})
+}
+
+// TestEnsembleHealKeepsAnotherMemberLagging: healing one member leaves
+// another's lag alone, and a write of the lagging member's client waits
+// for it (the scheduler applies its commits) instead of blocking the
+// World.
+func TestEnsembleHealKeepsAnotherMemberLagging(t *testing.T) {
+	cfg := sim.Config{Seed: 2, Clients: 6, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		e := w.Ensemble()
+		leader := e.Leader()
+		lagging, other := (leader+1)%3, (leader+2)%3
+		require.NoError(t, w.Faults().Lag(lagging))
+		require.NoError(t, w.Faults().Isolate(other, -1))
+		require.NoError(t, w.Faults().Heal(other))
+		require.True(t, w.Lagging(lagging), "the heal of m%d forgot the lag of m%d", other, lagging)
+		client := -1
+		for i := range 6 {
+			if w.Member(i) == lagging {
+				client = i
+			}
+		}
+		require.NotEqual(t, -1, client, "no client on m%d", lagging)
+		var done atomic.Bool
+		var err error
+		w.Go(func(ctx context.Context) {
+			_, err = w.Conn(client).Create(ctx, "/z", nil, zksim.ModePersistent, zksim.OpenACL())
+			done.Store(true)
+		})
+		require.NoError(t, w.Run(done.Load))
+		require.NoError(t, err)
+		require.Contains(t, w.TraceString(), "create /z -> waits for its member")
+	})
+}
