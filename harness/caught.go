@@ -28,8 +28,9 @@ type Caught struct {
 	// Schedule is the shrunk schedule: the actions of the minimal failing
 	// run, in order.
 	Schedule []string
-	// ShrinkChecks counts the checks run from the first failure to the
-	// end of shrinking (at most Machine.ShrinkBudget).
+	// ShrinkChecks counts the checks run from the failure kept to the end
+	// of its shrinking (at most Machine.ShrinkBudget); see
+	// CatchOptions.Shrinks.
 	ShrinkChecks int
 	// Logs is everything rapid logged, the minimal failing run's
 	// violations and trace included.
@@ -53,7 +54,20 @@ type CatchOptions struct {
 	// so that the shrinking is bounded by Machine.ShrinkBudget alone)
 	// before, and no flag while they run.
 	Concurrent bool
+	// Shrinks is how many failures Catch shrinks, keeping the one whose
+	// shrunk schedule is shortest (the first of the shortest): the first
+	// failure rapid finds, then up to Shrinks-1 more, each found from a
+	// seed made from the first failure's seed, so that the result is
+	// still a function of the seed. rapid's shrinker stops in a local
+	// minimum that depends on the failure it starts from; the shortest of
+	// a few is short far more often than one. 0 means DefaultShrinks; a
+	// Concurrent catch, which cannot set rapid's seed, shrinks one.
+	Shrinks int
 }
+
+// DefaultShrinks is how many failures Catch and ExpectCaught shrink
+// unless CatchOptions.Shrinks says otherwise.
+const DefaultShrinks = 3
 
 // ExpectCaught explores m, a machine of code with a planted bug, and
 // passes only if a check breaks one of the invariants named in want (a
@@ -66,7 +80,8 @@ type CatchOptions struct {
 // Every failure that breaks a wanted invariant counts as the same failure
 // while rapid shrinks, whatever else it breaks and whatever its details
 // say, so the shrunk schedule is the smallest that breaks a wanted
-// invariant. Each check runs in a synctest bubble of its own: do not wrap
+// invariant. It shrinks DefaultShrinks failures and keeps the shortest
+// (see CatchOptions.Shrinks). Each check runs in a synctest bubble of its own: do not wrap
 // it in rapid.SyncTest or synctest.Test.
 func ExpectCaught[P any](t *testing.T, m Machine[P], want ...string) Caught {
 	t.Helper()
@@ -89,6 +104,38 @@ const caughtPrefix = "VIOLATION (wanted): "
 // Catch explores m as ExpectCaught does and reports what it found,
 // without failing t (t only hosts the synctest bubbles).
 func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Caught {
+	t.Helper()
+	best := catchOne(t, m, o, want...)
+	n := o.Shrinks
+	if n <= 0 {
+		n = DefaultShrinks
+	}
+	if o.Concurrent {
+		n = 1
+	}
+	first := best.Seed
+	for k := 1; k < n && best.AsWanted; k++ {
+		o.Seed = shrinkSeed(first, k)
+		if c := catchOne(t, m, o, want...); c.AsWanted && len(c.Schedule) < len(best.Schedule) {
+			best = c
+		}
+	}
+	return best
+}
+
+// shrinkSeed returns the seed from which Catch looks for its k-th failure
+// to shrink, made from the first failure's seed (SplitMix64's mix; never
+// 0, which would let rapid pick a random one).
+func shrinkSeed(first uint64, k int) uint64 {
+	z := first + uint64(k)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) | 1
+}
+
+// catchOne is one exploration of Catch, and the shrinking of the failure
+// it finds.
+func catchOne[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Caught {
 	t.Helper()
 	r := newRunner(t, m)
 	if !o.Concurrent {

@@ -49,3 +49,44 @@ func TestMachineWithoutNewFails(t *testing.T) {
 	require.True(t, c.Caught)
 	require.Contains(t, c.Report, "harness: Machine.New is nil")
 }
+
+// sumMachine breaks its invariant once the amounts its processes added
+// reach 10: rapid can take an Add out of a failing schedule only if the
+// others still reach 10, so where its shrinking stops depends on the
+// failure it starts from.
+func sumMachine() harness.Machine[*atomic.Int64] {
+	return harness.Machine[*atomic.Int64]{
+		Processes: 2,
+		New:       func(*harness.Process[*atomic.Int64]) *atomic.Int64 { return new(atomic.Int64) },
+		Ops: map[string]func(*rapid.T, *harness.Process[*atomic.Int64]){
+			"Add": func(t *rapid.T, p *harness.Process[*atomic.Int64]) {
+				p.Obj().Add(int64(rapid.IntRange(1, 6).Draw(t, "amount")))
+			},
+		},
+		Invariants: []harness.Invariant[*atomic.Int64]{{Name: "below 10", Check: func(w *harness.World[*atomic.Int64]) error {
+			var sum int64
+			for _, p := range w.Processes() {
+				sum += p.Obj().Load()
+			}
+			if sum >= 10 {
+				return errors.New("the sum reached 10")
+			}
+			return nil
+		}}},
+	}
+}
+
+// Catch keeps the shortest of the failures it shrinks, and the same seed
+// keeps the same one.
+func TestCatchKeepsTheShortestShrink(t *testing.T) {
+	const seed = 26 // one shrink stops at 5 actions
+	one := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 1}, "below 10")
+	three := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 3}, "below 10")
+	require.True(t, one.AsWanted)
+	require.True(t, three.AsWanted)
+	require.Less(t, len(three.Schedule), len(one.Schedule))
+	again := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 3}, "below 10")
+	require.Equal(t, three.Schedule, again.Schedule)
+	require.Equal(t, three.Seed, again.Seed)
+	t.Logf("one shrink: %d actions; the shortest of three: %d actions", len(one.Schedule), len(three.Schedule))
+}
