@@ -195,11 +195,16 @@ func round(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 var (
 	failedAfter = regexp.MustCompile(`\[rapid\] (?:failed|panic) after (\d+) tests: (.*)`)
 	drawAction  = regexp.MustCompile(`\[rapid\] draw action: `)
+	// minimalRun is how the machines on package harness report the shrunk
+	// schedule (explore's CheckFrom, harness's Check); they log no draw.
+	minimalRun = regexp.MustCompile(`(?:shrunk schedule|minimal failing run) \((\d+) actions?[:)]`)
 )
 
 // parseFailure reads a failed test binary's output: the number of checks
 // rapid ran before the failure and the length of the shrunk schedule (-1
-// each if rapid printed none), and the first line saying what failed.
+// each if rapid printed none; the schedule is the harness's "minimal
+// failing run", or else the draws of actions rapid logged with its
+// report), and the first line saying what failed.
 func parseFailure(out string) (checks, shrunk int, failure string) {
 	checks, shrunk = -1, -1
 	lines := strings.Split(out, "\n")
@@ -217,6 +222,9 @@ func parseFailure(out string) (checks, shrunk int, failure string) {
 				if drawAction.MatchString(l) {
 					shrunk++
 				}
+			}
+			if m := minimalRun.FindStringSubmatch(out); m != nil {
+				shrunk, _ = strconv.Atoi(m[1])
 			}
 			return checks, shrunk, failure
 		}

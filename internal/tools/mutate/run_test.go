@@ -184,7 +184,34 @@ const rapidFailure = `--- FAIL: TestQueueFIFO (0.44s)
 FAIL
 `
 
+// harnessFailure is what the property suite prints when a machine on
+// package harness fails: the harness logs the shrunk schedule itself,
+// before rapid's report.
+const harnessFailure = `--- FAIL: TestQueueFIFO (3.21s)
+    recipes_test.go:30: QueueFIFO: 12 checks: 140 actions, 9000 simulator steps, 5m0s of virtual time
+    recipes_test.go:30: minimal failing run (3 actions: Offer p0, Take p1, Advance):
+        VIOLATION: lost items: p0's item is gone
+    recipes_test.go:30: [rapid] failed after 11 tests: VIOLATION: lost items
+        To reproduce, specify -run="TestQueueFIFO" -rapid.seed=3680299705147649161
+FAIL
+`
+
+// checkFromFailure is what explore's Machine.CheckFrom prints: rapid's
+// report, then the shrunk schedule.
+const checkFromFailure = `--- FAIL: TestBarrierDouble (9.80s)
+    recipes_test.go:43: [rapid] failed after 4 tests: VIOLATION: liveness
+        To reproduce, specify -run="TestBarrierDouble" -rapid.seed=77
+        shrunk schedule (2 actions): Enter p0, Advance
+FAIL
+`
+
 func TestParseFailure(t *testing.T) {
+	if checks, shrunk, failure := parseFailure(harnessFailure); checks != 11 || shrunk != 3 || failure != "VIOLATION: lost items" {
+		t.Errorf("parseFailure of the harness's report = %d, %d, %q; want 11, 3, the violation", checks, shrunk, failure)
+	}
+	if checks, shrunk, failure := parseFailure(checkFromFailure); checks != 4 || shrunk != 2 || failure != "VIOLATION: liveness" {
+		t.Errorf("parseFailure of CheckFrom's report = %d, %d, %q; want 4, 2, the violation", checks, shrunk, failure)
+	}
 	checks, shrunk, failure := parseFailure(rapidFailure)
 	if checks != 12 || shrunk != 2 || failure != "VIOLATION: garbage delivered" {
 		t.Errorf("parseFailure = %d, %d, %q; want 12, 2, the violation", checks, shrunk, failure)
