@@ -386,7 +386,7 @@ func (w *world) inFlightAny(c *client) bool {
 }
 
 // inject injects f as a step of the simulator.
-func (w *world) inject(t *rapid.T, f sim.Fault) { w.hw.Inject(t, f) }
+func (w *world) inject(t *rapid.T, f sim.StepFault) { w.hw.Inject(t, f) }
 
 // step takes one step of the simulator with the seed's choices and checks
 // the invariants; it returns how many events are enabled then.

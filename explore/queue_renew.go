@@ -89,7 +89,7 @@ type expirePoint struct {
 }
 
 // requestOps maps cancelOps to the request kinds of the fault plane.
-var requestOps = map[string]zkmem.Op{
+var requestOps = map[string]zkmem.OpCode{
 	"create": zkmem.OpCreate, "get": zkmem.OpGetData, "exists": zkmem.OpExists,
 	"children": zkmem.OpGetChildren, "multi": zkmem.OpMulti, "delete": zkmem.OpDelete,
 }

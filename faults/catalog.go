@@ -29,7 +29,7 @@ type Entry struct {
 	Request RequestFault
 	// Ops, for a request fault, are the ops of the requests it can strike
 	// (none: any): ShuffleChildren strikes getChildren.
-	Ops []zkmem.Op
+	Ops []zkmem.OpCode
 	// Swarm says whether and how Swarm draws the fault.
 	Swarm SwarmDraw
 	// Mix says whether and how Mix draws the fault.
@@ -101,7 +101,7 @@ var catalog = [...]Entry{
 		Coverage: "DropRequest", Explore: Explore{Name: "DropRequest"},
 	},
 	{
-		Name: "ShuffleChildren", Request: ShuffleChildren, Ops: []zkmem.Op{zkmem.OpGetChildren},
+		Name: "ShuffleChildren", Request: ShuffleChildren, Ops: []zkmem.OpCode{zkmem.OpGetChildren},
 		Swarm: SwarmDraw{On: true, Rate: 0.25}, Mix: MixDraw{On: true, Rate: 0.5},
 		Coverage: "Shuffle", Explore: Explore{Name: "Shuffle"},
 	},

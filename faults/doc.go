@@ -5,7 +5,7 @@
 // # The catalogue
 //
 // Faults that strike a client at a step are [StepFault] values (a
-// [sim.Fault]), all described by one table of the catalogue and built by
+// [sim.StepFault]), all described by one table of the catalogue and built by
 // the function named after each:
 //
 //   - [Disconnect]: the connection drops and comes back after a while, to

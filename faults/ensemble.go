@@ -85,7 +85,7 @@ func memberName(m int) string {
 // resolveMember draws what f leaves to the World's fault generator: its
 // member among those of target t, or its outcome. It returns nil when no
 // member fits.
-func resolveMember(w *sim.World, f StepFault, t target) sim.Fault {
+func resolveMember(w *sim.World, f StepFault, t target) sim.StepFault {
 	if f.Kind == KindFailLeader {
 		if f.Outcome == AnyOutcome {
 			f.Outcome = Committed + Outcome(w.Rand().IntN(2))

@@ -13,25 +13,25 @@ import (
 
 // At injects f at step n (at the first step the World takes from step n
 // on, if the run skipped it).
-func At(n int, f sim.Fault) sim.Policy {
+func At(n int, f sim.StepFault) sim.Policy {
 	return &once{name: fmt.Sprintf("(At %d %v)", n, f), f: f, ready: func(w *sim.World) bool { return w.Steps()+1 >= n }}
 }
 
 // AtTime injects f at the first step taken at virtual time t or later.
-func AtTime(t time.Duration, f sim.Fault) sim.Policy {
+func AtTime(t time.Duration, f sim.StepFault) sim.Policy {
 	return &once{name: fmt.Sprintf("(AtTime %v %v)", t, f), f: f, ready: func(w *sim.World) bool { return w.Now() >= t }}
 }
 
 type once struct {
 	name  string
-	f     sim.Fault
+	f     sim.StepFault
 	ready func(*sim.World) bool
 	done  bool
 }
 
 func (o *once) String() string { return o.name }
 
-func (o *once) Step(w *sim.World, _ *rand.Rand) sim.Fault {
+func (o *once) Step(w *sim.World, _ *rand.Rand) sim.StepFault {
 	if o.done || !o.ready(w) {
 		return nil
 	}
@@ -43,20 +43,20 @@ func (o *once) Request(*sim.World, int, *zkmem.Request, *rand.Rand) sim.Fate { r
 
 // Sometimes injects, at each step with probability p, one of fs drawn at
 // random. Faults aimed at AnyClient strike a client drawn at random.
-func Sometimes(p float64, fs ...sim.Fault) sim.Policy {
+func Sometimes(p float64, fs ...sim.StepFault) sim.Policy {
 	return &sometimes{p: p, fs: fs}
 }
 
 type sometimes struct {
 	p  float64
-	fs []sim.Fault
+	fs []sim.StepFault
 }
 
 func (s *sometimes) String() string {
 	return "(Sometimes " + strconv.FormatFloat(s.p, 'g', -1, 64) + joinStrings(s.fs) + ")"
 }
 
-func (s *sometimes) Step(_ *sim.World, rng *rand.Rand) sim.Fault {
+func (s *sometimes) Step(_ *sim.World, rng *rand.Rand) sim.StepFault {
 	if len(s.fs) == 0 || rng.Float64() >= s.p {
 		return nil
 	}
@@ -83,7 +83,7 @@ func (c combined) Start(w *sim.World) {
 	}
 }
 
-func (c combined) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+func (c combined) Step(w *sim.World, rng *rand.Rand) sim.StepFault {
 	for _, p := range c {
 		if f := p.Step(w, rng); f != nil {
 			return f
@@ -114,7 +114,7 @@ func (l *limit) String() string { return fmt.Sprintf("(Limit %d %v)", l.n, l.p) 
 // Start implements sim.Starter: it starts the policy limited.
 func (l *limit) Start(w *sim.World) { sim.StartPolicy(l.p, w) }
 
-func (l *limit) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+func (l *limit) Step(w *sim.World, rng *rand.Rand) sim.StepFault {
 	if l.steps <= 0 {
 		return nil
 	}
@@ -172,7 +172,7 @@ func (m *mix) String() string {
 	return m.inner.String()
 }
 
-func (m *mix) Step(w *sim.World, rng *rand.Rand) sim.Fault { return m.policy(w).Step(w, rng) }
+func (m *mix) Step(w *sim.World, rng *rand.Rand) sim.StepFault { return m.policy(w).Step(w, rng) }
 
 func (m *mix) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand) sim.Fate {
 	return m.policy(w).Request(w, client, r, rng)
@@ -181,7 +181,7 @@ func (m *mix) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Rand
 // mixFor is Mix for sessionTimeout: the rows of the catalogue Mix draws
 // (the ensemble's only with ensemble).
 func mixFor(p float64, sessionTimeout time.Duration, ensemble bool) sim.Policy {
-	var steps []sim.Fault
+	var steps []sim.StepFault
 	var rules []sim.Policy
 	for i := range catalog {
 		e := &catalog[i]

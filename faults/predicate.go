@@ -36,7 +36,7 @@ func (p predFunc) Match(w *sim.World, client int, r *zkmem.Request, rng *rand.Ra
 
 // OnOp selects requests with one of the given ops (zkmem.OpCreate,
 // zkmem.OpGetChildren, ...; zkmem.OpCloseSession for Close).
-func OnOp(ops ...zkmem.Op) Predicate {
+func OnOp(ops ...zkmem.OpCode) Predicate {
 	names := make([]string, len(ops))
 	for i, op := range ops {
 		names[i] = op.String()

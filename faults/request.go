@@ -55,7 +55,7 @@ func (r *rule) String() string {
 	return "(" + r.e.name + " " + r.p.String() + ")"
 }
 
-func (r *rule) Step(*sim.World, *rand.Rand) sim.Fault { return nil }
+func (r *rule) Step(*sim.World, *rand.Rand) sim.StepFault { return nil }
 
 func (r *rule) Request(w *sim.World, client int, req *zkmem.Request, rng *rand.Rand) sim.Fate {
 	if r.p == nil || r.p.Match(w, client, req, rng) {

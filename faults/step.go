@@ -70,14 +70,14 @@ const (
 )
 
 // StepFault is a fault of the catalogue, injected as a step of the
-// scheduler: a sim.Fault, and a sim.Resolver for a fault aimed at
+// scheduler: a sim.StepFault, and a sim.Resolver for a fault aimed at
 // AnyClient. Build one with the function named after its kind (Disconnect,
 // Expire, ...); the fields a kind does not use are zero.
 type StepFault struct {
 	Kind   Kind
 	Client int           // the client struck, or AnyClient
 	For    time.Duration // how long it lasts
-	Op     zkmem.Op      // the op of the request struck (LoseNextReply, DropNextRequest)
+	Op     zkmem.OpCode  // the op of the request struck (LoseNextReply, DropNextRequest)
 	Extra  time.Duration // the service time added (SlowServer)
 	Path   string        // the node deleted (DeleteNode), or below which one is (DeleteUnder)
 	// Member is the ensemble member struck (Lag, CatchUp, Crash, ...), or
@@ -118,14 +118,14 @@ func Delay(client int, d time.Duration) StepFault {
 // LoseNextReply loses the reply of the client's next request with op
 // (zkmem.OpAny for any op): the server applies it, the client gets
 // ErrConnectionLoss. It is armed in the session's zkmem fault plane.
-func LoseNextReply(client int, op zkmem.Op) StepFault {
+func LoseNextReply(client int, op zkmem.OpCode) StepFault {
 	return StepFault{Kind: KindLoseNextReply, Client: client, Op: op}
 }
 
 // DropNextRequest loses the client's next request with op (zkmem.OpAny for
 // any op) before the server sees it; the client gets ErrConnectionLoss. It
 // is armed in the session's zkmem fault plane.
-func DropNextRequest(client int, op zkmem.Op) StepFault {
+func DropNextRequest(client int, op zkmem.OpCode) StepFault {
 	return StepFault{Kind: KindDropNextRequest, Client: client, Op: op}
 }
 
@@ -188,7 +188,7 @@ func (f StepFault) String() string {
 	return sp.Name + "(" + strings.Join(args, ", ") + ")"
 }
 
-// Inject implements sim.Fault: it calls the World's fault primitive.
+// Inject implements sim.StepFault: it calls the World's fault primitive.
 func (f StepFault) Inject(w *sim.World) error {
 	if f.Kind >= numKinds {
 		return fmt.Errorf("faults: unknown kind %d", f.Kind)
@@ -199,7 +199,7 @@ func (f StepFault) Inject(w *sim.World) error {
 // Resolve implements sim.Resolver: a fault aimed at AnyClient strikes a
 // client drawn from w's fault generator (among the live ones, or the live
 // unpaused ones for a Pause); with none to draw it is not injected.
-func (f StepFault) Resolve(w *sim.World) sim.Fault {
+func (f StepFault) Resolve(w *sim.World) sim.StepFault {
 	if f.Kind >= numKinds || byKind[f.Kind].target == noDraw {
 		return f
 	}

@@ -81,7 +81,7 @@ func (s *swarm) Start(w *sim.World) {
 	p := s.o.Intensity
 	type stepOpt struct {
 		name string
-		f    []sim.Fault
+		f    []sim.StepFault
 	}
 	var steps []stepOpt
 	for i := range catalog {
@@ -93,7 +93,7 @@ func (s *swarm) Start(w *sim.World) {
 	}
 	var (
 		desc   []string
-		pool   []sim.Fault
+		pool   []sim.StepFault
 		rules  []sim.Policy
 		chosen int
 	)
@@ -146,7 +146,7 @@ func (s *swarm) String() string {
 	return s.desc
 }
 
-func (s *swarm) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+func (s *swarm) Step(w *sim.World, rng *rand.Rand) sim.StepFault {
 	s.Start(w)
 	return s.inner.Step(w, rng)
 }
@@ -157,8 +157,8 @@ func (s *swarm) Request(w *sim.World, client int, r *zkmem.Request, rng *rand.Ra
 }
 
 // stepFaults returns fs as sim.Faults.
-func stepFaults(fs []StepFault) []sim.Fault {
-	out := make([]sim.Fault, len(fs))
+func stepFaults(fs []StepFault) []sim.StepFault {
+	out := make([]sim.StepFault, len(fs))
 	for i, f := range fs {
 		out[i] = f
 	}

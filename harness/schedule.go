@@ -106,7 +106,7 @@ func (s *scheduler) current() sim.Policy {
 }
 
 // Step injects, in a calm stretch, what the swarm draws.
-func (s *scheduler) Step(w *sim.World, rng *rand.Rand) sim.Fault {
+func (s *scheduler) Step(w *sim.World, rng *rand.Rand) sim.StepFault {
 	if p := s.current(); p != nil {
 		return p.Step(w, rng)
 	}
@@ -196,7 +196,7 @@ func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func(), stop func()
 }
 
 // inject injects f as a step of the simulator.
-func (w *runWorld) inject(t *rapid.T, f sim.Fault) {
+func (w *runWorld) inject(t *rapid.T, f sim.StepFault) {
 	w.flushNotes()
 	if err := w.sw.Inject(f); err != nil && err != sim.ErrGone {
 		t.Fatalf("inject %v: %v", f, err)

@@ -193,9 +193,9 @@ func (w *runWorld) Trace(format string, args ...any) { w.trace(format, args...) 
 func (w *runWorld) Violated() bool { return w.violated() }
 
 // Inject injects f as a step of the simulator (a fault of the machine's
-// own choosing: sim.Fault, faults.Expire, ...); a fault for a client that
+// own choosing: sim.StepFault, faults.Expire, ...); a fault for a client that
 // is gone is ignored. It fails the check if the simulator refuses f.
-func (w *runWorld) Inject(t *rapid.T, f sim.Fault) { w.inject(t, f) }
+func (w *runWorld) Inject(t *rapid.T, f sim.StepFault) { w.inject(t, f) }
 
 // Step takes one step of the simulator with the seed's choices (the calm
 // stretch's faults, unless Quiet) and checks the invariants once every

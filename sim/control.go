@@ -177,7 +177,7 @@ func (f *Faults) Delay(i int, d time.Duration) error {
 // for its next request with op (zkmem.OpAny for any): it is applied by the server while its reply is lost: the caller gets
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
-func (f *Faults) LoseNextReply(i int, op zkmem.Op) {
+func (f *Faults) LoseNextReply(i int, op zkmem.OpCode) {
 	if f.w.sessions[i].ctl == nil {
 		return // a go-zookeeper client before its first session
 	}
@@ -188,7 +188,7 @@ func (f *Faults) LoseNextReply(i int, op zkmem.Op) {
 // request for its next request with op (zkmem.OpAny for any): it is lost before the server sees it: the caller gets
 // zksim.ErrConnectionLoss, and the client reconnects after
 // Config.ReconnectDelay.
-func (f *Faults) DropNextRequest(i int, op zkmem.Op) {
+func (f *Faults) DropNextRequest(i int, op zkmem.OpCode) {
 	if f.w.sessions[i].ctl == nil {
 		return // a go-zookeeper client before its first session
 	}

@@ -17,7 +17,7 @@ import (
 // "/lock") that met fault. Fault "" counts every request applied.
 type CoverageKey struct {
 	Area  string
-	Op    zkmem.Op
+	Op    zkmem.OpCode
 	Fault string
 }
 
@@ -51,7 +51,7 @@ var coverageFaults = []string{"LoseReply", "DropRequest", "ConnectionLoss", "Ses
 func (c Coverage) String() string {
 	type row struct {
 		area string
-		op   zkmem.Op
+		op   zkmem.OpCode
 	}
 	rows := map[row]bool{}
 	cols := slices.Clone(coverageFaults)

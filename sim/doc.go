@@ -46,7 +46,7 @@
 //     expiring on the server, a client starting to reconnect, a pause or a
 //     delivery delay ending, a request finishing its service time), each a
 //     step of its own, in order of time;
-//  3. asks the fault [Policy] whether to inject a [Fault] now; if it does,
+//  3. asks the fault [Policy] whether to inject a [StepFault] now; if it does,
 //     that is the step;
 //  4. otherwise lists the enabled events in a canonical order (apply the
 //     head request of a session, by session; then deliver the head of a
@@ -114,7 +114,7 @@
 // [Faults.SlowServer], and a third party's [Faults.DeleteNode] (an
 // operator or a cleanup job deleting a recipe's node). [World.Renewing]
 // turns a client into a client library that silently replaces an expired
-// session with a new one, as Curator's does. Package zksim/faults wraps them in printable [Fault]
+// session with a new one, as Curator's does. Package zksim/faults wraps them in printable [StepFault]
 // values and [Policy] implementations (explicit schedules, seeded random
 // draws, predicates and combinators). A policy is consulted at every step
 // ([Policy.Step]) and for every request as the server admits it

@@ -182,7 +182,7 @@ func (w *World) applyMember(k int) {
 // mayWait reports whether a call of op may wait for its member: a write
 // (committed by the leader, answered once the member applied it) or a
 // sync.
-func mayWait(op zkmem.Op) bool {
+func mayWait(op zkmem.OpCode) bool {
 	switch op {
 	case zkmem.OpCreate, zkmem.OpDelete, zkmem.OpSetData, zkmem.OpSetACL, zkmem.OpMulti,
 		zkmem.OpReconfig, zkmem.OpCloseSession, zkmem.OpSync:

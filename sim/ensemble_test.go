@@ -55,7 +55,7 @@ func staleReadRun(t *testing.T, seed uint64) (spread, before, after bool, trace 
 	return spread, before, after, trace
 }
 
-// lagFault is a sim.Fault that makes member m lag.
+// lagFault is a sim.StepFault that makes member m lag.
 type lagFault int
 
 func (m lagFault) Inject(w *sim.World) error { return w.Faults().Lag(int(m)) }

@@ -8,10 +8,10 @@ import (
 	"github.com/zksim/zksim/zkmem"
 )
 
-// Fault is something that goes wrong in a World, injected as one step of the
-// scheduler. Package zksim/faults holds the catalogue. String says what the
-// fault does and to whom; it is what the trace prints.
-type Fault interface {
+// StepFault is something that goes wrong in a World, injected as one step
+// of the scheduler. Package zksim/faults holds the catalogue. String says
+// what the fault does and to whom; it is what the trace prints.
+type StepFault interface {
 	fmt.Stringer
 	// Inject applies the fault to w. The scheduler calls it between two
 	// steps, on its own goroutine, with every client blocked. An error is
@@ -24,7 +24,7 @@ type Fault interface {
 // injects, and traces, what Resolve returns; nil means there is nothing to
 // strike (no live client), and nothing is injected.
 type Resolver interface {
-	Resolve(w *World) Fault
+	Resolve(w *World) StepFault
 }
 
 // Policy decides which faults happen in a World. The scheduler consults it
@@ -35,7 +35,7 @@ type Resolver interface {
 type Policy interface {
 	fmt.Stringer
 	// Step returns the fault to inject as this step, or nil for none.
-	Step(w *World, rng *rand.Rand) Fault
+	Step(w *World, rng *rand.Rand) StepFault
 	// Request says what happens to request r of client client as it
 	// reaches the server (at step w.Steps()+1, virtual time w.Now()) and on
 	// its way back. The zero Fate leaves it alone. The request is zkmem's
@@ -69,7 +69,7 @@ type Fate struct {
 	// gets zksim.ErrConnectionLoss, and the client reconnects after
 	// Config.ReconnectDelay. It reaches the request through the session's
 	// zkmem fault plane, after any fault armed there for the request.
-	Fault zkmem.Fault
+	Fault zkmem.ConnFault
 	// Slow adds to the request's service time (a slow server, a GC pause
 	// on the leader). It only matters when the cost model is in use or
 	// Slow alone makes the request take time.

@@ -20,9 +20,9 @@ type request struct {
 	size int
 	do   func(ctx context.Context, zc *zkmem.Conn) result
 	res  result
-	fate Fate        // decided when the server admits it
-	hit  zkmem.Fault // the fault the plane gave it when applied
-	note string      // a fault that struck it, for the trace
+	fate Fate            // decided when the server admits it
+	hit  zkmem.ConnFault // the fault the plane gave it when applied
+	note string          // a fault that struck it, for the trace
 	// abandoned: its caller stopped waiting (ctx done); guarded by w.mu.
 	abandoned bool
 	// done receives one value from finish (its buffer holds it): a

@@ -73,7 +73,7 @@ func (w *World) RunFor(d time.Duration) error {
 }
 
 // Inject injects f now, as a step of its own.
-func (w *World) Inject(f Fault) error {
+func (w *World) Inject(f StepFault) error {
 	if w.isClosed() {
 		return ErrClosed
 	}
@@ -81,7 +81,7 @@ func (w *World) Inject(f Fault) error {
 	return w.inject(f)
 }
 
-func (w *World) inject(f Fault) error {
+func (w *World) inject(f StepFault) error {
 	if r, ok := f.(Resolver); ok {
 		if f = r.Resolve(w); f == nil {
 			return nil

@@ -88,7 +88,7 @@ func newSession(w *World, idx int) *session {
 // the policy gave it when the server admitted it; the trace notes which.
 // Other requests (a reconnection's setWatches) keep the armed fault. It is
 // called with the server's lock held, on the World's goroutine.
-func (s *session) decide(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+func (s *session) decide(r zkmem.Request, armed zkmem.ConnFault) zkmem.ConnFault {
 	req := s.applying
 	if req == nil || r.Op != req.desc.Op {
 		return armed

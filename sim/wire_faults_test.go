@@ -189,7 +189,7 @@ type expireFault int
 func (f expireFault) String() string            { return "Expire" }
 func (f expireFault) Inject(w *sim.World) error { return w.Faults().Expire(int(f)) }
 
-func expire(i int) sim.Fault { return expireFault(i) }
+func expire(i int) sim.StepFault { return expireFault(i) }
 
 func containsState(states []zk.State, s zk.State) bool {
 	for _, x := range states {

@@ -11,7 +11,7 @@ import (
 type Aim struct {
 	// Op is the op the request must have; OpAny matches any client
 	// request (ping, setWatches and closeSession are hit only when named).
-	Op Op
+	Op OpCode
 	// Path, when set, is where the request must act: "/app/lock" matches
 	// a request on /app/lock or on a node under it (not /app/locks), and
 	// "/app/lock/" only one on a node under it — the children a lock

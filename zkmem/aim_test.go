@@ -93,7 +93,7 @@ func TestArmRefusesBadAim(t *testing.T) {
 	defer c.Close()
 	ctl := srv.Control(c.SessionID())
 	for _, tc := range []struct {
-		f    zkmem.Fault
+		f    zkmem.ConnFault
 		a    zkmem.Aim
 		want string
 	}{

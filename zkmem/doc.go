@@ -17,9 +17,9 @@
 // [Server.OpenSession] opens one with a negotiated timeout;
 // [Server.ResumeSession] attaches a new connection to it by id, password and
 // the client's last zxid. Every request, from every transport, passes
-// through one executor, [Session.Do]: it takes a [Request] (a typed [Op] and
+// through one executor, [Session.Do]: it takes a [Request] (a typed [OpCode] and
 // the request's fields) and returns a [Response] (the reply's fields, the
-// reply's zxid, and the [Fault] the transport must realise). The session's
+// reply's zxid, and the [ConnFault] the transport must realise). The session's
 // [Sink] hears replies, watch notifications and the closing of its
 // connection in the server's order, with the server's lock held, so a
 // transport that writes them out in that order keeps ZooKeeper's per-session

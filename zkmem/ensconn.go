@@ -31,7 +31,7 @@ func WithCanBeReadOnly() ConnOption {
 }
 
 // isWrite reports whether op is a transaction: it goes to the leader.
-func isWrite(op Op) bool {
+func isWrite(op OpCode) bool {
 	switch op {
 	case OpCreate, OpDelete, OpSetData, OpSetACL, OpMulti, OpReconfig, OpCloseSession:
 		return true
@@ -286,7 +286,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 // finish sends the reply of a request the session's member answers, or
 // closes the connection if the request's fault or outcome says so. Called
 // with core.mu held.
-func (sess *Session) finish(m *member, req *Request, resp *Response, fault Fault) {
+func (sess *Session) finish(m *member, req *Request, resp *Response, fault ConnFault) {
 	s := sess.srv
 	switch {
 	case resp.unanswered:

@@ -27,10 +27,10 @@ type SessionInfo struct {
 // client request), on Path ("": any; see Aim.Path), for Count more such
 // requests.
 type ArmedFault struct {
-	Op    Op
+	Op    OpCode
 	Path  string
 	Count int
-	Fault Fault
+	Fault ConnFault
 }
 
 // Info reports the session's state and the faults armed for it.

@@ -169,7 +169,7 @@ func TestFaultHookSeesEveryRequest(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t, srv)
 	var seen []string
-	control(c).SetFaultHook(func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	control(c).SetFaultHook(func(r zkmem.Request, armed zkmem.ConnFault) zkmem.ConnFault {
 		seen = append(seen, r.String())
 		if r.Op == zkmem.OpSetData {
 			return zkmem.LoseReply

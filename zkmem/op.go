@@ -2,39 +2,39 @@ package zkmem
 
 import "strconv"
 
-// Op is the kind of a request, as ZooKeeper's OpCode names it. Its String
-// is ZooKeeper's op name ("create", "getData", "getChildren", "multi", ...),
-// the name traces and fault predicates print.
-type Op uint8
+// OpCode is the kind of a request, as ZooKeeper's OpCode names it. Its
+// String is ZooKeeper's op name ("create", "getData", "getChildren",
+// "multi", ...), the name traces and fault predicates print.
+type OpCode uint8
 
-// The request kinds a Session executes. The zero Op, OpAny, is no request:
+// The request kinds a Session executes. The zero OpCode, OpAny, is no request:
 // as the op of an armed fault it matches any client request.
 const (
-	OpAny                  Op = iota // no request; "any" in an armed fault
-	OpCreate                         // create, create2, createContainer, createTTL
-	OpDelete                         // delete, deleteContainer
-	OpExists                         // exists
-	OpGetData                        // getData
-	OpSetData                        // setData
-	OpGetChildren                    // getChildren, getChildren2
-	OpMulti                          // multi
-	OpSync                           // sync
-	OpGetACL                         // getACL
-	OpSetACL                         // setACL
-	OpAddAuth                        // auth
-	OpAddWatch                       // addWatch
-	OpRemoveWatches                  // removeWatches
-	OpGetEphemerals                  // getEphemerals
-	OpGetAllChildrenNumber           // getAllChildrenNumber
-	OpCheck                          // check (a version check outside a multi)
-	OpMultiRead                      // multiRead
-	OpPing                           // ping: the client is alive
-	OpSetWatches                     // setWatches, setWatches2: a reconnect re-registers watches
-	OpCheckWatches                   // checkWatches
-	OpWhoAmI                         // whoAmI
-	OpCloseSession                   // closeSession
-	OpReconfig                       // reconfig
-	OpSASL                           // sasl: one step of a SASL exchange
+	OpAny                  OpCode = iota // no request; "any" in an armed fault
+	OpCreate                             // create, create2, createContainer, createTTL
+	OpDelete                             // delete, deleteContainer
+	OpExists                             // exists
+	OpGetData                            // getData
+	OpSetData                            // setData
+	OpGetChildren                        // getChildren, getChildren2
+	OpMulti                              // multi
+	OpSync                               // sync
+	OpGetACL                             // getACL
+	OpSetACL                             // setACL
+	OpAddAuth                            // auth
+	OpAddWatch                           // addWatch
+	OpRemoveWatches                      // removeWatches
+	OpGetEphemerals                      // getEphemerals
+	OpGetAllChildrenNumber               // getAllChildrenNumber
+	OpCheck                              // check (a version check outside a multi)
+	OpMultiRead                          // multiRead
+	OpPing                               // ping: the client is alive
+	OpSetWatches                         // setWatches, setWatches2: a reconnect re-registers watches
+	OpCheckWatches                       // checkWatches
+	OpWhoAmI                             // whoAmI
+	OpCloseSession                       // closeSession
+	OpReconfig                           // reconfig
+	OpSASL                               // sasl: one step of a SASL exchange
 	numOps
 )
 
@@ -67,7 +67,7 @@ var opNames = [numOps]string{
 }
 
 // String returns ZooKeeper's name of the op ("any" for OpAny).
-func (o Op) String() string {
+func (o OpCode) String() string {
 	if o < numOps {
 		return opNames[o]
 	}
@@ -77,17 +77,18 @@ func (o Op) String() string {
 // session reports whether o keeps the session going rather than being a
 // client's call: ping, setWatches and closeSession. An armed fault for
 // OpAny passes them by.
-func (o Op) session() bool {
+func (o OpCode) session() bool {
 	return o == OpPing || o == OpSetWatches || o == OpCloseSession
 }
 
-// Fault is what happens to one request on its way to the server and back.
-// A Session decides it (see Control) and its transport realises it.
-type Fault uint8
+// ConnFault is what happens to the connection around one request on its
+// way to the server and back. A Session decides it (see Control) and its
+// transport realises it.
+type ConnFault uint8
 
 const (
 	// NoFault: the request is applied and answered.
-	NoFault Fault = iota
+	NoFault ConnFault = iota
 	// DropRequest: the request never reaches the server; the connection
 	// closes. It is not applied; the caller gets ErrConnectionLoss.
 	DropRequest
@@ -98,7 +99,7 @@ const (
 )
 
 // String returns the fault's name: "NoFault", "DropRequest", "LoseReply".
-func (f Fault) String() string {
+func (f ConnFault) String() string {
 	switch f {
 	case NoFault:
 		return "NoFault"

@@ -18,18 +18,18 @@ import (
 // request with LoseNextReply or DropNextRequest, NoFault if none; a hook
 // that only adds faults of its own returns armed when it is set. A hook is
 // called with the server's lock held: it must not call the server.
-type FaultHook func(r Request, armed Fault) Fault
+type FaultHook func(r Request, armed ConnFault) ConnFault
 
 type armedFault struct {
 	aim   Aim // Count: the matching requests it still hits
-	fault Fault
+	fault ConnFault
 }
 
 // decide returns the fault of req: the first fault aimed at it (one hit
 // taken off its count, and the fault off the list at zero), then the hook's
 // word. Session ops (ping, setWatches, closeSession) meet only faults armed
 // for them by name. Called with srv.mu held.
-func (sess *Session) decide(req *Request) Fault {
+func (sess *Session) decide(req *Request) ConnFault {
 	f := NoFault
 	for i := range sess.armed {
 		a := &sess.armed[i]
@@ -95,13 +95,13 @@ func (c *Control) SessionID() int64 { return c.id }
 // (OpAny: any client request): the server applies it, then the connection
 // closes before the reply leaves. The in-process Conn's caller gets
 // zksim.ErrConnectionLoss and the Conn reconnects after its reconnect delay.
-func (c *Control) LoseNextReply(op Op) { c.arm(Aim{Op: op, Count: 1}, LoseReply) }
+func (c *Control) LoseNextReply(op OpCode) { c.arm(Aim{Op: op, Count: 1}, LoseReply) }
 
 // DropNextRequest arms a dropped request for the session's next request
 // with op (OpAny: any client request): it never reaches the server, and the
 // connection closes. The in-process Conn's caller gets
 // zksim.ErrConnectionLoss and the Conn reconnects after its reconnect delay.
-func (c *Control) DropNextRequest(op Op) { c.arm(Aim{Op: op, Count: 1}, DropRequest) }
+func (c *Control) DropNextRequest(op OpCode) { c.arm(Aim{Op: op, Count: 1}, DropRequest) }
 
 // Arm arms fault f (LoseReply or DropRequest, as LoseNextReply and
 // DropNextRequest do) for the session's next a.Count requests that a
@@ -110,7 +110,7 @@ func (c *Control) DropNextRequest(op Op) { c.arm(Aim{Op: op, Count: 1}, DropRequ
 // matches it, in the order they were armed. It returns an error naming the
 // bad field, and arms nothing, for another fault, a path that does not
 // start with "/", or a count below 1.
-func (c *Control) Arm(f Fault, a Aim) error {
+func (c *Control) Arm(f ConnFault, a Aim) error {
 	if f != LoseReply && f != DropRequest {
 		return fmt.Errorf("zkmem: Arm: fault %v: only LoseReply and DropRequest are armed for requests", f)
 	}
@@ -121,7 +121,7 @@ func (c *Control) Arm(f Fault, a Aim) error {
 	return nil
 }
 
-func (c *Control) arm(a Aim, f Fault) {
+func (c *Control) arm(a Aim, f ConnFault) {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
 	c.armed = append(c.armed, armedFault{aim: a, fault: f})

@@ -56,7 +56,7 @@ type pendingReply struct {
 	resp  Response
 	wait  int64 // the zxid the member must have applied
 	write bool  // resp is ready; only the reply waits
-	fault Fault
+	fault ConnFault
 	done  chan struct{}
 }
 

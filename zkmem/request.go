@@ -10,7 +10,7 @@ import (
 // and as fault hooks see it. Op says which fields matter; the others are
 // zero. Do neither keeps the Request nor its slices after it returns.
 type Request struct {
-	Op   Op
+	Op   OpCode
 	Path string // the node acted on: the first op's path for a multi; the prefix for getEphemerals
 
 	Data    []byte           // create, setData
@@ -82,7 +82,7 @@ type Response struct {
 	// which the transport realises: DropRequest (the request was not
 	// applied; no reply) or LoseReply (it was applied; no reply). Either
 	// way Closed is true.
-	Fault Fault
+	Fault ConnFault
 
 	// Closed reports that the server closed the session's connection with
 	// this request: after a Fault, for an oversized request (not applied,

@@ -57,7 +57,7 @@ func mkdir(t *testing.T, sess *zkmem.Session, path string) {
 }
 
 func TestOpNames(t *testing.T) {
-	for op, name := range map[zkmem.Op]string{
+	for op, name := range map[zkmem.OpCode]string{
 		zkmem.OpAny: "any", zkmem.OpCreate: "create", zkmem.OpGetData: "getData", zkmem.OpGetChildren: "getChildren",
 		zkmem.OpMulti: "multi", zkmem.OpPing: "ping", zkmem.OpCloseSession: "closeSession", zkmem.OpSetWatches: "setWatches",
 		zkmem.OpWhoAmI: "whoAmI", zkmem.OpCheck: "check", zkmem.OpMultiRead: "multiRead", zkmem.OpCheckWatches: "checkWatches",
@@ -129,8 +129,8 @@ func TestFaultHookIsToldTheArmedFault(t *testing.T) {
 	t.Cleanup(srv.Close)
 	a, _ := open(t, srv, 10*time.Second)
 	ctl := srv.Control(a.ID())
-	var told []zkmem.Fault
-	ctl.SetFaultHook(func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	var told []zkmem.ConnFault
+	ctl.SetFaultHook(func(r zkmem.Request, armed zkmem.ConnFault) zkmem.ConnFault {
 		told = append(told, armed)
 		return armed
 	})
@@ -138,7 +138,7 @@ func TestFaultHookIsToldTheArmedFault(t *testing.T) {
 	a.Do(&zkmem.Request{Op: zkmem.OpExists, Path: "/"})
 	resp := a.Do(&zkmem.Request{Op: zkmem.OpSync, Path: "/"})
 	require.Equal(t, zkmem.DropRequest, resp.Fault)
-	require.Equal(t, []zkmem.Fault{zkmem.NoFault, zkmem.DropRequest}, told)
+	require.Equal(t, []zkmem.ConnFault{zkmem.NoFault, zkmem.DropRequest}, told)
 }
 
 func TestResumeSessionChecksPasswordAndZxid(t *testing.T) {

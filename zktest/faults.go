@@ -11,7 +11,7 @@ import (
 // sees it.
 func Flaky(k int) zkmem.FaultHook {
 	var n atomic.Int32
-	return func(_ zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	return func(_ zkmem.Request, armed zkmem.ConnFault) zkmem.ConnFault {
 		if armed != zkmem.NoFault {
 			return armed
 		}
@@ -27,9 +27,9 @@ func Flaky(k int) zkmem.FaultHook {
 
 // NthRequest returns a zkmem fault hook that applies fault to the n-th
 // request with op (counting from 1), once.
-func NthRequest(op zkmem.Op, n int, fault zkmem.Fault) zkmem.FaultHook {
+func NthRequest(op zkmem.OpCode, n int, fault zkmem.ConnFault) zkmem.FaultHook {
 	var seen atomic.Int32
-	return func(r zkmem.Request, armed zkmem.Fault) zkmem.Fault {
+	return func(r zkmem.Request, armed zkmem.ConnFault) zkmem.ConnFault {
 		if armed != zkmem.NoFault {
 			return armed
 		}

@@ -126,7 +126,7 @@ func (c *Control) LoseReplies(a Aim) error { return c.armFault(zkmem.LoseReply, 
 // error naming the field for a bad Aim.
 func (c *Control) DropRequests(a Aim) error { return c.armFault(zkmem.DropRequest, a) }
 
-func (c *Control) armFault(f zkmem.Fault, a Aim) error {
+func (c *Control) armFault(f zkmem.ConnFault, a Aim) error {
 	za, err := a.zkmem()
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (c *Control) armFault(f zkmem.Fault, a Aim) error {
 // variants of one Op ("create2", "createTTL", "createContainer" are
 // "create"; "getChildren2" is "getChildren"; "auth" is "addAuth";
 // "setWatches2" is "setWatches").
-func opByName(name string) (zkmem.Op, error) {
+func opByName(name string) (zkmem.OpCode, error) {
 	if name == "" {
 		return zkmem.OpAny, nil
 	}

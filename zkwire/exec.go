@@ -77,17 +77,17 @@ func createOp(op int32, r *jute.CreateRequest) *zksim.CreateOp {
 	return o
 }
 
-var pathWatchOps = map[int32]zkmem.Op{
+var pathWatchOps = map[int32]zkmem.OpCode{
 	jute.OpExists: zkmem.OpExists, jute.OpGetData: zkmem.OpGetData,
 	jute.OpGetChildren: zkmem.OpGetChildren, jute.OpGetChildren2: zkmem.OpGetChildren,
 }
 
-var pathOps = map[int32]zkmem.Op{
+var pathOps = map[int32]zkmem.OpCode{
 	jute.OpGetACL: zkmem.OpGetACL, jute.OpSync: zkmem.OpSync,
 	jute.OpGetAllChildrenNumber: zkmem.OpGetAllChildrenNumber, jute.OpGetEphemerals: zkmem.OpGetEphemerals,
 }
 
-var emptyOps = map[int32]zkmem.Op{
+var emptyOps = map[int32]zkmem.OpCode{
 	jute.OpPing: zkmem.OpPing, jute.OpCloseSession: zkmem.OpCloseSession, jute.OpWhoAmI: zkmem.OpWhoAmI,
 }
 

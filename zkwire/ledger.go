@@ -180,7 +180,7 @@ func (s *Server) noteEnded(id int64) {
 }
 
 // faultName is the control endpoint's name of a fault zkmem decided.
-func faultName(f zkmem.Fault) string {
+func faultName(f zkmem.ConnFault) string {
 	switch f {
 	case zkmem.LoseReply:
 		return "lose-next-reply"

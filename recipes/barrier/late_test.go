@@ -252,7 +252,7 @@ func testDoubleLastNodeDeleted(t *testing.T, lost bool) {
 		if lost {
 			mem := conns[lastOne].Conn.(*zkmem.Conn)
 			var once sync.Once
-			mem.Server().Control(mem.SessionID()).SetFaultHook(func(r zkmem.Request, f zkmem.Fault) zkmem.Fault {
+			mem.Server().Control(mem.SessionID()).SetFaultHook(func(r zkmem.Request, f zkmem.ConnFault) zkmem.ConnFault {
 				drop := false
 				if r.Op == zkmem.OpMulti {
 					once.Do(func() { drop = true })

@@ -40,7 +40,7 @@ func (o *outcome) get() error {
 }
 
 // simStep runs w until done, or injects f when f is not nil.
-func simStep(t *testing.T, w *sim.World, f sim.Fault, done func() bool) {
+func simStep(t *testing.T, w *sim.World, f sim.StepFault, done func() bool) {
 	t.Helper()
 	var err error
 	if f != nil {

@@ -150,7 +150,7 @@ func testWakeups(t *testing.T, env *bt.Env, newElection func(zksim.Conn, string,
 	for i := range es {
 		conn := env.MemConn(t)
 		if i == 3 {
-			conn.Server().Control(conn.SessionID()).SetFaultHook(func(r zkmem.Request, _ zkmem.Fault) zkmem.Fault {
+			conn.Server().Control(conn.SessionID()).SetFaultHook(func(r zkmem.Request, _ zkmem.ConnFault) zkmem.ConnFault {
 				if r.Op == zkmem.OpGetChildren {
 					lastListings.Add(1)
 				}

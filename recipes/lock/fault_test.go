@@ -42,7 +42,7 @@ func testLostCreateReply(t *testing.T, env *bt.Env) {
 	if _, err := observer.Create(ctx, env.Root, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil {
 		t.Fatal(err)
 	}
-	for _, fault := range []zkmem.Fault{zkmem.LoseReply, zkmem.DropRequest} {
+	for _, fault := range []zkmem.ConnFault{zkmem.LoseReply, zkmem.DropRequest} {
 		for n := 1; n <= 5; n++ {
 			dir := env.Path(fmt.Sprintf("%v-%d/lock", fault, n))
 			conn := env.MemConn(t)
@@ -251,7 +251,7 @@ func testCancelWhileFlapping(t *testing.T, env *bt.Env) {
 	// Every request b sends while the connection flaps is lost, so that
 	// the cleanup cannot slip its delete into one of the instants the
 	// connection is up: this test is about giving up, not about luck.
-	bConn.Server().Control(bConn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
+	bConn.Server().Control(bConn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.ConnFault) zkmem.ConnFault { return zkmem.DropRequest })
 	down := bConn.SessionTimeout() * 9 / 10
 	for range 4 {
 		time.Sleep(down)
@@ -368,7 +368,7 @@ func testSemaphoreChaos(t *testing.T, env *bt.Env) {
 		conn := env.MemConn(t)
 		var n atomic.Int32
 		every := int32(4 + i)
-		conn.Server().Control(conn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.Fault) zkmem.Fault {
+		conn.Server().Control(conn.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.ConnFault) zkmem.ConnFault {
 			if n.Add(1)%every == 0 {
 				return zkmem.LoseReply
 			}

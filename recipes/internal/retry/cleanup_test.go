@@ -123,7 +123,7 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 		c := e.startCleanup(t)
 		// A request sent in an instant of connection is lost, so that the
 		// cleanup cannot end early by luck.
-		e.owner.Server().Control(e.owner.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.Fault) zkmem.Fault { return zkmem.DropRequest })
+		e.owner.Server().Control(e.owner.SessionID()).SetFaultHook(func(zkmem.Request, zkmem.ConnFault) zkmem.ConnFault { return zkmem.DropRequest })
 		for range 7 {
 			time.Sleep(timeout * 9 / 10)
 			if !c.running() {

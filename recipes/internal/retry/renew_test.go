@@ -39,7 +39,7 @@ func (r *result) get() error {
 }
 
 // inject injects f into w.
-func inject(t *testing.T, w *sim.World, f sim.Fault) {
+func inject(t *testing.T, w *sim.World, f sim.StepFault) {
 	t.Helper()
 	if err := w.Inject(f); err != nil {
 		t.Fatalf("inject %v: %v", f, err)

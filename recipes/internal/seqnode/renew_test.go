@@ -20,7 +20,7 @@ import (
 func TestCreateOwnedAcrossSessionRenewal(t *testing.T) {
 	sim.Test(t, sim.Config{Seed: 1, Clients: 1}, func(t *testing.T, w *sim.World) {
 		r := w.Renewing(0)
-		inject := func(f sim.Fault) {
+		inject := func(f sim.StepFault) {
 			t.Helper()
 			if err := w.Inject(f); err != nil {
 				t.Fatalf("inject %v: %v", f, err)
