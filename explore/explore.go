@@ -215,7 +215,7 @@ func (f Flaw) What() string {
 func (f Flaw) Test(t *testing.T) {
 	t.Helper()
 	defer setFlawFlags(t)()
-	harness.ExpectCaught(t, f.Machine.harness(), f.wants()...)
+	harness.ExpectCaughtWith(t, f.Machine.harness(), harness.CatchOptions{Shrinks: 1}, f.wants()...)
 }
 
 // Catch runs f under rapid and reports what it found, without failing t
@@ -226,10 +226,12 @@ func (f Flaw) Test(t *testing.T) {
 // rather than by wall-clock time (-rapid.shrinktime set out of the way, to
 // harness.ShrinkCap), and no fail file, except for the flags named by
 // LeaveFlags. The shrunk schedule is then a function of the seed alone.
+// Both shrink the first failure only (harness.CatchOptions.Shrinks), so
+// that the suite of flaws stays quick.
 func (f Flaw) Catch(t *testing.T, echo io.Writer) Caught {
 	t.Helper()
 	defer setFlawFlags(t)()
-	return f.caught(harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Echo: echo}, f.wants()...))
+	return f.caught(harness.Catch(t, f.Machine.harness(), harness.CatchOptions{Echo: echo, Shrinks: 1}, f.wants()...))
 }
 
 // SetFlawFlags sets rapid's flags to the flawed-recipe settings that

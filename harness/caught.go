@@ -85,7 +85,15 @@ const DefaultShrinks = 3
 // it in rapid.SyncTest or synctest.Test.
 func ExpectCaught[P any](t *testing.T, m Machine[P], want ...string) Caught {
 	t.Helper()
-	c := Catch(t, m, CatchOptions{}, want...)
+	return ExpectCaughtWith(t, m, CatchOptions{}, want...)
+}
+
+// ExpectCaughtWith is ExpectCaught with the options of Catch: a suite of
+// many planted bugs may shrink one failure each (Shrinks: 1) to save
+// time.
+func ExpectCaughtWith[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Caught {
+	t.Helper()
+	c := Catch(t, m, o, want...)
 	switch {
 	case !c.Caught:
 		t.Fatalf("not caught: no check broke %s", strings.Join(want, " or "))
