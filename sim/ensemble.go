@@ -44,6 +44,15 @@ type ensState struct {
 	choice   int // a member's event Config.Choose picked in lagWait; -2: it left the choice to the seed; else -1
 }
 
+// endLag records that member m no longer lags (a CatchUp, a restart, a
+// heal), if it did.
+func (es *ensState) endLag(m int) {
+	if es.lagging[m] {
+		es.lagging[m] = false
+		es.nLag--
+	}
+}
+
 // parked is a request whose call waits in zkmem for its member.
 type parked struct {
 	s      *session

@@ -40,10 +40,7 @@ func (f *Faults) CatchUp(m int) error {
 			f.w.collectParked()
 		}
 		es.e.CatchUp(m)
-		if es.lagging[m] {
-			es.lagging[m] = false
-			es.nLag--
-		}
+		es.endLag(m)
 	})
 }
 
@@ -65,10 +62,7 @@ func (f *Faults) Restart(m int) error {
 	return f.ensAction(m, func(es *ensState) {
 		es.gen[m]++
 		es.e.Restart(m)
-		if es.lagging[m] {
-			es.lagging[m] = false
-			es.nLag--
-		}
+		es.endLag(m)
 	})
 }
 
@@ -127,9 +121,8 @@ func (f *Faults) after(m int, d time.Duration, what string, end func(int)) {
 		synctest.Wait()
 		if what == "heals" {
 			w.syncLag(m)
-		} else if es.lagging[m] {
-			es.lagging[m] = false
-			es.nLag--
+		} else {
+			es.endLag(m)
 		}
 		w.stepf("m%d %s", m, what)
 		w.ensReconcile(snap)
