@@ -64,12 +64,14 @@ func NewDouble(conn zksim.Conn, dir string, size int, opts ...Option) (*DoubleBa
 // error our member node is deleted.
 func (b *DoubleBarrier) Enter(ctx context.Context) error { return b.g.enter(ctx) }
 
-// Leave deletes our member node and blocks until every member's node is
-// gone, ctx is done, or the session can no longer act. Members leave in
-// the recipe's order: the lowest-named member waits for the highest and
-// leaves last (deleting the ready node with its own); every other member
-// deletes its node and waits for the lowest. A member that dies counts as
-// gone.
+// Leave deletes our member node and blocks until every member node of our
+// round is gone (its ready node deleted), ctx is done, or the session can
+// no longer act. Members leave in the recipe's order: the lowest-named
+// member waits for the highest and leaves last (deleting the ready node
+// with its own); every other member deletes its node and waits for the
+// lowest. A member that dies counts as gone. A member whose node someone
+// else deleted still leaves with its round, and never waits for a member
+// of the next round: once its round's ready node is gone it returns nil.
 func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	g := &b.g
 	mePath := g.dir + "/" + g.me
@@ -99,9 +101,20 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 			// round's.
 			return seqnode.Delete(ctx, g.conn, mePath)
 		}
-		members, err := g.members(ctx)
+		members, gated, err := g.listing(ctx)
 		if err != nil {
 			return err
+		}
+		if !gated {
+			// Our round's ready node, there when we looked, was gone
+			// when the members were listed: the round is over (a ready
+			// node never comes back), and the members listed are the
+			// next round's, which our Leave must not wait for. A listing
+			// so late needs our node gone before the round ended:
+			// deleted by us (waiting for the lowest member, whose
+			// session expired, while another member deleted the ready
+			// node) or by a third party.
+			return seqnode.Delete(ctx, g.conn, mePath)
 		}
 		if len(members) == 0 {
 			// Everyone is out. The last member normally deleted the ready

@@ -157,13 +157,6 @@ func (g *group) join(ctx context.Context, gate string, version int32) (bool, err
 	return err == nil, err
 }
 
-// members lists the member nodes (every child but the gate), sorted by
-// name.
-func (g *group) members(ctx context.Context) ([]string, error) {
-	members, _, err := g.listing(ctx)
-	return members, err
-}
-
 // listing lists the member nodes (every child but the gate), sorted by
 // name, and reports whether the gate was among the children.
 func (g *group) listing(ctx context.Context) ([]string, bool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -393,5 +394,67 @@ func TestDoubleLateJoinsNextRound(t *testing.T) {
 		lc := goErr(func() error { return c.Leave(ctx) })
 		must(t, "d.Leave", d.Leave(ctx))
 		must(t, "c.Leave", <-lc)
+	})
+}
+
+// listHeldConn is a heldConn whose first listing once list is set waits
+// for that hold to be released before it is sent.
+type listHeldConn struct {
+	*heldConn
+	list atomic.Pointer[hold]
+}
+
+func (c *listHeldConn) Children(ctx context.Context, p string) ([]string, *zksim.Stat, error) {
+	if h := c.list.Load(); h != nil {
+		h.stop()
+	}
+	return c.heldConn.Children(ctx, p)
+}
+
+// TestDoubleLeaveListsNextRound: a leaving member saw its round's ready
+// node, and lists the members only after that round ended and the next
+// one began (here a third party deleted its node, so the round could end
+// without it; the lowest member's session expiring while two others wait
+// for it gets there too). The node listed is the next round's, whose
+// member waits in Enter for its group: the leaving member must see that
+// its round is over and return, not wait for that node. (Random
+// exploration of the double-barrier machine found it waiting for ever.)
+func TestDoubleLeaveListsNextRound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		connect := lateSetup(t)
+		const dir = "/late"
+		bc := &listHeldConn{heldConn: connect(nil, nil)}
+		a, b := newDouble(t, connect(nil, nil), dir, 2), newDouble(t, bc, dir, 2)
+		enterBoth(t, a, b)
+		listed := newHold()
+		bc.list.Store(listed)
+		lb := goErr(func() error { return b.Leave(ctx) })
+		<-listed.reached // b saw the ready node; its listing is not sent yet
+
+		op := connect(nil, nil)
+		children, _, err := op.Children(ctx, dir)
+		must(t, "children", err)
+		for _, ch := range children {
+			_, st, err := op.Exists(ctx, dir+"/"+ch)
+			must(t, "exists", err)
+			if st.EphemeralOwner == bc.SessionID() {
+				must(t, "third-party delete of b's node", op.Delete(ctx, dir+"/"+ch, -1))
+			}
+		}
+		must(t, "a.Leave", a.Leave(ctx)) // alone in its round: deletes ready
+		c := newDouble(t, connect(nil, nil), dir, 2)
+		ec := goErr(func() error { return c.Enter(ctx) })
+		pending(t, ec, "Enter of the next round's first member")
+
+		close(listed.release) // b lists c's node only
+		synctest.Wait()
+		select {
+		case err := <-lb:
+			must(t, "b.Leave", err)
+		default:
+			t.Fatal("b's Leave waits for the next round's member: its own round is over")
+		}
+		passNextRound(t, connect(nil, nil), dir, c, ec)
 	})
 }
