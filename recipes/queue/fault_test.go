@@ -31,6 +31,7 @@ var faultCases = bt.Cases{
 	"FaultAckCancelledItemDeleted":   testAckCancelledItemDeleted,
 	"FaultTakeRenewedDuringCleanup":  testTakeRenewedDuringCleanup,
 	"FaultAckOnRenewedSession":       testAckOnRenewedSession,
+	"FaultTryTakeAuthFailsInCleanup": testTryTakeAuthFailsInCleanup,
 }
 
 // testLostOfferReply: an Offer whose create reply is lost, or whose
@@ -532,4 +533,62 @@ func testAckOnRenewedSession(t *testing.T, env *bt.Env) {
 		t.Fatalf("Release on a renewed session: %v; want ErrSessionExpired", err)
 	}
 	must(t, "Ack of the other consumer", other.Ack(ctx))
+}
+
+// authFailOnClaimDelete is a zkmem Conn at the worst moment for a TryTake
+// to fail authentication: a third party deletes the item just as the
+// consumer claims it, and the connection drops as the consumer deletes
+// that claim again; the client then fails to authenticate when it
+// reconnects (a rotated credential), as ZooKeeper's Java client does.
+type authFailOnClaimDelete struct {
+	*zkmem.Conn
+	op     zksim.Conn // the third party
+	items  string     // the items directory
+	claims string     // the claims directory
+	// deleted: the third party deleted the item; failed: the client
+	// failed to authenticate.
+	deleted, failed bool
+}
+
+func (c *authFailOnClaimDelete) Create(ctx context.Context, p string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	if name, ok := strings.CutPrefix(p, c.claims+"/"); ok && !c.deleted {
+		c.deleted = true
+		if err := c.op.Delete(ctx, c.items+"/"+name, -1); err != nil {
+			return "", fmt.Errorf("third party's delete: %v", err)
+		}
+	}
+	return c.Conn.Create(ctx, p, data, mode, acl)
+}
+
+func (c *authFailOnClaimDelete) Delete(ctx context.Context, p string, version int32) error {
+	if strings.HasPrefix(p, c.claims+"/") && !c.failed {
+		c.failed = true
+		c.Server().Control(c.SessionID()).Disconnect()
+		if err := c.FailAuth(); err != nil {
+			return fmt.Errorf("FailAuth: %v", err)
+		}
+	}
+	return c.Conn.Delete(ctx, p, version)
+}
+
+// testTryTakeAuthFailsInCleanup: a TryTake whose only item a third party
+// deleted as it claimed it, and whose client fails to authenticate while
+// it deletes that claim again, must return ErrAuthFailed (package
+// recipes: a client that failed to authenticate can do nothing more, and
+// its calls say so), not report the queue empty as if its client could
+// go on (found by random exploration of the locking-queue machine: "auth
+// failure ignored").
+func testTryTakeAuthFailsInCleanup(t *testing.T, env *bt.Env) {
+	ctx := env.Ctx(t)
+	dir := env.Path("lq")
+	op := env.Conn(t)
+	must(t, "Offer", queue.NewLocking(op, dir).Offer(ctx, []byte("a")))
+	conn := &authFailOnClaimDelete{Conn: env.MemConn(t), op: op, items: dir + "/items", claims: dir + "/claims"}
+	it, err := queue.NewLocking(conn, dir).TryTake(ctx)
+	if !conn.failed {
+		t.Fatalf("TryTake never deleted its claim (the scenario did not arise): item %v, err %v", it, err)
+	}
+	if it != nil || !errors.Is(err, zksim.ErrAuthFailed) {
+		t.Fatalf("TryTake whose client failed to authenticate in its cleanup: item %v, err %v; want ErrAuthFailed", it, err)
+	}
 }

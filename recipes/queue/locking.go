@@ -186,12 +186,18 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 	// session left behind would keep the item from every consumer until
 	// the session ends. A create cancelled in flight, or whose reply was
 	// lost, may still have been applied. release checks our token first.
+	// A cleanup that finds the client failed to authenticate ends the
+	// call with ErrAuthFailed, even one that would have gone on (the item
+	// was gone): the client can do nothing more (package recipes), and a
+	// TryTake must not report the queue empty as if it could.
 	mayBeOurs := false
 	defer func() {
 		if (err != nil || !ok) && mayBeOurs {
 			cctx, cancel := retry.CleanupContext(ctx, q.conn)
 			defer cancel()
-			_ = it.release(cctx)
+			if rerr := it.release(cctx); err == nil && errors.Is(rerr, zksim.ErrAuthFailed) {
+				err = rerr
+			}
 		}
 	}()
 	for losses := 0; ; {
