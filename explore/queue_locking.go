@@ -102,12 +102,17 @@ func (f *queueFamily) lockingCall(ctx context.Context, c *client, q *queue.Locki
 		dctx, cancel := context.WithCancel(ctx)
 		cancel()
 		owned := f.ownsClaim(c)
-		if err := f.release(dctx, c, it); errors.Is(err, queue.ErrClaimLost) && owned && f.w.sessionLive(c) {
+		err, again := f.release(dctx, c, it)
+		if errors.Is(err, queue.ErrClaimLost) && owned && f.w.sessionLive(c) {
 			f.w.violate(kindClaimLostSaid, "p%d's Release under a done context returned %v while its session owned the claim", c.idx, err)
 		}
-		return nil, false, nil
+		// The Release that follows, under a live context, is the one
+		// that releases the item: its error is the call's (a client that
+		// failed to authenticate as it waited out a connection loss, for
+		// checkAuthOutcome), not to be dropped.
+		return nil, false, again
 	case "release", "ack after release":
-		if err := f.release(ctx, c, it); err != nil {
+		if err, _ := f.release(ctx, c, it); err != nil {
 			return nil, false, err
 		}
 		if end == "ack after release" {

@@ -193,7 +193,8 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	op, err := "Ack", error(nil)
 	conn := began(c)
 	if then == "release" {
-		op, err = "Release", f.release(ctx, c, it)
+		op = "Release"
+		err, _ = f.release(ctx, c, it)
 	} else {
 		err = ackOrRelease(ctx, it)
 	}
@@ -217,18 +218,23 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 
 // release releases it for c's call, releasing again (under a context that
 // cannot be cancelled) if the Release failed while the claim may still be
-// ours; the item is done once released.
-func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) error {
+// ours; the item is done once released. It returns the first Release's
+// error and the second's (again: nil if there was none, or it succeeded
+// or found the claim lost).
+func (f *queueFamily) release(ctx context.Context, c *client, it *queue.Item) (err, again error) {
 	if err := it.Release(ctx); err != nil {
 		f.checkError(c, "Release", err)
 		if !errors.Is(err, queue.ErrClaimLost) {
-			_ = it.Release(context.WithoutCancel(ctx)) // as ackOrRelease
+			// as ackOrRelease
+			if again := it.Release(context.WithoutCancel(ctx)); !errors.Is(again, queue.ErrClaimLost) {
+				return err, again
+			}
 		}
-		return err
+		return err, nil
 	}
 	c.note("released item %s", it.Data())
 	f.noteDone(c, it)
-	return nil
+	return nil, nil
 }
 
 // pastHeld is HeldRace's other race (one in len(heldRaces)+1): while a
