@@ -35,19 +35,27 @@ func (w *world) failAuthMidCall(t *rapid.T) {
 		}
 	}
 	c := drawClient(t, waiting, "fail auth")
+	c.armAuthCheck(c.conn.Index())
+	w.inject(t, faults.FailAuth(c.conn.Index()))
+}
+
+// armAuthCheck marks the operations of c under way that began on session,
+// the client about to fail authentication: each must return an error if
+// the failure strikes before it returns (checkAuthOutcome). An operation
+// begun on a session its Renewing has left since works for that session,
+// which is gone whatever happens to this one: it is not held to the
+// check.
+func (c *client) armAuthCheck(session int) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.authStruck == nil {
 		c.authStruck = map[string]int{}
 	}
 	for name := range c.running {
-		// An operation begun on a session its Renewing has left works
-		// for that session, which is gone whatever happens to this one.
-		if c.startedOn[name] == c.conn.Index() {
-			c.authStruck[name] = c.conn.Index()
+		if c.startedOn[name] == session {
+			c.authStruck[name] = session
 		}
 	}
-	c.mu.Unlock()
-	w.inject(t, faults.FailAuth(c.conn.Index()))
 }
 
 // nilAfterAuthFailure are the operations that may return nil although
