@@ -32,6 +32,23 @@
 // does. Session passwords are keyed by a secret of the zkmem server (see
 // zkmem.Server.SetSessionSecret), not derivable from the ids that GET
 // /sessions, cons and dump show.
+// # Ensembles
+//
+// [NewEnsemble] fronts a zkmem.Ensemble with one port per member
+// ([Server.ServeMember]; [NewTestEnsemble] starts one on loopback): a
+// session is attached to the member whose port its connection came to,
+// reads from that member's applied state, and moves with its client to
+// another port, keeping its ephemerals (the client sends setWatches). The
+// handshake refuses as ZooKeeper 3.8's processConnectRequest does, by
+// closing the connection unanswered: a member in read-only mode refuses a
+// client that did not send readOnly=true (and tells one that did, in the
+// ConnectResponse's readOnly flag), a member behind the client's last zxid
+// refuses it, a member with no leader refuses everybody, and a crashed
+// member's port closes what it accepts. [Server.ControlMember] lags,
+// crashes, isolates a member and back, electing a leader at once as a
+// real ensemble elects one by itself; srvr, stat, mntr and isro answer
+// per member (Mode: leader, follower, observer, read-only).
+//
 // # Authentication
 //
 // addAuth (digest, ip) and SASL (op 102, after the handshake) run in zkmem
