@@ -340,3 +340,32 @@ func TestMemberRequestsAreHeartbeats(t *testing.T) {
 		t.Fatalf("member 0's sessions %x, want [%x]", got, resp.SessionID)
 	}
 }
+
+// TestMemberCloseWhileLagging: a closeSession that waits for its lagging
+// member to apply it does not hold up the server's Close: the reader
+// waiting for it is let go.
+func TestMemberCloseWhileLagging(t *testing.T) {
+	te, err := zkwire.StartEnsemble(3, zkmem.EnsembleOptions{Options: zkmem.Options{TickTime: 100 * time.Millisecond}}, zkwire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dialRaw(t, te.Addr(0))
+	r.connect(newSession)
+	ctlMember(t, te, 0, zkwire.MemberLag)
+	r.sendFrame(&jute.RequestHeader{Xid: 1, Type: jute.OpCloseSession})
+	// The session ends on the leader at once; its reply waits for member 0.
+	for len(te.Ensemble().Server().SessionIDs()) != 0 {
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() {
+		te.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not return within 10s")
+	}
+	r.closed()
+}
