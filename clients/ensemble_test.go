@@ -1,10 +1,15 @@
 package clients_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -188,4 +193,71 @@ func TestGoZooKeeperEnsemble(t *testing.T) {
 	if data, _, err = r.Get("/ens"); err != nil || string(data) != "fresh" {
 		t.Fatalf("read after sync: %q %v, want %q", data, err, "fresh")
 	}
+}
+
+// startServeEnsemble runs zksim serve -servers 3 (read-only mode on) as a
+// process for the test, stopped at its end, and returns the members'
+// connect string and the control URL, read from its first lines.
+func startServeEnsemble(t *testing.T) backend {
+	t.Helper()
+	bin := buildZksim(t)
+	cmd := exec.Command(bin, "serve", "-servers", "3", "-addr", "127.0.0.1:0", "-readonlymode.enabled",
+		"-tickTime", "200ms", "-maxSessionTimeout", "20s")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	var addrs []string
+	for i := 1; i <= 3; i++ {
+		if !lines.Scan() {
+			t.Fatalf("zksim serve -servers 3 stopped after %d lines: %v", i-1, lines.Err())
+		}
+		addr, ok := strings.CutPrefix(lines.Text(), fmt.Sprintf("server %d listening on ", i))
+		if !ok {
+			t.Fatalf("line %d %q, want server %d listening on ADDR", i, lines.Text(), i)
+		}
+		addrs = append(addrs, addr)
+	}
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "control on ") {
+		t.Fatalf("line 4 %q, want the control URL", lines.Text())
+	}
+	control := strings.TrimPrefix(lines.Text(), "control on ")
+	go io.Copy(io.Discard, out)
+	return backend{name: "zksim-serve-servers-3", addr: strings.Join(addrs, ","), control: control}
+}
+
+// ensembleSteps are the lines the kazoo and Curator programs print, in
+// order, with the members' numbers as \d.
+var ensembleSteps = []string{
+	`failover: leader \d crashed, \d leads, the client wrote on`,
+	`member crash: the session moved from \d to \d with its ephemeral`,
+	`lagging follower \d: read after-failover`,
+	`after sync: read fresh`,
+}
+
+// checkEnsembleSteps fails t unless stdout is the steps' lines, in order.
+func checkEnsembleSteps(t *testing.T, r result) {
+	t.Helper()
+	want := "^" + strings.Join(ensembleSteps, "\n") + "\n$"
+	if r.code != 0 || !regexp.MustCompile(want).MatchString(r.stdout) {
+		t.Fatalf("want exit status 0 and the lines\n%s\n%s", strings.Join(ensembleSteps, "\n"), r)
+	}
+}
+
+// TestKazooEnsemble: kazoo, given the three addresses of zksim serve
+// -servers 3, rides out a leader failover and its member's crash
+// (testdata/kazoo_ensemble.py); a kazoo client of a lagging follower reads
+// stale data, and fresh data after sync.
+func TestKazooEnsemble(t *testing.T) {
+	needKazoo(t)
+	b := startServeEnsemble(t)
+	checkEnsembleSteps(t, run(t, b, "testdata", python, "kazoo_ensemble.py"))
 }
