@@ -261,3 +261,17 @@ func TestKazooEnsemble(t *testing.T) {
 	b := startServeEnsemble(t)
 	checkEnsembleSteps(t, run(t, b, "testdata", python, "kazoo_ensemble.py"))
 }
+
+// TestCuratorEnsemble: Curator, given the three addresses of zksim serve
+// -servers 3, rides out a leader failover and its member's crash
+// (testdata/CuratorEnsemble.java, compiled by the test); a Curator client
+// of a lagging follower reads stale data, and fresh data after sync.
+func TestCuratorEnsemble(t *testing.T) {
+	needJDK(t)
+	classes := t.TempDir()
+	if out, err := exec.Command("javac", "-d", classes, "-cp", curatorClasspath(), "testdata/CuratorEnsemble.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	b := startServeEnsemble(t)
+	checkEnsembleSteps(t, runWithin(t, curatorTimeout, b, ".", "java", "-cp", curatorClasspath(classes), "CuratorEnsemble"))
+}
