@@ -143,7 +143,11 @@
 //     without consuming a zxid (a real server writes an error transaction
 //     for some). reconfig is answered as by a standalone server, with a
 //     zxid: ReconfigDisabled, or Unimplemented when
-//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled).
+//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled),
+//     an ensemble's members too: a real 3.8 ensemble's leader checks the
+//     request (BadVersion, BadArguments, NewConfigNoQuorum), answers
+//     NoAuth to a client without WRITE on /zookeeper/config (world has
+//     READ only; super passes), and changes its membership.
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's
