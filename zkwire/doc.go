@@ -93,6 +93,8 @@
 //	POST /sessions/{id}/delay?for=500ms -> replies and notifications held that long from now
 //	POST /reset                      -> every session ends, the tree is emptied ([Server.Reset])
 //	POST /restart?down=2s            -> connections dropped and refused that long ([Server.Restart])
+//	GET  /servers                    -> an ensemble's members as JSON ([Server.Members]), by myid from 1
+//	POST /servers/{n}/ACTION         -> lag, catch-up, crash, restart, isolate, heal member n ([Server.ControlMember])
 //
 // {id} is decimal or 0x-hex; NAME is ZooKeeper's op name ("create",
 // "getData", "multi"...; "create2", "getChildren2" and the like name the
