@@ -143,3 +143,7 @@ func (e *Ensemble) Lagging(i int) bool {
 	defer e.core.mu.Unlock()
 	return e.member(i).lagging
 }
+
+// Observers returns how many of the members, the last ones, are observers
+// (EnsembleOptions.Observers).
+func (e *Ensemble) Observers() int { return e.opts.Observers }

@@ -132,8 +132,8 @@ func (s *Server) answer(b *strings.Builder, word string, member, port int) {
 		for _, r := range rows {
 			fmt.Fprintf(b, "%s\t%v\n", r.k, r.v)
 		}
-		if mode == "leader" {
-			s.leaderRows(b, member)
+		if member >= 0 {
+			s.memberRows(b, member, mode)
 		}
 	case "cons":
 		for _, c := range conns {
@@ -182,17 +182,29 @@ func (s *Server) answer(b *strings.Builder, word string, member, port int) {
 	}
 }
 
-// leaderRows writes the rows a 3.8 leader's mntr adds (the gauges
-// LeaderZooKeeperServer registers): its learners (the members up and in
-// the quorum besides itself), the voting followers and observers among
-// them, and no pending syncs (a sync is answered as its member applies).
-func (s *Server) leaderRows(b *strings.Builder, leader int) {
+// memberRows writes the rows a 3.8 ensemble member's mntr adds to a
+// standalone server's: its peer state and the quorum's size, and on the
+// leader the gauges LeaderZooKeeperServer registers: its learners (the
+// members up and in the quorum besides itself), the voting followers and
+// observers among them, no pending syncs (a sync is answered as its member
+// applies), how long it has led, and proposal sizes that are not tracked
+// (-1, as on a leader that has proposed nothing).
+func (s *Server) memberRows(b *strings.Builder, member int, mode string) {
+	peer := map[string]string{
+		"leader": "leading - broadcast", "follower": "following - broadcast",
+		"observer": "observing - broadcast", "read-only": "looking - election",
+	}[mode]
+	e := s.ens
+	fmt.Fprintf(b, "zk_peer_state\t%s\nzk_quorum_size\t%d\n", peer, e.Size()-e.Observers())
+	if mode != "leader" {
+		return
+	}
 	learners, followers, observers := 0, 0, 0
-	for i := range s.ens.Size() {
-		if i == leader {
+	for i := range e.Size() {
+		if i == member {
 			continue
 		}
-		switch s.ens.Role(i) {
+		switch e.Role(i) {
 		case zkmem.RoleFollower:
 			learners++
 			followers++
@@ -201,8 +213,13 @@ func (s *Server) leaderRows(b *strings.Builder, leader int) {
 			observers++
 		}
 	}
+	s.mu.Lock()
+	since := s.leaderSince
+	s.mu.Unlock()
 	fmt.Fprintf(b, "zk_learners\t%d\nzk_synced_followers\t%d\nzk_synced_non_voting_followers\t0\nzk_synced_observers\t%d\nzk_pending_syncs\t0\n",
 		learners, followers, observers)
+	fmt.Fprintf(b, "zk_leader_uptime\t%d\nzk_last_proposal_size\t-1\nzk_max_proposal_size\t-1\nzk_min_proposal_size\t-1\n",
+		time.Since(since).Milliseconds())
 }
 
 // localPort is the port the connection came to, 0 if it has none.

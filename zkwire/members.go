@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/zksim/zksim/zkmem"
 )
@@ -30,6 +31,7 @@ import (
 func NewEnsemble(ens *zkmem.Ensemble, opts Options) *Server {
 	s := New(ens.Server(), opts)
 	s.ens = ens
+	s.leaderSince = s.start
 	return s
 }
 
@@ -115,6 +117,9 @@ func (s *Server) ControlMember(i int, action MemberAction) error {
 	s.logf("member %d: %s", i, action)
 	if e.Leader() < 0 {
 		if l, err := e.Elect(); err == nil {
+			s.mu.Lock()
+			s.leaderSince = time.Now()
+			s.mu.Unlock()
 			s.logf("member %d leads", l)
 		}
 	}
