@@ -65,15 +65,18 @@ type Server struct {
 	start time.Time
 	words map[string]bool
 
-	mu          sync.Mutex
-	closed      bool
-	listeners   map[net.Listener]struct{}
-	controls    map[*http.Server]struct{} // control endpoints of ServeControl
-	conns       map[*conn]struct{}
-	sessions    map[int64]*session
-	downUntil   time.Time // Restart: connections are refused until then
-	leaderSince time.Time // when the ensemble's leader began to lead (mntr's zk_leader_uptime)
-	wg          sync.WaitGroup
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	controls  map[*http.Server]struct{} // control endpoints of ServeControl
+	conns     map[*conn]struct{}
+	sessions  map[int64]*session
+	downUntil time.Time // Restart: connections are refused until then
+	wg        sync.WaitGroup
+
+	// leaderSince is when the ensemble's leader began to lead (mntr's
+	// zk_leader_uptime); guarded by mu.
+	leaderSince time.Time
 
 	ledger ledger   // what GET /sessions reports
 	events eventLog // what GET /events reports
