@@ -596,34 +596,3 @@ func validOp(op int32) bool {
 	}
 	return false
 }
-
-// openSession opens the handshake's new session: on the connection's
-// member for a connection to an ensemble member's port, else on the
-// server (on an ensemble's server, the leader). ro reports a read-only
-// session.
-func (c *conn) openSession(req *jute.ConnectRequest) (zs *zkmem.Session, ro bool, err error) {
-	timeout := time.Duration(req.TimeOut) * time.Millisecond
-	if c.member >= 0 {
-		return c.srv.ens.OpenSessionAt(c.member, timeout, c.from, (*sink)(c), req.ReadOnly)
-	}
-	zs, err = c.srv.zk.OpenSession(timeout, c.from, (*sink)(c))
-	return zs, false, err
-}
-
-// resumeSession resumes the handshake's session, as openSession opens one.
-func (c *conn) resumeSession(req *jute.ConnectRequest) (zs *zkmem.Session, ro bool, err error) {
-	if c.member >= 0 {
-		return c.srv.ens.ResumeSessionAt(c.member, req.SessionID, req.Passwd, req.LastZxidSeen, c.from, (*sink)(c), req.ReadOnly)
-	}
-	zs, err = c.srv.zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, c.from, (*sink)(c))
-	return zs, false, err
-}
-
-// lastZxid is the last zxid of the state the connection is served from:
-// its member's applied state, or the server's.
-func (c *conn) lastZxid() int64 {
-	if c.member >= 0 {
-		return c.srv.ens.Applied(c.member)
-	}
-	return c.srv.zk.LastZxid()
-}
