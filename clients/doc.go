@@ -48,8 +48,8 @@
 //     checks). Against the real ZooKeeper the same runs without faults.
 //   - ensembles (ensemble_test.go): go-zookeeper, kazoo
 //     (testdata/kazoo_ensemble.py) and Curator (testdata/CuratorEnsemble.java),
-//     each given the three members' addresses of zksim serve -servers 3 (a
-//     process; go-zookeeper's an in-process zkwire.NewTestEnsemble), ride
+//     each given the three members' addresses of a zksim serve -servers 3
+//     process, ride
 //     out a leader failover and the crash of their member with their
 //     session and ephemeral; a client of a follower made to lag reads stale
 //     data, and the leader's after a sync that returns once the follower

@@ -17,19 +17,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkwire"
 )
-
-// startWireEnsemble starts a 3-member zkmem ensemble served over TCP, one
-// port per member (as zksim serve -servers 3), with read-only mode on and
-// its control endpoint, for the test. The backend's address is the
-// members' connect string, "127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3".
-func startWireEnsemble(t *testing.T) backend {
-	t.Helper()
-	te := zkwire.NewTestEnsemble(t, 3, zkmem.EnsembleOptions{ReadOnly: true}, zkwire.Options{})
-	return backend{name: "zkwire-ensemble", addr: strings.Join(te.Addrs(), ","), control: te.ControlURL()}
-}
 
 // ensembleControl is the control endpoint's member routes, for a test.
 type ensembleControl struct {
@@ -128,13 +117,13 @@ func retry(t *testing.T, what string, f func() error) {
 	}
 }
 
-// TestGoZooKeeperEnsemble: go-zookeeper, given the three members'
-// addresses, rides out a leader failover and the crash of its member
+// TestGoZooKeeperEnsemble: go-zookeeper, given the three addresses of
+// zksim serve -servers 3, rides out a leader failover and the crash of its member
 // (its session, ephemeral and data intact); a go-zookeeper client of a
 // lagging follower reads stale data, and the leader's after a sync that
 // returns once the follower caught up.
 func TestGoZooKeeperEnsemble(t *testing.T) {
-	b := startWireEnsemble(t)
+	b := startServeEnsemble(t)
 	ctl := ensembleControl{t, b.control}
 	servers := strings.Split(b.addr, ",")
 	c, _, err := zk.Connect(servers, 10*time.Second, zk.WithLogger(quietLogger{}))
