@@ -369,3 +369,22 @@ func TestMemberCloseWhileLagging(t *testing.T) {
 	}
 	r.closed()
 }
+
+// TestMemberObserver: an observer's srvr and mntr say so, and the
+// leader's mntr counts it among its learners as a synced observer.
+func TestMemberObserver(t *testing.T) {
+	te := zkwire.NewTestEnsemble(t, 3, zkmem.EnsembleOptions{Options: zkmem.Options{TickTime: 100 * time.Millisecond}, Observers: 1}, zkwire.Options{})
+	if srvr := word(t, te.Addr(2), "srvr"); !strings.Contains(srvr, "\nMode: observer\n") {
+		t.Fatalf("the observer's srvr:\n%s", srvr)
+	}
+	if mntr := word(t, te.Addr(2), "mntr"); !strings.Contains(mntr, "zk_server_state\tobserver\nzk_") ||
+		!strings.Contains(mntr, "zk_peer_state\tobserving - broadcast\nzk_quorum_size\t2\n") {
+		t.Fatalf("the observer's mntr:\n%s", mntr)
+	}
+	mntr := word(t, te.Addr(1), "mntr") // the highest voting member leads
+	for _, row := range []string{"zk_server_state\tleader\n", "zk_learners\t2\n", "zk_synced_followers\t1\n", "zk_synced_observers\t1\n"} {
+		if !strings.Contains(mntr, row) {
+			t.Fatalf("the leader's mntr lacks %q:\n%s", row, mntr)
+		}
+	}
+}

@@ -120,5 +120,5 @@
 // its applied state; GET /servers reports the members (by myid, 1 to 3)
 // and POST /servers/{n}/lag, catch-up, crash, restart, isolate and heal
 // control member n; -readonlymode.enabled lets an isolated member serve
-// read-only clients.
+// read-only clients, and -observers K makes the last K members observers.
 package main

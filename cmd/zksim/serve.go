@@ -63,6 +63,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
 	auth := registerAuthFlags(fs)
 	servers := fs.Int("servers", 1, "members: N > 1 serves an ensemble of N on N ports, -addr's port and the ones after it (free ports if it is 0)")
+	observers := fs.Int("observers", 0, "with -servers N, how many of the members, the last ones, are observers: they serve and apply commits but do not vote")
 	readOnly := fs.Bool("readonlymode.enabled", false, "readonlymode.enabled: with -servers N, a member cut off from the quorum serves the clients that allow read-only mode")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
 	printUsage := func(w io.Writer) {
@@ -118,7 +119,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	err = checkServeFlags(zkOpts, *maxBuf)
 	if err == nil {
-		err = checkEnsembleFlags(*servers, *readOnly)
+		err = checkEnsembleFlags(*servers, *observers, *readOnly)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
@@ -149,7 +150,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		srv = zkwire.New(zk, wopts)
 		fmt.Fprintf(stdout, "listening on %s\n", lns[0].Addr())
 	} else {
-		ens := zkmem.NewEnsemble(len(lns), zkmem.EnsembleOptions{Options: zkOpts, ReadOnly: *readOnly})
+		ens := zkmem.NewEnsemble(len(lns), zkmem.EnsembleOptions{Options: zkOpts, ReadOnly: *readOnly, Observers: *observers})
 		defer ens.Close()
 		srv = zkwire.NewEnsemble(ens, wopts) // conf reports each member's own port
 		for i, ln := range lns {

@@ -127,10 +127,14 @@ func listenMembers(addr string, n int) ([]net.Listener, error) {
 // maxServers bounds -servers: ZooKeeper's server ids go up to 254.
 const maxServers = 254
 
-// checkEnsembleFlags checks -servers and -readonlymode.enabled.
-func checkEnsembleFlags(servers int, readOnly bool) error {
+// checkEnsembleFlags checks -servers, -observers and
+// -readonlymode.enabled.
+func checkEnsembleFlags(servers, observers int, readOnly bool) error {
 	if servers < 1 || servers > maxServers {
 		return fmt.Errorf("-servers %d: the number of members must be between 1 and %d", servers, maxServers)
+	}
+	if observers < 0 || observers > 0 && observers >= servers {
+		return fmt.Errorf("-observers %d: of -servers %d, at least one member must vote", observers, servers)
 	}
 	if readOnly && servers == 1 {
 		return fmt.Errorf("-readonlymode.enabled without -servers N (N > 1): a standalone server has no quorum to lose")

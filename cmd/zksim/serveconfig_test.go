@@ -48,6 +48,9 @@ func TestServeBadConfiguration(t *testing.T) {
 		{[]string{"-servers", "0"}, "-servers"},
 		{[]string{"-servers", "255"}, "-servers"},
 		{[]string{"-readonlymode.enabled"}, "-readonlymode.enabled"},
+		{[]string{"-servers", "3", "-observers", "3"}, "-observers"},
+		{[]string{"-observers", "1"}, "-observers"},
+		{[]string{"-servers", "3", "-observers", "-1"}, "-observers"},
 		{[]string{"-servers", "3", "-addr", busy.Addr().String()}, "-addr"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
