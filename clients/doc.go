@@ -46,6 +46,15 @@
 //     it with a multi that checks its hold node, and a mark counts against
 //     another only while both hold nodes exist together (a multi of two
 //     checks). Against the real ZooKeeper the same runs without faults.
+//   - ensembles (ensemble_test.go): go-zookeeper, kazoo
+//     (testdata/kazoo_ensemble.py) and Curator (testdata/CuratorEnsemble.java),
+//     each given the three members' addresses of a zksim serve -servers 3
+//     process, ride
+//     out a leader failover and the crash of their member with their
+//     session and ephemeral; a client of a follower made to lag reads stale
+//     data, and the leader's after a sync that returns once the follower
+//     caught up. There is no real ensemble to compare with here: the
+//     ensemble conformance cases do that (package conformance).
 //   - the README's "Use zksim from any language" snippets (go-zookeeper,
 //     kazoo, Curator), extracted from README.md and run as written.
 //

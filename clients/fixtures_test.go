@@ -93,7 +93,7 @@ func TestPytestFixture(t *testing.T) {
 	}
 	need(t, "pytest", err)
 	bin := buildZksim(t)
-	want := countDefs(t, filepath.Join(pytestDir, "test_zksim_fixture.py"), regexp.MustCompile(`(?m)^def test_\w+\(zksim\):`))
+	want := countDefs(t, filepath.Join(pytestDir, "test_zksim_fixture.py"), regexp.MustCompile(`(?m)^def test_\w+\(zksim(_ensemble)?\):`))
 	if want < 5 {
 		t.Fatalf("%s: %d tests, want at least 5", pytestDir, want)
 	}

@@ -135,8 +135,10 @@
 // rather than the member's; Control.Delay does not hold an ensemble's
 // replies (they leave when the member applies them); a member that fell
 // behind does not see SetNextSequence until the next change of that node.
-// A wire transport's sessions (Server.OpenSession) are connected to the
-// leader.
+// A wire transport's sessions opened with Server.OpenSession are connected
+// to the leader; [Ensemble.OpenSessionAt] and [Ensemble.ResumeSessionAt]
+// attach them to a member instead, by ZooKeeper's handshake rules (zkwire
+// serves each member on its own port that way).
 //
 // # Determinism
 //

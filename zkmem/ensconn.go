@@ -223,6 +223,9 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		resp.Err = zksim.ErrConnectionLoss
 		return
 	}
+	if sess.heartbeat && !sess.paused {
+		sess.lastHeard = time.Now() // a wire client's request is a heartbeat too
+	}
 	if req.Size > 0 && requestHeaderSize+req.Size > s.opts.MaxRequestBytes {
 		s.disconnect(sess)
 		s.mu.Unlock()

@@ -365,6 +365,11 @@ func (sess *Session) Detach() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.disconnect(sess)
+	if sess.member != nil {
+		// A closeSession its ensemble member had not applied yet waits
+		// no more: nobody is left to answer.
+		sess.member.failSession(sess)
+	}
 }
 
 // Close ends the session (OpCloseSession): its ephemerals are deleted in one

@@ -21,7 +21,7 @@ import (
 // a second each time it has tried every address of its list, so the list
 // repeats the router's address to let it walk the members without pausing.
 type Router struct {
-	e       *Ensemble
+	addr    func(member int) string // a member's client address
 	members []int
 	ln      net.Listener
 
@@ -55,7 +55,7 @@ func (e *Ensemble) Router(members ...int) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Router{e: e, members: append([]int(nil), members...), ln: ln, current: -1}
+	r := &Router{addr: e.Addr, members: append([]int(nil), members...), ln: ln, current: -1}
 	e.mu.Lock()
 	if e.stopped {
 		e.mu.Unlock()
@@ -64,6 +64,30 @@ func (e *Ensemble) Router(members ...int) (*Router, error) {
 	}
 	e.routers = append(e.routers, r)
 	e.mu.Unlock()
+	r.wg.Add(1)
+	go r.acceptLoop()
+	return r, nil
+}
+
+// NewRouter starts a router, as Ensemble.Router does, over the members of
+// an ensemble served elsewhere (say, by zkwire), whose client addresses
+// are addrs, member 0 first; the caller closes it. It fails on an empty
+// list or an index out of range.
+func NewRouter(addrs []string, members ...int) (*Router, error) {
+	if len(members) == 0 {
+		return nil, errors.New("zkserver: a router needs at least one member")
+	}
+	for _, m := range members {
+		if m < 0 || m >= len(addrs) {
+			return nil, fmt.Errorf("zkserver: member %d out of range [0, %d)", m, len(addrs))
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addrs = append([]string(nil), addrs...)
+	r := &Router{addr: func(m int) string { return addrs[m] }, members: append([]int(nil), members...), ln: ln, current: -1}
 	r.wg.Add(1)
 	go r.acceptLoop()
 	return r, nil
@@ -149,7 +173,7 @@ func (r *Router) admit(client net.Conn) {
 	r.tried = append(r.tried, m)
 	r.mu.Unlock()
 
-	server, err := net.Dial("tcp", r.e.Addr(m))
+	server, err := net.Dial("tcp", r.addr(m))
 	if err != nil {
 		_ = client.Close()
 		return

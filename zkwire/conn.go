@@ -29,6 +29,7 @@ type conn struct {
 	remote string
 	from   netip.Addr // the peer's address: the session's "ip" identity
 	since  time.Time
+	member int // the ensemble member whose port it came to; -1 standalone
 
 	sess atomic.Pointer[session]
 
@@ -74,6 +75,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		remote: nc.RemoteAddr().String(),
 		from:   peerAddr(nc.RemoteAddr()),
 		since:  time.Now(),
+		member: -1,
 		wake:   make(chan struct{}, 1),
 		bw:     bufio.NewWriterSize(nc, 4<<10),
 		done:   make(chan struct{}),
@@ -299,17 +301,18 @@ func (c *conn) connect(body []byte) bool {
 		return false
 	}
 	zk := c.srv.zk
-	if req.LastZxidSeen > zk.LastZxid() {
+	if req.LastZxidSeen > c.lastZxid() {
 		// "Refusing session request for client ... as it has seen zxid
 		// ... client must try another server": closed without an answer.
 		return false
 	}
 	resp := jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
 	if req.SessionID == 0 {
-		zs, err := zk.OpenSession(time.Duration(req.TimeOut)*time.Millisecond, c.from, (*sink)(c))
+		zs, ro, err := c.openSession(&req)
 		if err != nil {
 			return false
 		}
+		resp.ReadOnly = ro
 		ws := c.srv.sessionFor(zs.ID(), zs.Timeout())
 		ws.mu.Lock()
 		ws.zs, ws.conn = zs, c
@@ -323,7 +326,7 @@ func (c *conn) connect(body []byte) bool {
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
 		c.enqueue(jute.AppendFrame(nil, &resp), false)
-		c.answered(jute.RequestHeader{Type: jute.OpCreateSession}, zk.LastZxid(), false, start)
+		c.answered(jute.RequestHeader{Type: jute.OpCreateSession}, c.lastZxid(), false, start)
 		return true
 	}
 	ws := c.srv.sessionFor(req.SessionID, 0)
@@ -337,13 +340,19 @@ func (c *conn) connect(body []byte) bool {
 		ws.sweep.Stop()
 		ws.sweep = nil
 	}
-	zs, err := zk.ResumeSession(req.SessionID, req.Passwd, req.LastZxidSeen, c.from, (*sink)(c))
+	zs, ro, err := c.resumeSession(&req)
 	if err != nil {
 		ws.conn = old
-		ws.mu.Unlock()
-		if errors.Is(err, zkmem.ErrZxidAhead) {
+		if errors.Is(err, zkmem.ErrZxidAhead) || errors.Is(err, zkmem.ErrNoMember) {
+			// Refused before the session was looked at: it stays as it
+			// was, its note swept once zkmem expires it.
+			if old == nil {
+				ws.sweep = time.AfterFunc(ws.timeout+time.Second, func() { ws.srv.forgetIfGone(ws) })
+			}
+			ws.mu.Unlock()
 			return false
 		}
+		ws.mu.Unlock()
 		c.srv.forgetIfGone(ws)
 		// An expired session, or a wrong password: timeout 0, session 0,
 		// 16 zero bytes, then the connection closes.
@@ -360,6 +369,7 @@ func (c *conn) connect(body []byte) bool {
 	resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 	resp.SessionID = zs.ID()
 	resp.Passwd = zs.Password()
+	resp.ReadOnly = ro
 	c.enqueue(jute.AppendFrame(nil, &resp), false)
 	return true
 }
@@ -411,7 +421,7 @@ func (c *conn) handle(body []byte) bool {
 		if h.Type == jute.OpAuth || h.Type == jute.OpSasl {
 			return false // an auth or SASL packet that does not decode closes the connection
 		}
-		zxid := c.srv.zk.LastZxid()
+		zxid := c.lastZxid()
 		c.enqueue(jute.AppendFrame(nil, &jute.ReplyHeader{Xid: h.Xid, Zxid: zxid, Err: jute.ErrMarshallingError}), false)
 		c.answered(h, zxid, true, start)
 		return true
@@ -496,7 +506,7 @@ func (c *conn) multiRead(reads []*zkmem.Request) zkmem.Response {
 			out.Results[i] = jute.MultiResult{Type: jute.OpGetData, Rec: &jute.GetDataResponse{Data: r.Data, Stat: fromStat(r.Stat)}}
 		}
 	}
-	zxid := c.srv.zk.LastZxid() // an empty multiRead
+	zxid := c.lastZxid() // an empty multiRead
 	if len(reads) > 0 {
 		zxid = c.cur.collected[len(reads)-1].Zxid
 	}

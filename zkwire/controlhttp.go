@@ -84,6 +84,13 @@ var controlRoutes = []struct{ method, path, does string }{
 	{"POST", "/sessions/{id}/delay?for=500ms", "replies and notifications held that long from now"},
 	{"POST", "/reset", "every session ends, the tree is emptied: a clean server, same address"},
 	{"POST", "/restart?down=2s", "every connection drops, new ones are refused that long; same tree and sessions after"},
+	{"GET", "/servers", "an ensemble's members (-servers N) as JSON: id (1 to N), role, applied zxid, pending, lagging, sessions"},
+	{"POST", "/servers/{n}/lag", "member n stops applying commits: its clients read stale data, their writes and syncs wait"},
+	{"POST", "/servers/{n}/catch-up", "member n applies every commit it missed, and keeps up"},
+	{"POST", "/servers/{n}/crash", "member n stops: its clients move on, its port closes every connection; a leader is elected if it led"},
+	{"POST", "/servers/{n}/restart", "member n starts again, catches up and serves"},
+	{"POST", "/servers/{n}/isolate", "member n is cut off from the others: it serves read-only clients (-readonlymode.enabled) or none"},
+	{"POST", "/servers/{n}/heal", "member n rejoins the others, drops its read-only clients and catches up"},
 }
 
 // ControlRoutes returns the control endpoint's routes, one a line, as
@@ -157,6 +164,7 @@ func (s *Server) ControlHandler() http.Handler {
 			fmt.Fprintln(w, "ok")
 		}
 	})
+	s.memberRoutes(mux)
 	mux.HandleFunc("POST /restart", func(w http.ResponseWriter, r *http.Request) {
 		if !onlyParams(w, r, "down") {
 			return

@@ -32,6 +32,23 @@
 // does. Session passwords are keyed by a secret of the zkmem server (see
 // zkmem.Server.SetSessionSecret), not derivable from the ids that GET
 // /sessions, cons and dump show.
+// # Ensembles
+//
+// [NewEnsemble] fronts a zkmem.Ensemble with one port per member
+// ([Server.ServeMember]; [NewTestEnsemble] starts one on loopback): a
+// session is attached to the member whose port its connection came to,
+// reads from that member's applied state, and moves with its client to
+// another port, keeping its ephemerals (the client sends setWatches). The
+// handshake refuses as ZooKeeper 3.8's processConnectRequest does, by
+// closing the connection unanswered: a member in read-only mode refuses a
+// client that did not send readOnly=true (and tells one that did, in the
+// ConnectResponse's readOnly flag), a member behind the client's last zxid
+// refuses it, a member with no leader refuses everybody, and a crashed
+// member's port closes what it accepts. [Server.ControlMember] lags,
+// crashes, isolates a member and back, electing a leader at once as a
+// real ensemble elects one by itself; srvr, stat, mntr and isro answer
+// per member (Mode: leader, follower, observer, read-only).
+//
 // # Authentication
 //
 // addAuth (digest, ip) and SASL (op 102, after the handshake) run in zkmem
@@ -76,6 +93,8 @@
 //	POST /sessions/{id}/delay?for=500ms -> replies and notifications held that long from now
 //	POST /reset                      -> every session ends, the tree is emptied ([Server.Reset])
 //	POST /restart?down=2s            -> connections dropped and refused that long ([Server.Restart])
+//	GET  /servers                    -> an ensemble's members as JSON ([Server.Members]), by myid from 1
+//	POST /servers/{n}/ACTION         -> lag, catch-up, crash, restart, isolate, heal member n ([Server.ControlMember])
 //
 // {id} is decimal or 0x-hex; NAME is ZooKeeper's op name ("create",
 // "getData", "multi"...; "create2", "getChildren2" and the like name the
@@ -126,7 +145,11 @@
 //     without consuming a zxid (a real server writes an error transaction
 //     for some). reconfig is answered as by a standalone server, with a
 //     zxid: ReconfigDisabled, or Unimplemented when
-//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled).
+//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled),
+//     an ensemble's members too: a real 3.8 ensemble's leader checks the
+//     request (BadVersion, BadArguments, NewConfigNoQuorum), answers
+//     NoAuth to a client without WRITE on /zookeeper/config (world has
+//     READ only; super passes), and changes its membership.
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's

@@ -46,6 +46,7 @@ func (s *Server) NewFrameConn(out FrameOut) *FrameConn {
 		seq:    connSeq.Add(1),
 		remote: "frames",
 		from:   zkmem.DefaultClientAddr,
+		member: -1,
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),

@@ -60,6 +60,7 @@ var ErrServerClosed = errors.New("zkwire: server closed")
 // Server serves a zkmem.Server over ZooKeeper's client protocol.
 type Server struct {
 	zk    *zkmem.Server
+	ens   *zkmem.Ensemble // the ensemble zk is the server of, for NewEnsemble; else nil
 	opts  Options
 	start time.Time
 	words map[string]bool
@@ -72,6 +73,10 @@ type Server struct {
 	sessions  map[int64]*session
 	downUntil time.Time // Restart: connections are refused until then
 	wg        sync.WaitGroup
+
+	// leaderSince is when the ensemble's leader began to lead (mntr's
+	// zk_leader_uptime); guarded by mu.
+	leaderSince time.Time
 
 	ledger ledger   // what GET /sessions reports
 	events eventLog // what GET /events reports
@@ -111,7 +116,10 @@ func (s *Server) ZK() *zkmem.Server { return s.zk }
 // Serve accepts connections on ln until Close, serving each on its own
 // goroutines. It closes ln when it returns, and returns ErrServerClosed
 // after Close.
-func (s *Server) Serve(ln net.Listener) error {
+func (s *Server) Serve(ln net.Listener) error { return s.serve(ln, -1) }
+
+// serve is Serve, for the port of ensemble member i (-1: the server's).
+func (s *Server) serve(ln net.Listener, member int) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -142,19 +150,21 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		s.serveConn(nc)
+		s.serveConn(nc, member)
 	}
 }
 
 // ServeConn serves one connection already accepted, such as one end of a
 // net.Pipe. It returns at once; the connection is served on its own
 // goroutines until it closes or the server does.
-func (s *Server) ServeConn(nc net.Conn) { s.serveConn(nc) }
+func (s *Server) ServeConn(nc net.Conn) { s.serveConn(nc, -1) }
 
-func (s *Server) serveConn(nc net.Conn) {
+func (s *Server) serveConn(nc net.Conn, member int) {
 	c := newConn(s, nc)
+	c.member = member
+	down := member >= 0 && s.ens.Role(member) == zkmem.RoleDown
 	s.mu.Lock()
-	if s.closed || time.Now().Before(s.downUntil) {
+	if s.closed || time.Now().Before(s.downUntil) || down {
 		s.mu.Unlock()
 		nc.Close()
 		return

@@ -112,4 +112,13 @@
 // positive whole number of milliseconds, an address in use) is reported
 // naming the flag, before anything is printed, with exit status 2.
 // SIGINT and SIGTERM end it promptly, whatever faults are armed.
+//
+// zksim serve -servers 3 serves an ensemble instead: three members on
+// -addr's port and the two after it (free ports with port 0), printed
+// first as "server 1 listening on ADDR" to "server 3 ...", then the control
+// URL. A session belongs to the member its connection reached and reads
+// its applied state; GET /servers reports the members (by myid, 1 to 3)
+// and POST /servers/{n}/lag, catch-up, crash, restart, isolate and heal
+// control member n; -readonlymode.enabled lets an isolated member serve
+// read-only clients, and -observers K makes the last K members observers.
 package main

@@ -44,8 +44,9 @@ func serveMain(args []string) int {
 type usageError struct{ error }
 
 // serve parses the flags of "zksim serve", listens, prints the address
-// ("listening on HOST:PORT") and the control URL ("control on URL") and
-// serves until ctx is done.
+// ("listening on HOST:PORT"; with -servers N, "server I listening on
+// HOST:PORT" for each member I from 1 to N) and the control URL ("control
+// on URL") and serves until ctx is done.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zksim serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -61,6 +62,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled")
 	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
 	auth := registerAuthFlags(fs)
+	servers := fs.Int("servers", 1, "members: N > 1 serves an ensemble of N on N ports, -addr's port and the ones after it (free ports if it is 0)")
+	observers := fs.Int("observers", 0, "with -servers N, how many of the members, the last ones, are observers: they serve and apply commits but do not vote")
+	readOnly := fs.Bool("readonlymode.enabled", false, "readonlymode.enabled: with -servers N, a member cut off from the quorum serves the clients that allow read-only mode")
 	words := fs.String("4lw.commands.whitelist", "ruok,srvr,stat,mntr,cons,dump,envi,conf,isro", "four-letter words answered, comma-separated")
 	printUsage := func(w io.Writer) {
 		fs.SetOutput(w)
@@ -74,7 +78,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			"SASL: with -jaas or -saslUser, clients authenticate with DIGEST-MD5 (kazoo's\n"+
 			"sasl_options, Curator and the Java client with a JAAS Client section) as\n"+
 			"sasl:NAME, which ACLs of the sasl scheme name; a wrong password is answered\n"+
-			"AuthFailed and the connection closes.\n\nflags:\n")
+			"AuthFailed and the connection closes.\n\n"+
+			"Ensembles: with -servers N, N members (myid 1 to N, the last leading) share\n"+
+			"one history; it prints \"server N listening on ADDR\" for each, then the control\n"+
+			"URL. A session reads from the member it connected to, which may lag the\n"+
+			"leader; the /servers routes lag, crash, isolate a member and back.\n\nflags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(w, "\ncontrol endpoint (-control; {id} decimal or 0x-hex):\n%s", zkwire.ControlRoutes())
 	}
@@ -109,36 +117,57 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		SASLUsers:              saslUsers,
 		SuperDigest:            superDigest,
 	}
-	if err := checkServeFlags(zkOpts, *maxBuf); err != nil {
-		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
-		return usageError{err}
+	err = checkServeFlags(zkOpts, *maxBuf)
+	if err == nil {
+		err = checkEnsembleFlags(*servers, *observers, *readOnly)
 	}
-	ln, cln, err := listenServe(*addr, *controlAddr, *controlRemote)
 	if err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
 		return usageError{err}
 	}
-	zk := zkmem.NewServer(zkOpts)
-	defer zk.Close()
+	lns, cln, err := listenServe(*addr, *controlAddr, *controlRemote, *servers)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return usageError{err}
+	}
 	var list []string
 	for _, w := range strings.Split(*words, ",") {
 		if w = strings.TrimSpace(w); w != "" {
 			list = append(list, w)
 		}
 	}
-	srv := zkwire.New(zk, zkwire.Options{
+	wopts := zkwire.Options{
 		MaxBuffer:       *maxBuf,
 		FourLetterWords: list,
-		ClientPort:      ln.Addr().(*net.TCPAddr).Port,
 		Logf:            serveLog(*verbose, stderr),
-	})
-	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
+	}
+	var srv *zkwire.Server
+	errc := make(chan error, len(lns))
+	if len(lns) == 1 {
+		zk := zkmem.NewServer(zkOpts)
+		defer zk.Close()
+		wopts.ClientPort = lns[0].Addr().(*net.TCPAddr).Port
+		srv = zkwire.New(zk, wopts)
+		fmt.Fprintf(stdout, "listening on %s\n", lns[0].Addr())
+	} else {
+		ens := zkmem.NewEnsemble(len(lns), zkmem.EnsembleOptions{Options: zkOpts, ReadOnly: *readOnly, Observers: *observers})
+		defer ens.Close()
+		srv = zkwire.NewEnsemble(ens, wopts) // conf reports each member's own port
+		for i, ln := range lns {
+			fmt.Fprintf(stdout, "server %d listening on %s\n", i+1, ln.Addr())
+		}
+	}
 	if cln != nil {
 		fmt.Fprintf(stdout, "control on http://%s\n", cln.Addr())
 		go srv.ServeControl(cln)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	for i, ln := range lns {
+		if len(lns) == 1 {
+			go func() { errc <- srv.Serve(ln) }()
+		} else {
+			go func() { errc <- srv.ServeMember(i, ln) }()
+		}
+	}
 	select {
 	case <-ctx.Done():
 		err = nil

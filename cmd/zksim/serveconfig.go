@@ -6,6 +6,7 @@ import (
 	"log"
 	"math"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/zksim/zksim/zkmem"
@@ -63,30 +64,82 @@ func wholeMillis(name string, d time.Duration, zeroOK bool) error {
 	return nil
 }
 
-// listenServe listens on the -addr and -control addresses (control "" for
-// none), and refuses a control address that is not loopback unless
+// listenServe listens on the -addr address, and the ports after it for
+// the other members of an ensemble (see listenMembers), and on the
+// -control address (control "" for none), and refuses a control address that is not loopback unless
 // allowRemote (-controlAllowRemote): the control endpoint expires sessions
 // for whoever reaches it. On error it names the flag and closes what it
 // opened.
-func listenServe(addr, control string, allowRemote bool) (ln, cln net.Listener, err error) {
-	ln, err = net.Listen("tcp", addr)
+func listenServe(addr, control string, allowRemote bool, members int) (lns []net.Listener, cln net.Listener, err error) {
+	lns, err = listenMembers(addr, members)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-addr %s: %w", addr, err)
+		return nil, nil, err
+	}
+	closeAll := func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
 	}
 	if control == "" {
-		return ln, nil, nil
+		return lns, nil, nil
 	}
 	cln, err = net.Listen("tcp", control)
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return nil, nil, fmt.Errorf("-control %s: %w", control, err)
 	}
 	if ip := cln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && !allowRemote {
-		ln.Close()
+		closeAll()
 		cln.Close()
 		return nil, nil, fmt.Errorf("-control %s: listens on %v, not a loopback address: anyone who reaches it can expire sessions; add -controlAllowRemote to allow it", control, ip)
 	}
-	return ln, cln, nil
+	return lns, cln, nil
+}
+
+// listenMembers listens on addr for the first of n members, and for each
+// next one on the port after the previous one's, or on a free port if
+// addr's port is 0.
+func listenMembers(addr string, n int) ([]net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-addr %s: %w", addr, err)
+	}
+	lns := []net.Listener{ln}
+	first := ln.Addr().(*net.TCPAddr)
+	host, port, _ := net.SplitHostPort(addr)
+	for i := 1; i < n; i++ {
+		next := net.JoinHostPort(host, "0")
+		if port != "0" {
+			next = net.JoinHostPort(host, strconv.Itoa(first.Port+i))
+		}
+		ln, err := net.Listen("tcp", next)
+		if err != nil {
+			for _, ln := range lns {
+				ln.Close()
+			}
+			return nil, fmt.Errorf("-addr %s: member %d of -servers %d: %w", addr, i+1, n, err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
+}
+
+// maxServers bounds -servers: ZooKeeper's server ids go up to 254.
+const maxServers = 254
+
+// checkEnsembleFlags checks -servers, -observers and
+// -readonlymode.enabled.
+func checkEnsembleFlags(servers, observers int, readOnly bool) error {
+	if servers < 1 || servers > maxServers {
+		return fmt.Errorf("-servers %d: the number of members must be between 1 and %d", servers, maxServers)
+	}
+	if observers < 0 || observers > 0 && observers >= servers {
+		return fmt.Errorf("-observers %d: of -servers %d, at least one member must vote", observers, servers)
+	}
+	if readOnly && servers == 1 {
+		return fmt.Errorf("-readonlymode.enabled without -servers N (N > 1): a standalone server has no quorum to lose")
+	}
+	return nil
 }
 
 // serveLog is zkwire's Logf for -v: a line on w per event, timestamped;

@@ -45,6 +45,13 @@ func TestServeBadConfiguration(t *testing.T) {
 		{[]string{"-control", busy.Addr().String()}, "-control"},
 		{[]string{"-control", "0.0.0.0:0"}, "-control"},
 		{[]string{"-control", ":0"}, "-control"},
+		{[]string{"-servers", "0"}, "-servers"},
+		{[]string{"-servers", "255"}, "-servers"},
+		{[]string{"-readonlymode.enabled"}, "-readonlymode.enabled"},
+		{[]string{"-servers", "3", "-observers", "3"}, "-observers"},
+		{[]string{"-observers", "1"}, "-observers"},
+		{[]string{"-servers", "3", "-observers", "-1"}, "-observers"},
+		{[]string{"-servers", "3", "-addr", busy.Addr().String()}, "-addr"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
