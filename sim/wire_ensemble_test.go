@@ -174,3 +174,41 @@ func TestZKClientOnEnsemble(t *testing.T) {
 	require.NotZero(t, waited, "no sync waited for its member")
 	require.NotZero(t, refused, "no member refused a client that had seen more")
 }
+
+// TestReplayZKClientsOnEnsemble: go-zookeeper clients taking zk.Lock beside
+// native clients taking recipes/lock on a 3-member ensemble, under the
+// whole fault mix (the ensemble's faults included), replay their traces
+// byte for byte; the ensemble's faults reach the go-zookeeper clients
+// (frames that wait for a lagging member, refused handshakes, moves).
+func TestReplayZKClientsOnEnsemble(t *testing.T) {
+	seeds := 30
+	if testing.Short() {
+		seeds = 10
+	}
+	kinds := []string{"fault Lag(", "fault Crash(", "fault Isolate(", "-> waits for its member",
+		"-> refused: ", "elected leader", "on m0", "on m1", "on m2", "apply setWatches"}
+	struck := map[string]int{}
+	locks := 0
+	for seed := range uint64(seeds) {
+		first, n := runZKLockWorldOn(t, seed, 3, 3, 2)
+		second, _ := runZKLockWorldOn(t, seed, 3, 3, 2)
+		if first != second {
+			t.Fatalf("seed %d: traces differ:\n%s", seed, firstDifference(first, second))
+		}
+		locks += n
+		for _, k := range kinds {
+			if strings.Contains(first, k) {
+				struck[k]++
+			}
+		}
+	}
+	for _, k := range kinds {
+		if struck[k] == 0 {
+			t.Errorf("no run of %d had %q", seeds, k)
+		}
+	}
+	if locks < seeds {
+		t.Errorf("only %d zk.Locks taken in %d runs", locks, seeds)
+	}
+	t.Logf("%d seeds x 2 runs: identical traces; zk.Locks taken %d; runs struck: %v", seeds, locks, struck)
+}
