@@ -536,9 +536,12 @@ func (w *World) lagWait(members int) bool {
 		if k > members {
 			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, members+1))
 		}
+		if k == members {
+			return true // the step lets time pass: nothing picked for the next
+		}
 		if k >= 0 {
 			w.ens.choice = k
-			return k == members
+			return false
 		}
 		w.ens.choice = -2 // left to the seed: not asked again
 	}
