@@ -212,3 +212,47 @@ func TestReplayZKClientsOnEnsemble(t *testing.T) {
 	}
 	t.Logf("%d seeds x 2 runs: identical traces; zk.Locks taken %d; runs struck: %v", seeds, locks, struck)
 }
+
+// TestZKWriteWaitingForItsMemberWhenTheConnectionDrops: a go-zookeeper
+// client's create waits for its lagging member; its connection is cut
+// meanwhile: the create fails with a connection loss (it was committed all
+// the same), the client reconnects to its session and finds the node.
+func TestZKWriteWaitingForItsMemberWhenTheConnectionDrops(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 3, Members: 3, Server: zkmemOptions()}, func(t *testing.T, w *sim.World) {
+		zc, _, err := w.ConnectZK()
+		require.NoError(t, err)
+		require.NoError(t, w.Run(func() bool { return w.Member(0) >= 0 }))
+		m := w.Member(0)
+		require.NoError(t, w.Inject(faults.Lag(m)))
+		var createErr atomic.Value
+		var done atomic.Bool
+		w.Go(func(context.Context) {
+			_, err := zc.Create("/p", nil, 0, zk.WorldACL(zk.PermAll))
+			createErr.Store(fmtErr(err))
+			done.Store(true)
+		})
+		require.NoError(t, w.Run(func() bool {
+			return strings.Contains(w.TraceString(), "c0 apply create /p -> waits for its member")
+		}))
+		require.NoError(t, w.Inject(faults.Disconnect(0, 0)))
+		require.NoError(t, w.Run(done.Load))
+		require.Equal(t, fmtErr(zk.ErrConnectionClosed), createErr.Load())
+		require.Contains(t, w.TraceString(), "c0 answer create /p -> no reply")
+		var exists atomic.Bool
+		done.Store(false)
+		w.Go(func(context.Context) {
+			ok, _, err := zc.Exists("/p")
+			exists.Store(ok && err == nil)
+			done.Store(true)
+		})
+		require.NoError(t, w.Run(done.Load))
+		require.True(t, exists.Load(), "the create was committed before the connection dropped")
+	})
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
