@@ -136,8 +136,7 @@
 // replies (they leave when the member applies them); a member that fell
 // behind does not see SetNextSequence until the next change of that node.
 // A wire transport's sessions (Server.OpenSession) are connected to the
-// leader, unless the transport moves them to the member its client reached
-// (Ensemble.MoveSession, as the simulator does).
+// leader.
 //
 // # Determinism
 //
