@@ -28,7 +28,7 @@ type Conn struct {
 	timeoutMs atomic.Int32  // negotiated session timeout
 	finished  atomic.Bool   // expired or closed: the dialer refuses to reconnect
 	loopDone  chan struct{} // closed when go-zookeeper's connection loop has ended
-	connected chan struct{} // closed at the first StateConnected
+	connected chan struct{} // closed at the first StateConnected (or StateConnectedReadOnly)
 	expiredCh chan struct{} // closed when the session is seen to expire
 	closedCh  chan struct{} // closed by Close, before it waits for anything
 

@@ -21,8 +21,13 @@ import (
 // go-zookeeper's states map as follows: StateConnecting to StateConnecting;
 // StateHasSession (session granted or re-established) to StateConnected;
 // StateDisconnected to StateDisconnected; StateExpired to StateExpired;
-// StateAuthFailed to StateAuthFailed. Its StateConnected (TCP connected,
-// no session yet) has no zksim counterpart and is dropped.
+// StateAuthFailed to StateAuthFailed; StateConnectedReadOnly (a session on
+// a server in read-only mode) to StateConnectedReadOnly, which, as
+// StateConnected does, ends Connect's wait. Its StateConnected (TCP
+// connected, no session yet) has no zksim counterpart and is dropped.
+// go-zookeeper v1.0.4 never asks a server for read-only mode, so it never
+// reports StateConnectedReadOnly itself; the mapping is there for a client
+// that does.
 func (c *Conn) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		if ev.Type > 0 {
@@ -42,6 +47,8 @@ func (c *Conn) onEvent(ev zk.Event) {
 		st = zksim.StateExpired
 	case zk.StateAuthFailed:
 		st = zksim.StateAuthFailed
+	case zk.StateConnectedReadOnly:
+		st = zksim.StateConnectedReadOnly
 	default:
 		return
 	}
@@ -52,7 +59,7 @@ func (c *Conn) onEvent(ev zk.Event) {
 		return
 	}
 	switch st {
-	case zksim.StateConnected:
+	case zksim.StateConnected, zksim.StateConnectedReadOnly:
 		if c.sessionID.Load() == 0 {
 			// The connect response, read before this event, named it.
 			c.sessionID.Store(c.grantedID.Load())

@@ -51,7 +51,8 @@
 // [Workload.Run] runs it on Conns connected however the caller likes (a
 // standalone server, each member of an ensemble, the simulator's
 // clients); [Workload.Client] is one client's body, for the simulator's
-// World.Go.
+// World.Go. [Workload.Behind] tells the workload which clients' servers
+// lag, so that they sync and read where a sync has work to do.
 //
 //	rec := history.NewRecorder(nil)
 //	wl := history.Workload{Root: "/h", Paths: 3, Ops: 50, Seed: 1}

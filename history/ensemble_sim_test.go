@@ -31,8 +31,9 @@ const ensembleSeedsEnv = "HISTORY_ENSEMBLE_SEEDS"
 // TestSimEnsembleHistories checks the histories of random workloads of 4
 // clients on a simulated 3-member ensemble under the fault mix, the
 // ensemble's faults included (a lagging follower and its stale reads, a
-// member crashed or isolated, the leader failing on a write): every one
-// must pass. HISTORY_ENSEMBLE_SEEDS sets how many (default 100).
+// member crashed or isolated, the leader failing on a write), clients of
+// a lagging member syncing and reading every path (Workload.Behind): every
+// one must pass. HISTORY_ENSEMBLE_SEEDS sets how many (default 100).
 func TestSimEnsembleHistories(t *testing.T) {
 	n := 100
 	if s, ok := os.LookupEnv(ensembleSeedsEnv); ok {
@@ -49,7 +50,7 @@ func TestSimEnsembleHistories(t *testing.T) {
 	kinds := []string{"fault Lag(", "waits for its member", "fault Crash(", "fault Isolate(", "the leader failed on this write", "elected leader"}
 	for seed := range uint64(n) {
 		var w *sim.World
-		o := simOpts{seed: seed, clients: 4, paths: 3, ops: 15, members: 3, policy: ensemblePolicy,
+		o := simOpts{seed: seed, clients: 4, paths: 3, ops: 15, members: 3, policy: ensemblePolicy, behind: true,
 			prepare: func(sw *sim.World) func(*zkmem.Request) { w = sw; return nil }}
 		h, err := simRunOpts(t, o)
 		if err != nil {

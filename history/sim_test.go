@@ -45,6 +45,7 @@ type simOpts struct {
 	members    int               // sim.Config.Members: 3 runs on a 3-member ensemble
 	policy     func() sim.Policy // the fault policy, instead of the mix
 	noCheck    bool              // leave the check to the caller
+	behind     bool              // Workload.Behind: sync-then-read on clients of lagging members
 	// prepare, if set, runs in the bubble before the clients start; it
 	// returns a function told of every request the server applies.
 	prepare func(w *sim.World) func(r *zkmem.Request)
@@ -88,6 +89,9 @@ func simRunOpts(t *testing.T, o simOpts) ([]history.Op, error) {
 		}
 		rec := history.NewRecorder(&clock)
 		wl := history.Workload{Root: "/h", Paths: o.paths, Ops: o.ops, Seed: seed, Think: 20 * time.Millisecond, Timeout: 5 * time.Second}
+		if o.behind {
+			wl.Behind = func(i int) bool { m := w.Member(i); return m >= 0 && w.Lagging(m) }
+		}
 		var done atomic.Int32
 		for i := range clients {
 			conn := zksim.Conn(w.Conn(i))

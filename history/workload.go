@@ -32,6 +32,15 @@ type Workload struct {
 	// Timeout bounds each operation (default 10s); an operation that runs
 	// out is recorded with an Unknown outcome.
 	Timeout time.Duration
+	// Behind, if set, reports whether client i's server is behind the
+	// leader (on an ensemble, a member that has not applied every commit;
+	// in the simulator, sim.World.Member and zkmem.Ensemble.Pending tell).
+	// A client that is behind makes its next operation a sync of a path
+	// followed by a read of every path: the reads a lagging member must
+	// serve fresh, drawn where they test something (a sync on a member
+	// that keeps up returns at once, whether it is right or not).
+	// It is called from the client's goroutine, before each operation.
+	Behind func(i int) bool
 }
 
 func (wl Workload) withDefaults() Workload {
@@ -142,6 +151,9 @@ func (c *wlClient) step(ctx context.Context, n int) error {
 	ctx, cancel := context.WithTimeout(ctx, c.wl.Timeout)
 	defer cancel()
 	p := path.Join(c.wl.Root, fmt.Sprintf("k%d", c.rng.IntN(c.wl.Paths)))
+	if c.wl.Behind != nil && c.wl.Behind(c.id) {
+		return c.syncRead(ctx, p)
+	}
 	data := fmt.Appendf(nil, "c%d-%d", c.id, n)
 	var err error
 	switch r := c.rng.IntN(100); {
@@ -167,4 +179,23 @@ func (c *wlClient) step(ctx context.Context, n int) error {
 		_, err = c.conn.Sync(ctx, p)
 	}
 	return err
+}
+
+// syncRead syncs p, then reads every path (unless the sync failed): a
+// sync brings the client's server up to date on all of them.
+func (c *wlClient) syncRead(ctx context.Context, p string) error {
+	if _, err := c.conn.Sync(ctx, p); err != nil {
+		return err
+	}
+	for k := range c.wl.Paths {
+		q := path.Join(c.wl.Root, fmt.Sprintf("k%d", k))
+		_, st, err := c.conn.Get(ctx, q)
+		switch {
+		case err == nil:
+			c.versions[q] = st.Version
+		case !errors.Is(err, zksim.ErrNoNode):
+			return err
+		}
+	}
+	return nil
 }

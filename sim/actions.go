@@ -20,6 +20,10 @@ func (w *World) admit(s *session) {
 		w.refresh(s)
 		return
 	}
+	if w.discardHeld(s, req) {
+		w.refresh(s)
+		return
+	}
 	if req.wire != nil && req.wire.hangup {
 		w.hangupWire(s, req)
 		w.refresh(s)

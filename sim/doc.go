@@ -152,8 +152,9 @@
 //
 // To keep a seed's trace byte for byte, the World takes out what would
 // otherwise decide a run in go-zookeeper: its server shuffle and DNS lookup
-// (one address, a host provider behaving as DNSHostProvider does with one
-// address); its GUIDs (crypto/rand, seeded by [Test]; the trace names
+// (one address on a standalone server, every member's in the client's
+// drawn order on an ensemble, and a host provider behaving as
+// DNSHostProvider does with them); its GUIDs (crypto/rand, seeded by [Test]; the trace names
 // 32-hex-digit GUIDs as it names UUIDs; goroutines started with
 // [World.Go], which waits until each blocks, draw them in a fixed order);
 // its setWatches lists in map order (the server gets them sorted); and its
@@ -205,6 +206,25 @@
 // this draws from the seed unless Members is set. Package zksim/faults
 // has these faults as rows of its catalogue, which Swarm and Mix draw on
 // an ensemble only.
+//
+// A go-zookeeper client ([World.ConnectZK]) on an ensemble is given every
+// member's address ("m2.zksim:2181"), in its drawn order, and each
+// connection it dials reaches one member, which treats it as a ZooKeeper
+// 3.8 server does: a crashed member refuses the dial ("c1 dial m0 ->
+// refused: down"); one that serves nobody (an election, cut off from the
+// quorum) or has not applied the last zxid the client saw closes the
+// connection at the handshake ("c1 apply connect #3 session 0x... ->
+// refused: m2 applied zxid 5, the client saw 9"), and go-zookeeper goes on
+// to its next address, waiting a second after a whole round; one that
+// takes it serves its session ("-> session 0x... timeout 10s on m1"):
+// reads from its state, writes and syncs waiting for it, watches fired as
+// it applies. Losing its member closes the connection, and go-zookeeper
+// resumes the session elsewhere, ephemerals kept, watches sent again with
+// setWatches. A frame that waits for its member holds its connection's
+// later frames behind it (a server's pipeline holds a session's requests
+// behind its pending ones), and the session is not expired meanwhile, nor
+// while there is no leader. go-zookeeper never asks for read-only mode, so
+// a member in read-only mode refuses it.
 //
 // # Cost model
 //

@@ -27,10 +27,6 @@ const electionDelay = 500 * time.Millisecond
 // standalone server (Config.Members below 2).
 var ErrNotEnsemble = errors.New("sim: the World is not an ensemble (Config.Members < 2)")
 
-// ErrZKOnEnsemble is returned by World.ConnectZK on a World over an
-// ensemble: go-zookeeper clients are not simulated there yet.
-var ErrZKOnEnsemble = errors.New("sim: go-zookeeper clients (ConnectZK) are not supported on an ensemble (Config.Members > 1)")
-
 // ensState is the scheduler's record of the ensemble.
 type ensState struct {
 	e        *zkmem.Ensemble
@@ -119,10 +115,14 @@ func (w *World) Lagging(m int) bool { return w.ens != nil && w.ens.lagging[m] }
 // Member returns the member client i's session is connected to, or -1
 // (disconnected, or a standalone server).
 func (w *World) Member(i int) int {
-	if w.ens == nil || w.sessions[i].zc == nil {
+	s := w.sessions[i]
+	if w.ens == nil || s.zc == nil && (s.wire == nil || s.wire.sid == 0) {
 		return -1
 	}
-	return w.memberOf()[w.sessions[i].zc.SessionID()]
+	if m, ok := w.memberOf()[s.sid()]; ok {
+		return m
+	}
+	return -1
 }
 
 // memberOf maps the connected sessions to their member.
@@ -235,14 +235,7 @@ func (w *World) executeEnsemble(s *session, req *request) bool {
 		es.parked = append(es.parked, p)
 		w.stepf("%s apply %s %s%s -> waits for its member", s.name, req.name, req.desc.Path, req.watchMark())
 	}
-	if es.failing {
-		if es.e.Leader() < 0 {
-			es.failing = false
-			w.notef("the leader failed on this write")
-			w.strikeAll("Failover")
-		}
-		w.ensReconcile(snap)
-	}
+	w.afterFailing(snap)
 	return true
 }
 
@@ -299,7 +292,11 @@ func (w *World) collectParked() {
 	for _, p := range es.parked {
 		select {
 		case <-p.done:
-			w.answer(p, true)
+			if p.req.wire != nil {
+				w.unparkWire(p)
+			} else {
+				w.answer(p, true)
+			}
 		default:
 			kept = append(kept, p)
 		}
@@ -330,7 +327,7 @@ func (w *World) endParked() {
 	synctest.Wait()
 	for _, p := range w.ens.parked {
 		<-p.done
-		if !p.req.ended {
+		if p.req.wire == nil && !p.req.ended {
 			p.req.res = result{err: zksim.ErrClosing}
 			p.req.finish()
 		}
@@ -415,11 +412,11 @@ func (w *World) strikeAll(fault string) {
 func (w *World) strikeMember(m int, fault string) {
 	ids := w.ens.e.Sessions(m)
 	for _, s := range w.sessions {
-		if s.zc == nil {
+		if s.zc == nil && s.wire == nil {
 			continue
 		}
 		for _, id := range ids {
-			if id == s.zc.SessionID() {
+			if id == s.sid() {
 				w.coverStrike(s, fault)
 			}
 		}
@@ -452,6 +449,11 @@ func (w *World) elect() {
 		return
 	}
 	w.syncLag(-1)
+	for _, s := range w.sessions {
+		if s.wire != nil {
+			s.wire.heardAt = w.now // a new leader's fresh timeout
+		}
+	}
 	w.stepf("m%d elected leader", leader)
 	w.ensReconcile(snap)
 }
@@ -534,9 +536,12 @@ func (w *World) lagWait(members int) bool {
 		if k > members {
 			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, members+1))
 		}
+		if k == members {
+			return true // the step lets time pass: nothing picked for the next
+		}
 		if k >= 0 {
 			w.ens.choice = k
-			return k == members
+			return false
 		}
 		w.ens.choice = -2 // left to the seed: not asked again
 	}

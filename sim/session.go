@@ -146,5 +146,5 @@ func (w *World) refresh(s *session) {
 	}
 	n := s.fifoLen()
 	w.deliver.set(s.idx, n > 0 && !s.paused && w.now >= s.delayedUntil)
-	w.applyOK.set(s.idx, s.pending.len() > 0 && !s.paused && s.inService == nil)
+	w.applyOK.set(s.idx, s.pending.len() > 0 && !s.paused && s.inService == nil && !s.wireHeld())
 }

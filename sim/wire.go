@@ -24,7 +24,8 @@ import (
 // answer, the close of the connection) goes into the session's FIFO and
 // reaches the client's reads when the scheduler delivers it.
 
-// wireAddr is the one server address every go-zookeeper client is given.
+// wireAddr is the one server address every go-zookeeper client is given
+// on a standalone server (an ensemble's members have theirs: memberAddr).
 const wireAddr = "zksim:2181"
 
 // wireClient is the scheduler's record of a go-zookeeper client.
@@ -37,13 +38,16 @@ type wireClient struct {
 	timeout  time.Duration // its negotiated timeout
 	heardAt  time.Duration // when the server last heard from the client
 	checking bool          // an expiry check is on the timeline
-	serving  *request      // the frame being applied
+	serving  *request      // the frame being applied (or waiting for its member)
+	parked   *parked       // the frame waiting for its member, on an ensemble
+	addrs    []string      // the server list it was given, in its order
 	// spare is the record of a frame whose reply was delivered, for the
 	// client's next frame; guarded by w.mu.
 	spare *wireFrame
 
 	// Guarded by w.mu: set by the scheduler, read by the client's dialer.
 	dials       int           // connections dialled so far
+	dialDown    bool          // the next dial reaches a crashed member: refused
 	refuse      bool          // dials fail until Reconnect
 	refuseUntil time.Duration // dials fail until then
 	pipes       []*pipe       // connections the client may still use
@@ -58,6 +62,8 @@ type wireReq struct {
 	hangup  bool          // not a frame: the client closed the connection
 	gate    chan struct{} // not a frame: the client is about to dial
 	sid     int64         // the handshake: the session asked for
+	seen    int64         // the handshake: the last zxid the client saw
+	dialTo  string        // a dial: the member it reaches ("m2"), on an ensemble
 	replied bool
 	resp    zkmem.Response // the reply, as the reply hook saw it
 	rec     *wireFrame     // the record it is part of, nil for what is not a frame
@@ -86,39 +92,41 @@ const (
 // trace cover it as they cover a native Conn. The client is named after
 // its index, as native clients are, and shares the World with them.
 //
-// The client is given one server address and asks for
-// Config.SessionTimeout; it connects (and, after a fault, reconnects)
-// by itself, as go-zookeeper does: its requests wait until then. opts are
-// go-zookeeper's options (zk.WithEventCallback, zk.WithLogger, ...), applied
-// after the World's own: a dialer, a host provider with DNSHostProvider's
-// behaviour for one server (so a reconnection waits a second, as it would),
-// and a logger that discards. Call it from the World's goroutine. Close
-// closes the client (World.Close does for every client still open).
+// The client is given one server address (on an ensemble, every member's,
+// in an order drawn from the seed as for a native client: see
+// ensembleZK) and asks for Config.SessionTimeout; it connects (and, after
+// a fault, reconnects) by itself, as go-zookeeper does: its requests wait
+// until then. opts are go-zookeeper's options (zk.WithEventCallback,
+// zk.WithLogger, ...), applied after the World's own: a dialer, a host
+// provider with DNSHostProvider's behaviour for its list (so a
+// reconnection to a one-server list waits a second, as it would), and a
+// logger that discards. Call it from the World's goroutine. Close closes
+// the client (World.Close does for every client still open).
 func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, error) {
 	if w.isClosed() {
 		return nil, nil, ErrClosed
-	}
-	if w.ens != nil {
-		return nil, nil, ErrZKOnEnsemble
 	}
 	if w.wsrv == nil {
 		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
 	}
 	s := newSession(w, len(w.sessions))
-	s.wire = &wireClient{}
+	s.wire = &wireClient{addrs: []string{wireAddr}}
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
+	if w.ens != nil {
+		s.wire.addrs = w.memberAddrs(s.idx)
+	}
 	all := []func(*zk.Conn){
 		func(c *zk.Conn) { zk.WithDialer(s.wire.dialer(s))(c) },
-		func(c *zk.Conn) { zk.WithHostProvider(&oneHost{s: s})(c) },
+		func(c *zk.Conn) { zk.WithHostProvider(&hostList{s: s, addrs: s.wire.addrs})(c) },
 		func(c *zk.Conn) { zk.WithLogger(log.New(io.Discard, "", 0))(c) },
 	}
 	all = append(all, opts...)
 	w.sessions = append(w.sessions, s)
 	w.applyOK.grow(len(w.sessions))
 	w.deliver.grow(len(w.sessions))
-	zc, events, err := zk.Connect([]string{wireAddr}, w.cfg.SessionTimeout, zkOptions(zk.WithDialer, all)...)
+	zc, events, err := zk.Connect(s.wire.addrs, w.cfg.SessionTimeout, zkOptions(zk.WithDialer, all)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,10 +153,13 @@ func zkOptions[O ~func(*zk.Conn), A any](with func(A) O, fs []func(*zk.Conn)) []
 	return out
 }
 
-// oneHost is a zk.HostProvider of one server that behaves as
-// go-zookeeper's DNSHostProvider does with one address (without the DNS
-// lookup, which would leave the bubble): every attempt after the first,
-// unless the previous connection got a session, starts a new round, which
+// hostList is a zk.HostProvider that behaves as go-zookeeper's
+// DNSHostProvider does with its addresses (without the DNS lookup, which
+// would leave the bubble, and without the shuffle: the World gives the
+// order): each attempt tries the next address, wrapping around, and the
+// attempt that comes back to the address of the last connection that got
+// a session (with one address, every attempt after the first, unless the
+// previous connection got a session) starts a new round, which
 // go-zookeeper makes wait a second after failing the requests queued
 // meanwhile with ErrNoServer.
 //
@@ -158,32 +169,40 @@ func zkOptions[O ~func(*zk.Conn), A any](with func(A) O, fs []func(*zk.Conn)) []
 // whether a request the client sends in that instant is failed with
 // ErrNoServer or waits for the next connection would otherwise be left to
 // the goroutines' race.
-type oneHost struct {
+type hostList struct {
 	s          *session
+	addrs      []string
 	mu         sync.Mutex
 	curr, last int
 }
 
-func (h *oneHost) Init([]string) error {
+func (h *hostList) Init([]string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.curr, h.last = -1, -1
 	return nil
 }
 
-func (h *oneHost) Len() int { return 1 }
+func (h *hostList) Len() int { return len(h.addrs) }
 
-func (h *oneHost) Next() (string, bool) {
+func (h *hostList) Next() (string, bool) {
 	w := h.s.w
 	gate := make(chan struct{})
+	h.mu.Lock()
+	next := (h.curr + 1) % len(h.addrs)
+	h.mu.Unlock()
+	r := &wireReq{gate: gate}
+	if len(h.addrs) > 1 {
+		r.dialTo = "m" + strconv.Itoa(addrMember(h.addrs[next]))
+	}
 	w.mu.Lock()
 	closed := w.closed
 	if !closed {
-		h.s.arrive(&request{name: "dial", wire: &wireReq{gate: gate}})
+		h.s.arrive(&request{name: "dial", wire: r})
 	}
 	w.mu.Unlock()
 	if closed {
-		return wireAddr, true
+		return h.addrs[0], true
 	}
 	select {
 	case <-gate:
@@ -191,15 +210,15 @@ func (h *oneHost) Next() (string, bool) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.curr = 0
+	h.curr = next
 	retry := h.curr == h.last
 	if h.last == -1 {
 		h.last = 0
 	}
-	return wireAddr, retry
+	return h.addrs[h.curr], retry
 }
 
-func (h *oneHost) Connected() {
+func (h *hostList) Connected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.last = h.curr
@@ -240,12 +259,14 @@ func (wc *wireClient) dialer(s *session) zk.Dialer {
 				t.Stop()
 				continue
 			}
-			if left > 0 || wc.refuse {
+			if left > 0 || wc.refuse || wc.dialDown {
+				wc.dialDown = false
 				w.mu.Unlock()
 				return nil, errRefused
 			}
 			wc.dials++
 			p := newPipe(s, wc.dials)
+			p.addr, p.member = address, addrMember(address)
 			live := wc.pipes[:0]
 			for _, q := range wc.pipes {
 				if !q.cliClosed {
@@ -308,9 +329,29 @@ func (w *World) executeWire(s *session, req *request) {
 		p.fc.SetReplyHook(func(q *zkmem.Request, resp *zkmem.Response) { w.onWireReply(s, q, resp) })
 	}
 	wc.heardAt = w.now
+	if r.connect && w.ens != nil {
+		if why := w.memberRefuses(p, r); why != "" {
+			p.fc.Hangup() // closed without an answer: the client tries the next member
+			w.stepf("%s apply connect #%d session %#x -> refused: %s", s.name, p.n, r.sid, why)
+			return
+		}
+	}
 	wc.serving = req
 	s.applying = req
+	if w.wireMayWait(req) {
+		w.serveWaiting(s, req)
+		return
+	}
 	p.fc.Serve(r.body)
+	w.servedWire(s, req, false)
+}
+
+// servedWire follows a frame the server has run: its connection, its
+// fault, the session it opened, its outcome in the trace (a note for a
+// frame that waited for its member).
+func (w *World) servedWire(s *session, req *request, waited bool) {
+	wc, r := s.wire, req.wire
+	p := r.pipe
 	s.applying, wc.serving = nil, nil
 	if p.fc.Over() && wc.cur == p {
 		wc.cur = nil
@@ -331,9 +372,12 @@ func (w *World) executeWire(s *session, req *request) {
 	default:
 		w.coverApplied(req)
 	}
-	if w.trace.on {
+	switch {
+	case waited:
+		w.notef("%s answer %s %s%s -> %s%s", s.name, req.name, req.desc.Path, req.watchMark(), wireSummary(req), req.note)
+	case w.trace.on:
 		w.stepf("%s apply %s %s%s -> %s%s", s.name, req.name, req.desc.Path, req.watchMark(), wireSummary(req), req.note)
-	} else {
+	default:
 		w.step++
 	}
 }
@@ -376,7 +420,8 @@ func (w *World) connectedWire(s *session, req *request) {
 		s.gone = false
 	}
 	wc.cur = p
-	w.stepf("%s apply connect #%d session %#x -> session %#x timeout %v", s.name, p.n, req.wire.sid, zs.ID(), zs.Timeout())
+	on := w.attachWire(s, p, zs.ID())
+	w.stepf("%s apply connect #%d session %#x -> session %#x timeout %v%s", s.name, p.n, req.wire.sid, zs.ID(), zs.Timeout(), on)
 	if !wc.checking {
 		wc.checking = true
 		w.schedule(wc.heardAt+wc.timeout-time.Nanosecond, &timed{kind: tExpire, s: s})
@@ -392,6 +437,12 @@ func (w *World) checkWire(s *session) {
 	if s.gone || wc.sid == 0 {
 		return
 	}
+	if w.ens != nil && (wc.parked != nil || w.ens.e.Leader() < 0) {
+		// Heard of, as far as the server's clock goes: its frames queue
+		// behind the call that waits for its member (a real server reads
+		// them, and touches the session); or no leader tracks sessions.
+		wc.heardAt = w.now
+	}
 	if due := wc.heardAt + wc.timeout - time.Nanosecond; due > w.now {
 		wc.checking = true
 		w.schedule(due, &timed{kind: tExpire, s: s})
@@ -405,6 +456,7 @@ func (w *World) checkWire(s *session) {
 // connection closes; the client finds out when it reconnects.
 func (w *World) expireWire(s *session) {
 	s.ctl.Expire()
+	w.settleParked()
 	s.gone = true
 	s.wire.cur = nil
 	s.wire.refuseDials(w, w.cfg.ReconnectDelay)
@@ -419,6 +471,7 @@ func (w *World) disconnectWire(s *session, reconnectAfter time.Duration) error {
 	}
 	if wc.cur != nil && s.ctl != nil {
 		s.ctl.Disconnect()
+		w.settleParked() // before the connection's frames are touched
 		wc.cur = nil
 	}
 	// A connection still in its handshake goes too.
@@ -439,7 +492,14 @@ func (w *World) disconnectWire(s *session, reconnectAfter time.Duration) error {
 // dialWire lets a go-zookeeper client go on to its next connection
 // attempt.
 func (w *World) dialWire(s *session, req *request) {
+	if req.wire.dialTo != "" {
+		w.dialMember(s, req.wire)
+	}
 	close(req.wire.gate)
+	if req.wire.dialTo != "" {
+		w.stepf("%s dial %s%s", s.name, req.wire.dialTo, req.note)
+		return
+	}
 	w.stepf("%s dial", s.name)
 }
 
@@ -447,6 +507,7 @@ func (w *World) dialWire(s *session, req *request) {
 // connection: the session, if attached to it, is detached.
 func (w *World) hangupWire(s *session, req *request) {
 	p := req.wire.pipe
+	w.hangupWaiting(s, p)
 	if p.fc != nil {
 		p.fc.Hangup()
 	}

@@ -65,8 +65,15 @@ func TestReplayZKClients(t *testing.T) {
 // under faults.Mix. It returns the trace and how many zk.Locks were taken.
 func runZKLockWorld(t *testing.T, seed uint64, zkClients, native int) (trace string, taken int) {
 	t.Helper()
+	return runZKLockWorldOn(t, seed, 0, zkClients, native)
+}
+
+// runZKLockWorldOn is runZKLockWorld on an ensemble of members (0: a
+// standalone server).
+func runZKLockWorldOn(t *testing.T, seed uint64, members, zkClients, native int) (trace string, taken int) {
+	t.Helper()
 	cfg := sim.Config{
-		Seed: seed, Clients: native, SessionTimeout: 4 * time.Second,
+		Seed: seed, Clients: native, Members: members, SessionTimeout: 4 * time.Second,
 		Server: zkmemOptions(), Cost: sim.CostModel{PerRequest: time.Millisecond},
 		Policy: faults.Mix(0.03), MaxSteps: 6000,
 	}

@@ -28,6 +28,8 @@ type pipe struct {
 	n int // the client's n-th connection
 
 	fc       *zkwire.FrameConn // the server's end, made by its first frame
+	addr     string            // the address dialled
+	member   int               // the member it reaches on an ensemble (addrMember)
 	answered bool              // the handshake's answer was sent (scheduler)
 
 	// Guarded by s.w.mu.
@@ -144,7 +146,7 @@ func (p *pipe) request(body []byte) *request {
 		req.name = "connect"
 		var cr jute.ConnectRequest
 		if jute.Unmarshal(body, &cr) == nil {
-			r.sid = cr.SessionID
+			r.sid, r.seen = cr.SessionID, cr.LastZxidSeen
 		}
 		return req
 	}
@@ -223,7 +225,7 @@ func (p *pipe) Close() error {
 func (p *pipe) LocalAddr() net.Addr { return pipeAddr("client") }
 
 // RemoteAddr implements net.Conn.
-func (p *pipe) RemoteAddr() net.Addr { return pipeAddr(wireAddr) }
+func (p *pipe) RemoteAddr() net.Addr { return pipeAddr(p.addr) }
 
 // SetDeadline implements net.Conn: it sets the read deadline (writes never
 // block, so a write deadline never matters).

@@ -36,7 +36,7 @@ type Config struct {
 	// lagging member applying its next commit is an event of the
 	// scheduler; the ensemble faults are on Faults (Lag, CatchUp, Crash,
 	// Restart, Isolate, Heal, FailLeader). go-zookeeper clients
-	// (ConnectZK) are not supported on an ensemble.
+	// (ConnectZK) get every member's address, in their drawn order.
 	Members int
 	// SessionTimeout is the session timeout every client asks for (default
 	// 10s; the server clamps it).

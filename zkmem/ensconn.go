@@ -268,7 +268,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 			s.mu.Unlock()
 			return
 		}
-	case req.Op == OpSync:
+	case req.Op == OpSync && !e.syncEarly:
 		wait = s.zxid // what the leader committed when the sync reached it
 	}
 	if m.view.zxid >= wait && !m.queued(sess) {

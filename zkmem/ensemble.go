@@ -41,6 +41,10 @@ type Ensemble struct {
 	// accepts a reconnecting client that has seen a zxid it has not
 	// applied. Guarded by core.mu.
 	acceptAhead bool
+	// syncEarly is a planted bug for tests (export_test.go): a member
+	// answers a sync at once, before it applied what the leader had
+	// committed. Guarded by core.mu.
+	syncEarly bool
 }
 
 type failMode uint8

@@ -8,3 +8,13 @@ func PlantAcceptAhead(e *Ensemble) {
 	defer e.core.mu.Unlock()
 	e.acceptAhead = true
 }
+
+// PlantSyncEarly plants a bug in e, for tests that must catch it: its
+// members answer a sync at once, before they applied what the leader had
+// committed, so that a read after the sync may miss a write acknowledged
+// before it.
+func PlantSyncEarly(e *Ensemble) {
+	e.core.mu.Lock()
+	defer e.core.mu.Unlock()
+	e.syncEarly = true
+}

@@ -173,7 +173,11 @@ type reconnector interface{ reconnect() error }
 // Conn does nothing. For another transport it returns ErrNotInProcess.
 // On an ensemble it returns once the new member answered the Conn's
 // setWatches, which waits behind the session's writes and syncs that member
-// has not applied yet (it may lag: see Ensemble.Lag).
+// has not applied yet (it may lag: see Ensemble.Lag). Those can only be
+// calls the Conn's other goroutines made after it was told of the new
+// connection and before its setWatches (what waited at the old member
+// failed with the old connection); a real client sends setWatches ahead of
+// everything else, so its reconnection never waits.
 func (c *Control) Reconnect() error {
 	c.srv.mu.Lock()
 	r, ok := c.sink.(reconnector)

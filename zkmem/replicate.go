@@ -268,19 +268,32 @@ func (e *Ensemble) nextEntry() *entry {
 }
 
 // release answers, in order, the queued requests whose zxid m has applied,
-// each session's in the order they came. Called with core.mu held.
+// each session's in the order they came. The ready ones leave the queue
+// before any is answered: answering one may close its connection (a lost
+// reply), which fails what its session still has in the queue. Called
+// with core.mu held.
 func (e *Ensemble) release(m *member) {
 	var blocked []*Session
+	var ready []*pendingReply
 	kept := m.queue[:0]
 	for _, p := range m.queue {
-		if !p.sess.connected {
+		switch {
+		case !p.sess.connected:
 			p.resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
 			close(p.done)
-			continue
-		}
-		if p.wait > m.view.zxid || containsSession(blocked, p.sess) {
+		case p.wait > m.view.zxid || containsSession(blocked, p.sess):
 			blocked = append(blocked, p.sess)
 			kept = append(kept, p)
+		default:
+			ready = append(ready, p)
+		}
+	}
+	clear(m.queue[len(kept):])
+	m.queue = kept
+	for _, p := range ready {
+		if !p.sess.connected { // an earlier reply of its session closed the connection
+			p.resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
+			close(p.done)
 			continue
 		}
 		if !p.write {
@@ -289,8 +302,6 @@ func (e *Ensemble) release(m *member) {
 		p.sess.finish(m, &p.req, &p.resp, p.fault)
 		close(p.done)
 	}
-	clear(m.queue[len(kept):])
-	m.queue = kept
 }
 
 func containsSession(list []*Session, s *Session) bool {
