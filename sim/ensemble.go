@@ -42,6 +42,10 @@ type ensState struct {
 	failing  bool // FailLeader armed: the next write fails the leader
 	events   []int
 	choice   int // a member's event Config.Choose picked in lagWait; -2: it left the choice to the seed; else -1
+	// electedAt is when the last election ended (elected: there was
+	// one): every session's timeout started afresh then.
+	electedAt time.Duration
+	elected   bool
 }
 
 // endLag records that member m no longer lags (a CatchUp, a restart, a
@@ -360,7 +364,10 @@ func (w *World) ensSnapshot() ensSnap {
 func (w *World) ensReconcile(snap ensSnap) {
 	now := w.memberOf()
 	for i, s := range w.sessions {
-		if s.zc == nil || s.gone || i >= len(snap.fifo) {
+		// A session the server expired while its client waited for a
+		// member (gone, still down) is followed: the client learns of the
+		// expiry when a member takes it again.
+		if s.zc == nil || (s.gone && !s.down) || i >= len(snap.fifo) {
 			continue
 		}
 		id := s.zc.SessionID()
@@ -454,6 +461,26 @@ func (w *World) elect() {
 	w.syncLag(-1)
 	w.stepf("m%d elected leader", leader)
 	w.ensReconcile(snap)
+	// The new leader gives every session a fresh timeout: a silent one
+	// expires a session timeout from now, not before (ensMayExpire).
+	es.electedAt, es.elected = w.now, true
+	for _, s := range w.sessions {
+		if s.wire == nil && s.zc != nil && !s.gone && (s.down || s.paused) {
+			w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+		}
+	}
+}
+
+// ensMayExpire reports whether a silent session's expiry, due now, may
+// happen: on an ensemble, only the leader expires sessions, none while
+// there is none, and a new leader gives every session a fresh timeout
+// (elect schedules the expiries again).
+func (w *World) ensMayExpire(s *session) bool {
+	es := w.ens
+	if es == nil {
+		return true
+	}
+	return es.e.Leader() >= 0 && (!es.elected || w.now >= es.electedAt+s.zc.SessionTimeout()-time.Nanosecond)
 }
 
 // syncLag forgets the lag of member only (all of them for -1) if it
@@ -535,7 +562,9 @@ func (w *World) lagWait(members int) bool {
 			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, members+1))
 		}
 		if k >= 0 {
-			w.ens.choice = k
+			if k < members {
+				w.ens.choice = k // the member's event, taken by this step
+			}
 			return k == members
 		}
 		w.ens.choice = -2 // left to the seed: not asked again

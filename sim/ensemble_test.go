@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +228,33 @@ func TestEnsembleHealKeepsAnotherMemberLagging(t *testing.T) {
 		require.NoError(t, w.Run(done.Load))
 		require.NoError(t, err)
 		require.Contains(t, w.TraceString(), "create /z -> waits for its member")
+	})
+}
+
+// TestEnsembleChooseWaitingWithMembersBehind: when Config.Choose lets time
+// pass with the members behind, the next step chooses afresh (it once
+// took the waiting as a member's event, out of range).
+func TestEnsembleChooseWaitingWithMembersBehind(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions(),
+		Choose: func(n int) int { return n - 1 }} // always the last: waiting, when offered
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		for m := range 3 {
+			if m != w.Ensemble().Leader() {
+				require.NoError(t, w.Faults().Lag(m))
+			}
+		}
+		w.Go(func(ctx context.Context) {
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = w.Conn(0).Create(ctx, fmt.Sprintf("/n%d", i), nil, zksim.ModePersistent, zksim.OpenACL())
+			}
+		})
+		w.Go(func(ctx context.Context) { // a reader whose requests come while the members wait
+			for ctx.Err() == nil {
+				_, _, _ = w.Conn(1).Exists(ctx, "/n0")
+				time.Sleep(30 * time.Millisecond)
+			}
+		})
+		require.NoError(t, w.RunFor(time.Second))
+		require.Contains(t, w.TraceString(), "apply commit")
 	})
 }
