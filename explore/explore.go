@@ -31,6 +31,10 @@ type Machine struct {
 	newFamily func(*world, *rapid.T) family
 	// shrinkBudget is the harness's ShrinkBudget (0: its default).
 	shrinkBudget int
+	// ciChecks, if set, is the number of checks CheckFrom runs unless the
+	// user set -rapid.checks (LeaveFlags): the ensemble machines' share of
+	// the property suite's time.
+	ciChecks int
 }
 
 // Recipes are the machines of the built-in recipes, with every fault of the
@@ -106,13 +110,23 @@ var seedGate sync.Mutex
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	t.Helper()
 	seedGate.Lock()
+	restore := func() {}
 	var once sync.Once
-	release := func() { once.Do(seedGate.Unlock) }
+	release := func() { once.Do(func() { restore(); seedGate.Unlock() }) }
 	defer release()
 	if seed != 0 {
 		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if m.ciChecks > 0 && !userSet["rapid.checks"] {
+		// rapid reads -rapid.checks with its seed, as the run begins: it is
+		// set back as the gate opens.
+		old := flag.Lookup("rapid.checks").Value.String()
+		if err := flag.Set("rapid.checks", strconv.Itoa(m.ciChecks)); err != nil {
+			t.Fatal(err)
+		}
+		restore = func() { _ = flag.Set("rapid.checks", old) }
 	}
 	res := harness.Explore(t, m.harness(), harness.ExploreOptions{Started: release})
 	release()

@@ -218,7 +218,8 @@ func (w *World) executeEnsemble(s *session, req *request) bool {
 		return false // it cannot wait: a read behind nothing of its session
 	}
 	var snap ensSnap
-	if es.failing {
+	failing, leader := es.failing, es.e.Leader()
+	if failing {
 		snap = w.ensSnapshot() // the leader's failure drops every client
 	}
 	p := &parked{s: s, req: req, before: s.zc.State(), done: make(chan struct{})}
@@ -239,8 +240,10 @@ func (w *World) executeEnsemble(s *session, req *request) bool {
 		es.parked = append(es.parked, p)
 		w.stepf("%s apply %s %s%s -> waits for its member", s.name, req.name, req.desc.Path, req.watchMark())
 	}
-	if es.failing {
-		if es.e.Leader() < 0 {
+	if failing {
+		// Only a write that reached the leader fails it: a call made while
+		// there was none (an election) leaves the failure armed.
+		if leader >= 0 && es.e.Leader() < 0 {
 			es.failing = false
 			w.notef("the leader failed on this write")
 			w.strikeAll("Failover")

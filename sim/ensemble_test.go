@@ -258,3 +258,45 @@ func TestEnsembleChooseWaitingWithMembersBehind(t *testing.T) {
 		require.Contains(t, w.TraceString(), "apply commit")
 	})
 }
+
+// TestEnsembleFailLeaderArmedThroughAnElection: a FailLeader armed while
+// the ensemble has no leader strikes the first write the next leader
+// takes, and the World follows: another election. (The World once took
+// the leaderless ensemble for the failure done, and missed the real one.)
+func TestEnsembleFailLeaderArmedThroughAnElection(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		first := w.Ensemble().Leader()
+		call := func(f func(ctx context.Context) error) error {
+			var err error
+			var done atomic.Bool
+			w.Go(func(ctx context.Context) { err = f(ctx); done.Store(true) })
+			require.NoError(t, w.Run(done.Load))
+			return err
+		}
+		// A read sent before the leader crashed, applied after: while no
+		// member leads, FailLeader armed.
+		var done atomic.Bool
+		w.Go(func(ctx context.Context) { _, _, _ = w.Conn(0).Exists(ctx, "/"); done.Store(true) })
+		require.Positive(t, w.Enabled())
+		require.NoError(t, w.Faults().Crash(first, -1))
+		require.NoError(t, w.Faults().FailLeader(true))
+		require.NoError(t, w.Run(done.Load))
+		require.NoError(t, w.RunFor(time.Second))
+		second := w.Ensemble().Leader()
+		require.NotEqual(t, -1, second)
+		// The next write fails the second leader.
+		err := call(func(ctx context.Context) error {
+			_, err := w.Conn(1).Create(ctx, "/x", nil, zksim.ModePersistent, zksim.OpenACL())
+			return err
+		})
+		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+		tr := w.TraceString()
+		require.Equal(t, 1, strings.Count(tr, "the leader failed on this write"), tr)
+		require.Greater(t, strings.Index(tr, "the leader failed on this write"), strings.Index(tr, "apply create /x"), tr)
+		require.NoError(t, w.Faults().Restart(first))
+		require.NoError(t, w.RunFor(time.Second))
+		require.NotEqual(t, -1, w.Ensemble().Leader(), "a third leader")
+		require.NotEqual(t, second, w.Ensemble().Leader())
+	})
+}

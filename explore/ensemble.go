@@ -1,0 +1,64 @@
+package explore
+
+import (
+	"github.com/zksim/zksim/harness"
+)
+
+// The recipe machines on a 3-member ensemble (harness.Machine.Members): the
+// clients' sessions are served by members that lag, crash, are cut off
+// from the quorum, and lose the leader, the ensemble's faults drawn with
+// the others. The recipes must stay correct: a read served by a lagging
+// member is stale, but the recipes decide from what their own writes and
+// watches tell them (a create's name, a delete's outcome, a watch's event,
+// which the member delivers before the data it announces), and a member
+// never takes a session back to an older state than it saw.
+//
+// Read-only mode: the recipes take zksim.StateConnectedReadOnly for
+// disconnected (recipes/internal/retry waits for StateConnected), which is
+// right for every one of them: each step of a lock, an election, a queue
+// or a barrier writes (a create, a delete, a multi), and a read-only member
+// refuses writes with ErrNotReadOnly, so a recipe could do nothing useful
+// on it but read a state the quorum may have moved past. The simulator's
+// clients do not ask for read-only mode (zkmem.WithCanBeReadOnly), so
+// these machines never meet it.
+
+// ensembleMembers is the ensemble machines' size.
+const ensembleMembers = 3
+
+// ensembleChecks is their CI budget of checks (Machine.ciChecks): a tenth
+// of the standalone machines', so that the property suite's time grows by
+// under a minute.
+const ensembleChecks = 100
+
+// ensembleSkips are the faults the ensemble machines leave out: a leader
+// that fails while the server is slow can leave a client that never hears
+// its connection broke (a gap of the simulator's ensemble, not of the
+// recipes).
+const ensembleSkips = harness.Slow
+
+func init() {
+	for _, name := range []string{"Election", "LockMutex", "QueueFIFO", "QueueLocking", "Barrier", "BarrierDouble"} {
+		m, ok := Recipe(name)
+		if !ok {
+			panic("explore: no recipe machine " + name)
+		}
+		m.Name += "Ensemble"
+		m.What += ", on a 3-member ensemble"
+		m.cfg.members = ensembleMembers
+		m.ciChecks = ensembleChecks
+		Recipes = append(Recipes, m)
+	}
+}
+
+// memberBehind reports whether session i is served by a member that has
+// not applied every commit yet: what the client will hear of them (the
+// watch events, the new data) is still on its way, as a reply in flight
+// is. Always false on a standalone server.
+func (w *world) memberBehind(i int) bool {
+	e := w.sw.Ensemble()
+	if e == nil {
+		return false
+	}
+	m := w.sw.Member(i)
+	return m >= 0 && e.Pending(m) > 0
+}
