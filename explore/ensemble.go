@@ -1,7 +1,13 @@
 package explore
 
 import (
+	"errors"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
 )
 
 // The recipe machines on a 3-member ensemble (harness.Machine.Members): the
@@ -61,4 +67,15 @@ func (w *world) memberBehind(i int) bool {
 	}
 	m := w.sw.Member(i)
 	return m >= 0 && e.Pending(m) > 0
+}
+
+// connect opens a new session for a machine's own use. On an ensemble no
+// member takes one during an election (or without a quorum): the action
+// is skipped then, as one that cannot run now.
+func (w *world) connect(t *rapid.T) (*sim.Conn, error) {
+	conn, err := w.sw.Connect()
+	if err != nil && w.sw.Members() > 1 && errors.Is(err, zksim.ErrConnectionLoss) {
+		t.SkipNow()
+	}
+	return conn, err
 }
