@@ -105,7 +105,7 @@ func (a *electionAPI) expireObserver(t *rapid.T) {
 		w.step(t)
 		synctest.Wait()
 	}
-	if !w.sw.InFlight(o.conn.Index()) || o.renewing.Current() != o.conn {
+	if !w.inFlightAt(o.conn.Index()) || o.renewing.Current() != o.conn {
 		return
 	}
 	w.inject(t, faults.Expire(o.conn.Index()))

@@ -377,9 +377,10 @@ func (w *world) awake() []*client {
 // client with nothing in flight has heard all the server has to say. On an
 // ensemble, what its member has not applied yet is news on its way too
 // (memberBehind).
-func (w *world) inFlight(c *client) bool {
-	return w.sw.InFlight(c.conn.Index()) || w.memberBehind(c.conn.Index())
-}
+func (w *world) inFlight(c *client) bool { return w.inFlightAt(c.conn.Index()) }
+
+// inFlightAt is inFlight for session i of the simulator.
+func (w *world) inFlightAt(i int) bool { return w.sw.InFlight(i) || w.memberBehind(i) }
 
 // inFlightAny reports whether a request of c's process is on its way on any
 // session: its current one, or one its Renewing ran on before (a call that
@@ -389,7 +390,7 @@ func (w *world) inFlightAny(c *client) bool {
 		return true
 	}
 	for _, old := range c.renewedFrom {
-		if w.sw.InFlight(old.Index()) || w.memberBehind(old.Index()) {
+		if w.inFlightAt(old.Index()) {
 			return true
 		}
 	}
