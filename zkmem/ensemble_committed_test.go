@@ -62,3 +62,27 @@ func TestEnsembleCommittedViewSeesTheCommittedState(t *testing.T) {
 		require.Contains(t, e.Server().SessionIDs(), obs.SessionID())
 	})
 }
+
+// A lost reply of a request that waited for its lagging member fails the
+// session's other waiting requests once each (the member once answered
+// the request that lost its reply twice, and panicked).
+func TestEnsembleLostReplyOfAWaitingRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		w := connectTo(t, e, []int{e.Leader()})
+		m := (e.Leader() + 1) % 3
+		r := connectTo(t, e, []int{m})
+		e.Lag(m)
+		_, err := w.Create(ctx, "/a", nil, 0, zksim.OpenACL())
+		require.NoError(t, err)
+		e.Server().Control(r.SessionID()).LoseNextReply(zkmem.OpSync)
+		synced := async(func() error { _, err := r.Sync(ctx, "/"); return err })
+		require.True(t, blocked(synced))
+		read := async(func() error { _, _, err := r.Exists(ctx, "/a"); return err }) // behind the sync
+		require.True(t, blocked(read))
+		e.CatchUp(m)
+		require.ErrorIs(t, <-synced, zksim.ErrConnectionLoss)
+		require.ErrorIs(t, <-read, zksim.ErrConnectionLoss)
+	})
+}

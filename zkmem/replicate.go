@@ -269,10 +269,16 @@ func (e *Ensemble) nextEntry() *entry {
 
 // release answers, in order, the queued requests whose zxid m has applied,
 // each session's in the order they came. Called with core.mu held.
+//
+// A reply that closes its connection (a lost reply) fails the session's
+// other requests: finish calls failSession, which fails those kept in
+// m.queue so far, and those still to come find their session disconnected.
+// So the queue is taken out of m first, and each request is answered once.
 func (e *Ensemble) release(m *member) {
 	var blocked []*Session
-	kept := m.queue[:0]
-	for _, p := range m.queue {
+	queue := m.queue
+	m.queue = nil
+	for _, p := range queue {
 		if !p.sess.connected {
 			p.resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
 			close(p.done)
@@ -280,7 +286,7 @@ func (e *Ensemble) release(m *member) {
 		}
 		if p.wait > m.view.zxid || containsSession(blocked, p.sess) {
 			blocked = append(blocked, p.sess)
-			kept = append(kept, p)
+			m.queue = append(m.queue, p)
 			continue
 		}
 		if !p.write {
@@ -289,8 +295,7 @@ func (e *Ensemble) release(m *member) {
 		p.sess.finish(m, &p.req, &p.resp, p.fault)
 		close(p.done)
 	}
-	clear(m.queue[len(kept):])
-	m.queue = kept
+	clear(queue)
 }
 
 func containsSession(list []*Session, s *Session) bool {
