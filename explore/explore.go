@@ -33,7 +33,7 @@ type Machine struct {
 	shrinkBudget int
 	// ciChecks, if set, is the number of checks CheckFrom runs unless the
 	// user set -rapid.checks (LeaveFlags): the ensemble machines' share of
-	// the property suite's time.
+	// the property suite's time (harness.ExploreOptions.Checks).
 	ciChecks int
 }
 
@@ -110,25 +110,19 @@ var seedGate sync.Mutex
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	t.Helper()
 	seedGate.Lock()
-	restore := func() {}
 	var once sync.Once
-	release := func() { once.Do(func() { restore(); seedGate.Unlock() }) }
+	release := func() { once.Do(seedGate.Unlock) }
 	defer release()
 	if seed != 0 {
 		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if m.ciChecks > 0 && !userSet["rapid.checks"] {
-		// rapid reads -rapid.checks with its seed, as the run begins: it is
-		// set back as the gate opens.
-		old := flag.Lookup("rapid.checks").Value.String()
-		if err := flag.Set("rapid.checks", strconv.Itoa(m.ciChecks)); err != nil {
-			t.Fatal(err)
-		}
-		restore = func() { _ = flag.Set("rapid.checks", old) }
+	opts := harness.ExploreOptions{Started: release}
+	if !userSet["rapid.checks"] {
+		opts.Checks = m.ciChecks // 0 for most: -rapid.checks
 	}
-	res := harness.Explore(t, m.harness(), harness.ExploreOptions{Started: release})
+	res := harness.Explore(t, m.harness(), opts)
 	release()
 	for _, l := range res.Logs {
 		t.Log(l)

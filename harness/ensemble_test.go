@@ -154,3 +154,10 @@ func TestReadAfterWriteOnAnEnsembleWithSync(t *testing.T) {
 		harness.Check(t, m)
 	})
 }
+
+// ExploreOptions.Checks caps the checks that run below -rapid.checks.
+func TestExploreChecksCap(t *testing.T) {
+	res := harness.Explore(t, readerMachine(true), harness.ExploreOptions{Checks: 7})
+	require.True(t, res.Passed, res.Report)
+	require.Equal(t, 7, res.Checks)
+}
