@@ -63,6 +63,11 @@ func staleDoneMachine(withSync bool) Machine {
 const (
 	staleElectDir = "/elect"
 	staleWorkDir  = "/work"
+	// staleTraffic is a node other applications write (backlog times
+	// before an expiry): a lagging follower has those commits to apply
+	// first, as a slow follower under load has.
+	staleTraffic = "/traffic"
+	backlog      = 6
 )
 
 // lagFollowers lags every member that follows and does not lag yet.
@@ -96,6 +101,7 @@ type staleElector struct {
 
 func newStaleElector(w *world, withSync bool) *staleElector {
 	_, _ = w.observer.Create(w.ctx, staleElectDir, nil, zksim.ModePersistent, zksim.OpenACL())
+	_, _ = w.observer.Create(w.ctx, staleTraffic, nil, zksim.ModePersistent, zksim.OpenACL())
 	return &staleElector{w: w, sync: withSync, node: map[int]string{}, leading: map[int]bool{}, led: map[int]string{}}
 }
 
@@ -206,26 +212,47 @@ func (f *staleElector) actions() map[string]func(*rapid.T) {
 				t.SkipNow()
 			}
 		},
+		// ExpireLeader: once a client leads (the idle ones campaign, for
+		// up to a session timeout), its session expires.
 		"ExpireLeader": func(t *rapid.T) {
-			f.mu.Lock()
-			var leaders []*client
-			for _, c := range w.clients {
-				if f.leading[c.idx] && w.sessionLive(c) {
-					leaders = append(leaders, c)
+			defer w.hw.Quiet()()
+			if len(f.leaders()) == 0 {
+				for _, c := range w.awake() {
+					if !c.busy("") {
+						c.start("campaign", func(ctx context.Context) error { return f.campaign(ctx, c) })
+					}
+				}
+				w.hw.RunUntil(t, sessionTimeout, func() bool { return len(f.leaders()) > 0 })
+			}
+			c := drawClient(t, f.leaders(), "expire leader")
+			// The followers lag, behind other applications' writes and
+			// then the expiry, and the leader learns of it at once: its
+			// next session may be served by one that has not applied it.
+			lagFollowers(t, w)
+			for range backlog {
+				if _, err := w.observer.Set(w.ctx, staleTraffic, nil, -1); err != nil {
+					t.Fatalf("traffic: %v", err)
 				}
 			}
-			f.mu.Unlock()
-			c := drawClient(t, leaders, "expire leader")
-			// The followers lag behind the expiry, and the leader learns
-			// of it at once: its next session may be served by one that
-			// has not applied it.
-			lagFollowers(t, w)
 			w.inject(t, faults.Expire(c.conn.Index()))
 			for i := 0; i < 20 && c.busy("campaign") && w.sw.Enabled() > 0 && !w.violated(); i++ {
 				w.step(t)
 			}
 		},
 	}
+}
+
+// leaders returns the clients that lead on a live session.
+func (f *staleElector) leaders() []*client {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*client
+	for _, c := range f.w.clients {
+		if f.leading[c.idx] && f.w.sessionLive(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // renew: c has a new session, its old one expired. If it led then, it
