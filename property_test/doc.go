@@ -16,8 +16,8 @@
 //     TestElectionSingleNode, TestQueueFIFO, TestQueuePriority,
 //     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart;
 //     and on a 3-member ensemble, at a tenth of the checks,
-//     TestElectionEnsemble, TestQueueFIFOEnsemble,
-//     TestQueueLockingEnsemble, TestBarrierEnsemble (their open findings:
+//     TestQueueFIFOEnsemble, TestQueueLockingEnsemble, TestBarrierEnsemble
+//     (their open findings, and the election's:
 //     testdata/findings25/README.md).
 //     Actions are client operations (acquire, release, write to a fenced
 //     resource, cancel, offer, take, enter, leave, ...), the faults of the

@@ -31,7 +31,6 @@ func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
 
 // The machines on a 3-member ensemble (explore/ensemble.go), at a tenth of
 // the budget unless -rapid.checks says otherwise.
-func TestElectionEnsemble(t *testing.T)     { checkRecipe(t, "ElectionEnsemble") }
 func TestQueueFIFOEnsemble(t *testing.T)    { checkRecipe(t, "QueueFIFOEnsemble") }
 func TestQueueLockingEnsemble(t *testing.T) { checkRecipe(t, "QueueLockingEnsemble") }
 func TestBarrierEnsemble(t *testing.T)      { checkRecipe(t, "BarrierEnsemble") }
@@ -53,7 +52,7 @@ func TestEveryRecipeHasATest(t *testing.T) {
 	tests := map[string]bool{"LockMutex": true, "LockRWMutex": true, "LockSemaphore": true, "Election": true,
 		"ElectionSingleNode": true, "QueueFIFO": true, "QueuePriority": true, "QueueLocking": true,
 		"Barrier": true, "BarrierDouble": true, "BarrierStart": true,
-		"ElectionEnsemble": true, "QueueFIFOEnsemble": true, "QueueLockingEnsemble": true, "BarrierEnsemble": true}
+		"QueueFIFOEnsemble": true, "QueueLockingEnsemble": true, "BarrierEnsemble": true}
 	for _, m := range explore.Recipes {
 		if !tests[m.Name] {
 			t.Errorf("explore.Recipes has %s, which has no Test%[1]s", m.Name)
