@@ -300,3 +300,25 @@ func TestEnsembleFailLeaderArmedThroughAnElection(t *testing.T) {
 		require.NotEqual(t, second, w.Ensemble().Leader())
 	})
 }
+
+// TestEnsembleNoExpiryWithoutALeader: while no member leads, no session
+// expires, however long its client is cut off; the next leader gives it a
+// fresh timeout, and its client, which waited for a member, learns of an
+// expiry only once one takes it again.
+func TestEnsembleNoExpiryWithoutALeader(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 1, Members: 3, SessionTimeout: time.Second, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		leader := w.Ensemble().Leader()
+		other := (leader + 1) % 3
+		id := w.Conn(0).SessionID()
+		require.NoError(t, w.Faults().Crash(leader, -1))
+		require.NoError(t, w.Faults().Crash(other, -1))
+		require.NoError(t, w.RunFor(5*time.Second))
+		require.Contains(t, w.Server().SessionIDs(), id, "expired with no leader")
+		require.NotContains(t, w.TraceString(), "session expired by the server")
+		require.NoError(t, w.Faults().Restart(other))
+		require.NoError(t, w.RunFor(700*time.Millisecond)) // elected at 500ms: not yet a timeout since
+		require.Contains(t, w.Server().SessionIDs(), id)
+		require.Equal(t, zksim.StateConnected, w.Conn(0).State())
+	})
+}
