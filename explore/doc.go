@@ -6,6 +6,9 @@
 // the machines must catch and shrink.
 //
 // [Recipes] are the machines of the real recipes, [Flaws] the broken ones.
+// Some recipe machines run again on a 3-member ensemble (ensemble.go: the
+// name ends in Ensemble), and two flaws are the stale reads only an
+// ensemble shows (flaws25.go).
 // Package property_test runs each under go test, from its committed seeds
 // ([Machine.Check], [Flaw.Test]); the command cmd/zksim (zksim explore)
 // runs them from a seed of its own, outside go test, and reports what they

@@ -234,11 +234,14 @@ func (a *electionAPI) see(p string) (*seenNode, string) {
 // run on the clients' own sessions: two goroutines that call one session
 // at once (a client acquiring and observing) would send their requests in
 // whatever order the Go scheduler wakes them, and a seed would not replay.
-func (a *electionAPI) apiConn(op string) *sim.Conn {
+//
+// On an ensemble no member may take a new session (an election): the
+// action is skipped then.
+func (a *electionAPI) apiConn(t *rapid.T, op string) *sim.Conn {
 	conn := a.conns[op]
 	if conn == nil || conn.State() == zksim.StateExpired || conn.State() == zksim.StateClosed || conn.State() == zksim.StateAuthFailed {
 		var err error
-		if conn, err = a.w.sw.Connect(); err != nil {
+		if conn, err = a.w.connect(t); err != nil {
 			panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
 		}
 		a.conns[op] = conn

@@ -98,7 +98,7 @@ func (a *electionAPI) cancelRelease(t *rapid.T) {
 // the server refuses the ACL itself, KeeperException.InvalidACL.)
 func (a *electionAPI) invalidACL(t *rapid.T) {
 	c := drawClient(t, a.free("invalid acl"), "invalid acl")
-	conn := &refusalConn{Conn: a.apiConn("invalid acl")}
+	conn := &refusalConn{Conn: a.apiConn(t, "invalid acl")}
 	acl := election.WithACL([]zksim.ACL{{Perms: zksim.PermAll, Scheme: "auth"}})
 	var e electionDirect
 	if a.single {
@@ -281,7 +281,7 @@ func (a *electionAPI) callResume(t *rapid.T) {
 		keys = append(keys, electionDir+"/"+name, path.Dir(electionDir)+"/"+name)
 	}
 	key := rapid.SampledFrom(keys).Draw(t, "key")
-	e := election.New(a.apiConn("resume"), electionDir) // owns no node
+	e := election.New(a.apiConn(t, "resume"), electionDir) // owns no node
 	lc, own := a.f.cs[c.idx], false
 	if lc.holding.Load() && lc.h.State() == recipes.Held && !c.busy("release") && rapid.Bool().Draw(t, "own") {
 		// The leader resumes with its own node: ErrCampaigning.

@@ -353,7 +353,7 @@ func (a *electionAPI) checkLost() {
 		// "Connection states and what they mean for a holder"): once
 		// connected again it verifies its node, and is Held or Lost as
 		// soon as it has heard the answer.
-		if i := c.conn.Index(); st == recipes.Doubtful && c.conn.State() == zksim.StateConnected && !w.sw.Paused(i) && !w.sw.InFlight(i) {
+		if i := c.conn.Index(); st == recipes.Doubtful && c.conn.State() == zksim.StateConnected && !w.sw.Paused(i) && !w.inFlightAt(i) {
 			w.violate(kindHoldState, "p%d's leadership says Doubtful though connected, with nothing in flight", c.idx)
 		}
 	}
@@ -449,7 +449,7 @@ func (a *electionAPI) checkObservers(leader string, cur *seenNode) {
 		}
 		// A quiet observer has reported the leader as it is now.
 		live := slices.Contains(w.sw.Server().SessionIDs(), o.conn.SessionID())
-		quiet := !o.cancelled && !w.sw.Paused(o.conn.Index()) && !w.sw.InFlight(o.conn.Index()) && o.conn.State() == zksim.StateConnected && live
+		quiet := !o.cancelled && !w.sw.Paused(o.conn.Index()) && !w.inFlightAt(o.conn.Index()) && o.conn.State() == zksim.StateConnected && live
 		lags := quiet && cur != nil && (last == nil || last.Key != leader || last.Token != cur.czxid || string(last.Value) != a.curValue)
 		switch {
 		case !lags:

@@ -30,8 +30,8 @@ func (a *electionAPI) free(op string) []*client {
 }
 
 // startLeader starts a checked Leader call on c and returns it.
-func (a *electionAPI) startLeader(c *client) *leaderCall {
-	e, empty := a.direct(c, a.apiConn("leader"), "Leader"), a.empty
+func (a *electionAPI) startLeader(t *rapid.T, c *client) *leaderCall {
+	e, empty := a.direct(c, a.apiConn(t, "leader"), "Leader"), a.empty
 	lc := &leaderCall{c: c, polls: poller{guard: a.guards[e]}}
 	a.calls = append(a.calls, lc)
 	startNow(c, "leader", func(ctx context.Context) error {
@@ -45,7 +45,7 @@ func (a *electionAPI) startLeader(c *client) *leaderCall {
 
 // callLeader (the action Leader) starts a Leader call.
 func (a *electionAPI) callLeader(t *rapid.T) {
-	a.startLeader(drawClient(t, a.free("leader"), "leader"))
+	a.startLeader(t, drawClient(t, a.free("leader"), "leader"))
 }
 
 // observe (the action Observe) starts an Observe, on a session of its
@@ -53,14 +53,14 @@ func (a *electionAPI) callLeader(t *rapid.T) {
 func (a *electionAPI) observe(t *rapid.T) {
 	w := a.w
 	c := drawClient(t, a.free("observe"), "observe")
-	conn := a.apiConn("observe")
+	conn := a.apiConn(t, "observe")
 	o := &observer{c: c, conn: conn, lagSince: -1}
 	var lib zksim.Conn = conn
 	if w.cfg.faults && rapid.Bool().Draw(t, "renewing observer") {
 		// A session of its own, through a Renewing: once it
 		// expires, Observe must end, not go on with the new one.
 		var err error
-		if conn, err = w.sw.Connect(); err != nil {
+		if conn, err = w.connect(t); err != nil {
 			panic(fmt.Sprintf("connect: %v", err)) // the World is open while actions run
 		}
 		o.conn, o.renewing = conn, w.sw.Renewing(conn.Index())
@@ -105,7 +105,7 @@ func (a *electionAPI) expireObserver(t *rapid.T) {
 		w.step(t)
 		synctest.Wait()
 	}
-	if !w.sw.InFlight(o.conn.Index()) || o.renewing.Current() != o.conn {
+	if !w.inFlightAt(o.conn.Index()) || o.renewing.Current() != o.conn {
 		return
 	}
 	w.inject(t, faults.Expire(o.conn.Index()))
@@ -137,7 +137,7 @@ func (a *electionAPI) leaderRace(t *rapid.T, cancel bool) {
 	if a.leaderNow() == "" {
 		t.SkipNow()
 	}
-	lc := a.startLeader(c)
+	lc := a.startLeader(t, c)
 	// Step until the listing's reply is in and the read sent.
 	for i := 0; i < 20 && lc.polls.guard.calls.Load() < 2 && !lc.done.Load() && w.sw.Enabled() > 0 && !w.violated(); i++ {
 		w.step(t)

@@ -31,6 +31,10 @@ type Machine struct {
 	newFamily func(*world, *rapid.T) family
 	// shrinkBudget is the harness's ShrinkBudget (0: its default).
 	shrinkBudget int
+	// ciChecks, if set, is the number of checks CheckFrom runs unless the
+	// user set -rapid.checks (LeaveFlags): the ensemble machines' share of
+	// the property suite's time (harness.ExploreOptions.Checks).
+	ciChecks int
 }
 
 // Recipes are the machines of the built-in recipes, with every fault of the
@@ -114,7 +118,11 @@ func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 			t.Fatal(err)
 		}
 	}
-	res := harness.Explore(t, m.harness(), harness.ExploreOptions{Started: release})
+	opts := harness.ExploreOptions{Started: release}
+	if !userSet["rapid.checks"] {
+		opts.Checks = m.ciChecks // 0 for most: -rapid.checks
+	}
+	res := harness.Explore(t, m.harness(), opts)
 	release()
 	for _, l := range res.Logs {
 		t.Log(l)

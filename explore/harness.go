@@ -52,6 +52,9 @@ type worldConfig struct {
 	// authFail adds the FailAuth action (authfail.go): the recipe
 	// machines draw it; the flawed recipes' machines do not.
 	authFail bool
+	// members, if 2 or more, runs the machine on an ensemble of that many
+	// members (harness.Machine.Members, ensemble.go).
+	members int
 }
 
 // sessionTimeout is the session timeout of the machines' clients (the
@@ -132,6 +135,9 @@ func (m Machine) harness() harness.Machine[*client] {
 		// FailAuth is the machines' own action (authfail.go), drawn while
 		// a call waits out a connection loss.
 		fs = harness.AllFaults &^ harness.FailAuth
+		if m.cfg.members > 1 {
+			fs &^= ensembleSkips
+		}
 	}
 	name := m.Name
 	if name == "" {
@@ -140,6 +146,7 @@ func (m Machine) harness() harness.Machine[*client] {
 	return harness.Machine[*client]{
 		Name:           name,
 		Processes:      m.cfg.clients,
+		Members:        m.cfg.members,
 		SessionTimeout: sessionTimeout,
 		Faults:         fs,
 		Parallel:       true, // the recipes draw from their Conn's stream (zksim.RandReader), never crypto/rand
@@ -367,8 +374,13 @@ func (w *world) awake() []*client {
 
 // inFlight reports whether c has something on its way: a request the
 // server has not applied, or news from the server not yet delivered. A
-// client with nothing in flight has heard all the server has to say.
-func (w *world) inFlight(c *client) bool { return w.sw.InFlight(c.conn.Index()) }
+// client with nothing in flight has heard all the server has to say. On an
+// ensemble, what its member has not applied yet is news on its way too
+// (memberBehind).
+func (w *world) inFlight(c *client) bool { return w.inFlightAt(c.conn.Index()) }
+
+// inFlightAt is inFlight for session i of the simulator.
+func (w *world) inFlightAt(i int) bool { return w.sw.InFlight(i) || w.memberBehind(i) }
 
 // inFlightAny reports whether a request of c's process is on its way on any
 // session: its current one, or one its Renewing ran on before (a call that
@@ -378,7 +390,7 @@ func (w *world) inFlightAny(c *client) bool {
 		return true
 	}
 	for _, old := range c.renewedFrom {
-		if w.sw.InFlight(old.Index()) {
+		if w.inFlightAt(old.Index()) {
 			return true
 		}
 	}

@@ -312,4 +312,11 @@ const (
 	// kindCleanupGaveUpEarly: a cancelled Enter gave up its cleanup before the
 	// session timeout of continuous downtime.
 	kindCleanupGaveUpEarly kind = "cleanup gave up early"
+
+	// kindTwoLeaders: two electors lead on live sessions (flaws25.go).
+	kindTwoLeaders kind = "two leaders"
+
+	// kindDoneTooEarly: a worker found the work directory empty while an
+	// item created before it looked was still there (flaws25.go).
+	kindDoneTooEarly kind = "done too early"
 )

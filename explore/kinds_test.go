@@ -57,6 +57,8 @@ var allKinds = []kind{
 	kindACL,
 	kindReceipts,
 	kindRefusedCallWaits,
+	kindTwoLeaders,
+	kindDoneTooEarly,
 	kindItemWithoutClaim,
 	kindCallOnAnItemNotHeld,
 	kindCallOnALostClaim,

@@ -175,7 +175,7 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		connected := lc.conn.State() == zksim.StateConnected
 		i := lc.conn.Index()
 		switch {
-		case st != recipes.Doubtful || connected || w.sw.Paused(i) || w.sw.InFlight(i):
+		case st != recipes.Doubtful || connected || w.sw.Paused(i) || w.inFlightAt(i):
 			// The lost timer runs while disconnected only, from when the
 			// holder heard of it: a request of its own in flight may
 			// hold it up.
@@ -189,7 +189,7 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		if d := w.sw.Now() - lc.api.doubtful; lc.api.doubtful >= 0 && d > lc.conn.SessionTimeout()+doubtfulSlack {
 			w.violate(kindHoldState, "p%d's hold has been Doubtful and disconnected for %v, past the session timeout", c.idx, d)
 		}
-		if w.sw.InFlight(i) {
+		if w.inFlightAt(i) {
 			continue // it has not heard all the server has to say
 		}
 		switch {

@@ -97,7 +97,7 @@ func (f *lockFamily) holdersNow(owners map[int64]*client) (exclusive, shared []s
 	// still Held there is a holder that never learnt it lost.
 	f.stale = slices.DeleteFunc(f.stale, func(s staleHold) bool { return s.h.State() != recipes.Held })
 	for _, s := range f.stale {
-		if s.c.paused() || w.sw.InFlight(s.conn.Index()) {
+		if s.c.paused() || w.inFlightAt(s.conn.Index()) {
 			continue
 		}
 		name := fmt.Sprintf("p%d (its session c%d ended)", s.c.idx, s.conn.Index())
@@ -120,7 +120,7 @@ func (f *lockFamily) checkLostHolds() {
 	// doc of recipes/lock), as soon as the tracker hears of it.
 	f.ending = slices.DeleteFunc(f.ending, func(s staleHold) bool { return s.h.State().Final() })
 	for _, s := range f.ending {
-		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired || cs == zksim.StateAuthFailed) && !s.c.paused() && !w.sw.InFlight(s.conn.Index()) {
+		if cs := s.conn.State(); (cs == zksim.StateClosed || cs == zksim.StateExpired || cs == zksim.StateAuthFailed) && !s.c.paused() && !w.inFlightAt(s.conn.Index()) {
 			w.violate(kindHoldNotLost, "p%d's hold of its ended session c%d says %v, its Conn %v", s.c.idx, s.conn.Index(), s.h.State(), cs)
 		}
 	}
@@ -131,7 +131,7 @@ func (f *lockFamily) checkLostHolds() {
 	// timeout.
 	for _, c := range w.clients {
 		lc := f.cs[c.idx]
-		if f.checkState && lc.h != nil && lc.conn != nil && lc.holding.Load() && lc.conn.State() == zksim.StateAuthFailed && !lc.h.State().Final() && !c.paused() && !w.sw.InFlight(lc.conn.Index()) {
+		if f.checkState && lc.h != nil && lc.conn != nil && lc.holding.Load() && lc.conn.State() == zksim.StateAuthFailed && !lc.h.State().Final() && !c.paused() && !w.inFlightAt(lc.conn.Index()) {
 			w.violate(kindHoldNotLost, "p%d's hold says %v after its client c%d failed to authenticate", c.idx, lc.h.State(), lc.conn.Index())
 		}
 	}

@@ -256,6 +256,12 @@ var catalog = [...]Entry{
 		}},
 		Mix:      MixDraw{On: true},
 		Coverage: "Lag",
+		Explore: Explore{
+			Name: "Lag", Who: Following,
+			Make: func(_ Explorer, m int) StepFault { return Lag(m) },
+			End: Action{Name: "CatchUp", Who: Behind,
+				Make: func(_ Explorer, m int) StepFault { return CatchUp(m) }},
+		},
 	},
 	{
 		Name: "CatchUp", Step: true, Kind: KindCatchUp, Ensemble: true,
@@ -276,6 +282,12 @@ var catalog = [...]Entry{
 		}},
 		Mix:      MixDraw{On: true},
 		Coverage: "Crash",
+		Explore: Explore{
+			Name: "Crash", Who: Serving,
+			Make: func(_ Explorer, m int) StepFault { return Crash(m, -1) },
+			End: Action{Name: "Restart", Who: Down,
+				Make: func(_ Explorer, m int) StepFault { return Restart(m) }},
+		},
 	},
 	{
 		Name: "Restart", Step: true, Kind: KindRestart, Ensemble: true,
@@ -291,6 +303,13 @@ var catalog = [...]Entry{
 		}},
 		Mix:      MixDraw{On: true},
 		Coverage: "Isolate",
+		// Its end is Rejoin: Heal is the end of a Partition.
+		Explore: Explore{
+			Name: "Isolate", Who: Serving,
+			Make: func(_ Explorer, m int) StepFault { return Isolate(m, -1) },
+			End: Action{Name: "Rejoin", Who: Isolated,
+				Make: func(_ Explorer, m int) StepFault { return Heal(m) }},
+		},
 	},
 	{
 		Name: "Heal", Step: true, Kind: KindHeal, Ensemble: true,
@@ -308,6 +327,9 @@ var catalog = [...]Entry{
 		}},
 		Mix:      MixDraw{On: true},
 		Coverage: "Failover",
+		// The write's outcome is drawn from the World's fault generator.
+		Explore: Explore{Name: "FailLeader", Who: Server,
+			Make: func(Explorer, int) StepFault { return FailLeader(AnyOutcome) }},
 	},
 }
 

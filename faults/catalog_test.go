@@ -89,13 +89,13 @@ func ExampleCatalog() {
 	// DeleteNode      step                  -                                          -        -           -
 	// DeleteUnder     step                  [DeleteUnder(/app)]                        -        -           -
 	// FailAuth        step                  -                                          -        AuthFailed  FailAuth (any process), native clients
-	// Lag             ensemble step         [Lag(m?)]                                  as Swarm Lag         -
+	// Lag             ensemble step         [Lag(m?)]                                  as Swarm Lag         Lag (following member), CatchUp (lagging member)
 	// CatchUp         ensemble step         [CatchUp(m?)]                              as Swarm -           -
-	// Crash           ensemble step         [Crash(m?, 100ms) Crash(m?, 500ms)]        as Swarm Crash       -
+	// Crash           ensemble step         [Crash(m?, 100ms) Crash(m?, 500ms)]        as Swarm Crash       Crash (serving member), Restart (crashed member)
 	// Restart         ensemble step         -                                          -        -           -
-	// Isolate         ensemble step         [Isolate(m?, 100ms) Isolate(m?, 500ms)]    as Swarm Isolate     -
+	// Isolate         ensemble step         [Isolate(m?, 100ms) Isolate(m?, 500ms)]    as Swarm Isolate     Isolate (serving member), Rejoin (isolated member)
 	// Heal            ensemble step         -                                          -        -           -
-	// FailLeader      ensemble step         [FailLeader(?)]                            as Swarm Failover    -
+	// FailLeader      ensemble step         [FailLeader(?)]                            as Swarm Failover    FailLeader (server)
 }
 
 func rate(r float64, zero string) string {
@@ -143,7 +143,11 @@ func TestCatalogRowsAreWhole(t *testing.T) {
 			if a.Name == x.Name {
 				require.Equal(t, e.Kind, f.Kind, "%s: action %s", e.Name, a.Name)
 			}
-			if a.Who != faults.Server {
+			switch {
+			case a.Who.Members():
+				require.True(t, e.Ensemble, "%s: action %s strikes a member", e.Name, a.Name)
+				require.Equal(t, 2, f.Member, "%s: action %s strikes the member drawn", e.Name, a.Name)
+			case a.Who != faults.Server:
 				require.Equal(t, 2, f.Client, "%s: action %s strikes the client drawn", e.Name, a.Name)
 			}
 		}
@@ -179,6 +183,8 @@ func TestExploreActionsPick(t *testing.T) {
 		"Partition: Disconnect(c1)", "Heal: Reconnect(c1)", "Expire: Expire(c1)",
 		"Pause: Pause(c1)", "Resume: Resume(c1)", "Delay: Delay(c1, 500ms)",
 		"Slow: SlowServer(+300ms, 3s)", "FailAuth: FailAuth(c1)",
+		"Lag: Lag(m1)", "CatchUp: CatchUp(m1)", "Crash: Crash(m1)", "Restart: Restart(m1)",
+		"Isolate: Isolate(m1)", "Rejoin: Heal(m1)", "FailLeader: FailLeader(?)",
 	}, made)
 	require.Equal(t, []string{"for [100ms 500ms]", "extra [20ms 300ms]", "for [500ms 3s]"}, picks)
 }

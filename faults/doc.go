@@ -46,13 +46,18 @@
 // the coverage table ([sim.Coverage]) that counts what it struck; and how
 // an exploring machine draws it ([Explore]: the name of its action, the
 // processes it may strike, the durations it draws through an [Explorer],
-// the action that ends it, such as Heal after Partition). Swarm, Mix, the
+// the action that ends it, such as Heal after Partition; for the
+// ensemble's rows, the member it may strike: Lag and CatchUp, Crash and
+// Restart, Isolate and Rejoin, FailLeader). Swarm, Mix, the
 // machines of package harness and the recipe machines of package explore
 // iterate the rows in order, so a new fault is a row, with its constructor
 // (or RequestFault) and the primitive of package sim that does its work. The
 // rows' order is the order of the draws: a row that Swarm, Mix or the
 // machines draw changes what every seed draws (and the shrunk schedules
 // of the committed fail files), a row none of them draw changes nothing.
+// The ensemble's rows (Entry.Ensemble) are drawn only on an ensemble, so
+// a standalone World's draws, and a standalone machine's, are what they
+// were without them.
 //
 // # Placing faults
 //

@@ -17,7 +17,8 @@ type Explore struct {
 	// machines do not draw it).
 	Name string
 	// Who and Make are the fault's action (step faults only): the machine
-	// draws a process among Who, then injects Make's fault.
+	// draws a process among Who (a member, for the ensemble's faults:
+	// Who.Members), then injects Make's fault.
 	Who  Who
 	Make func(x Explorer, client int) StepFault
 	// End is the action that ends the fault (a zero Action: it ends by
@@ -39,8 +40,8 @@ type Action struct {
 	// skips the action when it drew one outside Who.
 	Who Who
 	// Make returns the fault that strikes client, the client of the
-	// process drawn (AnyClient when Who is Server), drawing its parameters
-	// (durations) from x.
+	// process drawn (the member drawn when Who.Members; AnyClient when Who
+	// is Server), drawing its parameters (durations) from x.
 	Make func(x Explorer, client int) StepFault
 }
 
@@ -74,7 +75,29 @@ const (
 	Awake
 	// Paused: a paused process.
 	Paused
+
+	// The ensemble's members, for the ensemble's faults (a World over an
+	// ensemble, sim.Config.Members > 1): the machine draws a member among
+	// all of them, skips the action unless the member is one of these
+	// now, and Make gets the member's index in place of a client.
+
+	// Following: a member that serves, does not lead and does not lag.
+	Following
+	// Behind: a member that lags (sim.World.Lagging).
+	Behind
+	// Serving: a member that serves (it leads, follows or observes).
+	Serving
+	// Down: a crashed member (zkmem.RoleDown).
+	Down
+	// Isolated: a member the machine cut off from the quorum (the action
+	// of an Isolate fault), not healed since (the action that ends it,
+	// whose Who is Isolated, marks it healed again).
+	Isolated
 )
+
+// Members reports whether w stands for ensemble members rather than
+// processes.
+func (w Who) Members() bool { return w >= Following && w <= Isolated }
 
 func (w Who) String() string {
 	switch w {
@@ -90,6 +113,16 @@ func (w Who) String() string {
 		return "awake"
 	case Paused:
 		return "paused"
+	case Following:
+		return "following member"
+	case Behind:
+		return "lagging member"
+	case Serving:
+		return "serving member"
+	case Down:
+		return "crashed member"
+	case Isolated:
+		return "isolated member"
 	}
 	return "Who(" + strconv.Itoa(int(w)) + ")"
 }

@@ -34,11 +34,17 @@
 //     shrinks; the calm stretches meet a swarm of the catalogue's faults
 //     (faults.Swarm); each fault, its action, whom it strikes and what it
 //     draws is a row of faults.Catalog;
+//   - with Machine.Members, an ensemble of that many members: each
+//     process's session is served by one member, whose reads may lag the
+//     leader's commits, and the checks draw the ensemble's faults too: Lag
+//     (and CatchUp), Crash (and Restart), Isolate (and Rejoin) and
+//     FailLeader, each on a member rapid draws ("Lag m1" in the schedule);
+//     a Settle leaves a lagging member behind;
 //   - sequence numbers next to the int32 wrap (a draw per check), and, with
 //     Machine.Renewing, Native clients that replace an expired session as
 //     Curator does;
 //   - the liveness phase: faults stop, paused processes resume, partitions
-//     heal; Machine.Liveness restarts what each process must still do, and
+//     heal, members restart, rejoin and catch up; Machine.Liveness restarts what each process must still do, and
 //     every Eventually condition must hold within Machine.LiveBound of
 //     virtual time; a stretch that takes over 2,000 steps without time
 //     passing is a "livelock";

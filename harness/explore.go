@@ -22,6 +22,12 @@ type ExploreOptions struct {
 	// Traces, if set, receives the whole trace of every check as it ends,
 	// in the order the checks ran, shrinking included.
 	Traces func(trace string)
+	// Checks, if set, caps the checks below -rapid.checks: once Checks
+	// checks have run without a failure, the others pass at once, without
+	// a draw (rapid still counts them as passed). For a machine whose share
+	// of a suite run by -rapid.checks is smaller, without setting the flag
+	// under parallel tests that read it.
+	Checks int
 }
 
 // Explored is what Explore found.
@@ -62,6 +68,19 @@ func Explore[P any](t *testing.T, m Machine[P], o ExploreOptions) Explored {
 	r.sink = o.Traces
 	rec := &recorder{name: t.Name(), echo: o.Echo}
 	prop := r.prop(nil)
+	if o.Checks > 0 {
+		inner, n := prop, 0 // rapid runs the checks one at a time
+		prop = func(t *rapid.T) {
+			r.mu.Lock()
+			done := r.target == "" && n >= o.Checks
+			r.mu.Unlock()
+			if done {
+				return
+			}
+			n++
+			inner(t)
+		}
+	}
 	if o.Started != nil {
 		inner := prop
 		prop = func(t *rapid.T) {

@@ -44,10 +44,30 @@ const (
 	// client is done for good (StateAuthFailed). Native clients only.
 	FailAuth
 
+	// The ensemble's faults, drawn only by a machine on an ensemble
+	// (Machine.Members > 1); each strikes a member rapid draws.
+
+	// Lag: a follower stops applying commits (its clients read stale
+	// data, their writes and syncs wait) until a CatchUp action; meanwhile
+	// each commit it applies is a step of the scheduler.
+	Lag
+	// Crash: a member crashes (its clients move to other members; a
+	// crashed leader starts an election) until a Restart action.
+	Crash
+	// Isolate: a member is cut off from the quorum (its clients move on;
+	// an isolated leader starts an election) until a Rejoin action.
+	Isolate
+	// FailLeader: the leader fails as the next write reaches it, the
+	// write committed or lost (drawn from the World's seed); every client
+	// loses its connection and an election follows.
+	FailLeader
+
 	// NoFaults leaves only scheduling and the passing of time.
 	NoFaults Fault = 1 << 31
-	// AllFaults is every fault above.
-	AllFaults = LoseReply | DropRequest | Shuffle | Partition | Expire | Pause | Delay | Slow | FailAuth
+	// AllFaults is every fault above (a machine on a standalone server
+	// draws none of the ensemble's).
+	AllFaults = LoseReply | DropRequest | Shuffle | Partition | Expire | Pause | Delay | Slow | FailAuth |
+		Lag | Crash | Isolate | FailLeader
 )
 
 // faultRow is a row of the catalogue (faults.Catalog) that machines draw,
@@ -121,9 +141,23 @@ func (f Fault) String() string {
 	return strings.Join(names, "|")
 }
 
+// ensembleOnly returns the faults of the table that strike an ensemble's
+// members.
+func ensembleOnly() Fault {
+	var f Fault
+	for _, r := range faultTable {
+		if r.Ensemble {
+			f |= r.fault
+		}
+	}
+	return f
+}
+
 // drawMix draws the faults of one check among allowed: each fault of the
 // table is in with probability one half, so checks differ in their mix
 // and each meets few kinds often (swarm testing, Groce et al., ISSTA 2012).
+// allowed holds no fault of the ensemble's on a standalone server (see
+// Machine.withDefaults): the draws are those of a table without them.
 func drawMix(t *rapid.T, allowed Fault) Fault {
 	if allowed&NoFaults != 0 {
 		return 0

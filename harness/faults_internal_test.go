@@ -15,6 +15,7 @@ func TestFaultConstantsNameTheCatalogue(t *testing.T) {
 		LoseReply: "LoseReply", DropRequest: "DropRequest", Shuffle: "Shuffle",
 		Partition: "Partition", Expire: "Expire", Pause: "Pause", Delay: "Delay",
 		Slow: "Slow", FailAuth: "FailAuth",
+		Lag: "Lag", Crash: "Crash", Isolate: "Isolate", FailLeader: "FailLeader",
 	}
 	var all Fault
 	for i, r := range faultTable {
@@ -32,6 +33,9 @@ func TestFaultConstantsNameTheCatalogue(t *testing.T) {
 	if got := nativeOnly(); got != FailAuth {
 		t.Errorf("native-only faults: %v, want FailAuth", got)
 	}
+	if got := ensembleOnly(); got != Lag|Crash|Isolate|FailLeader {
+		t.Errorf("ensemble faults: %v, want Lag|Crash|Isolate|FailLeader", got)
+	}
 	var fates []string
 	for _, r := range fateRows {
 		fates = append(fates, r.Name)
@@ -41,7 +45,7 @@ func TestFaultConstantsNameTheCatalogue(t *testing.T) {
 		if r.Step != (r.Explore.Make != nil) {
 			t.Errorf("%s: a step fault must have an action, a request fault none", r.Name)
 		}
-		if r.Explore.End.Name != "" && r.Explore.Who != faults.Connected && r.Explore.Who != faults.Awake {
+		if r.Explore.End.Name != "" && r.Explore.Who != faults.Connected && r.Explore.Who != faults.Awake && !r.Explore.Who.Members() {
 			t.Errorf("%s: a fault with an end strikes %v", r.Name, r.Explore.Who)
 		}
 	}

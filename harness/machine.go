@@ -30,6 +30,17 @@ type Machine[P any] struct {
 	Processes int
 	// Client is the client library the processes use (default Native).
 	Client Client
+	// Members, if 2 or more, runs the checks on a ZooKeeper ensemble of
+	// that many members (3 and 5 are ZooKeeper's usual sizes) rather than
+	// a standalone server (0 or 1): each process's session is served by
+	// one member, whose reads may lag the leader's commits
+	// (sim.Config.Members), and the checks also draw the ensemble's
+	// faults: Lag (and CatchUp), Crash (and Restart), Isolate (and
+	// Rejoin) and FailLeader, each striking a member drawn by rapid. The
+	// liveness phase catches up, restarts and heals every member first.
+	// Native clients only, for now: the simulator does not run
+	// go-zookeeper clients on an ensemble (sim.ErrZKOnEnsemble).
+	Members int
 	// SessionTimeout is the session timeout the clients ask for (default
 	// 1s; the server's tickTime is a tenth of it, so the server grants it).
 	SessionTimeout time.Duration
@@ -176,6 +187,9 @@ func (m Machine[P]) withDefaults() (Machine[P], error) {
 	if m.Processes < 0 {
 		return m, fmt.Errorf("harness: Machine.Processes is %d", m.Processes)
 	}
+	if m.Members < 0 {
+		return m, fmt.Errorf("harness: Machine.Members is %d", m.Members)
+	}
 	if m.SessionTimeout == 0 {
 		m.SessionTimeout = time.Second
 	}
@@ -203,6 +217,9 @@ func (m Machine[P]) withDefaults() (Machine[P], error) {
 	}
 	if m.Faults == 0 {
 		m.Faults = AllFaults
+	}
+	if m.Members < 2 {
+		m.Faults &^= ensembleOnly() // a standalone server has no members to strike
 	}
 	if m.Client == GoZK {
 		m.Faults &^= nativeOnly() // FailAuth: go-zookeeper has no auth-failed state to model

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -189,6 +190,7 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 	sw, err := sim.New(sim.Config{
 		Seed:           seed,
 		Clients:        native,
+		Members:        m.Members,
 		Server:         zkmem.Options{TickTime: m.SessionTimeout / 10},
 		SessionTimeout: m.SessionTimeout,
 		Policy:         &rw.sched,
@@ -214,8 +216,15 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 			panic(p)
 		}
 	}()
-	sw.Note("harness: %s, %d %s processes, faults %v", m.Name, m.Processes, m.Client, rw.mix)
-	if rw.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour)); err != nil {
+	if sw.Members() > 1 {
+		rw.isolated = make([]bool, sw.Members())
+		sw.Note("harness: %s, %d %s processes, an ensemble of %d members, faults %v", m.Name, m.Processes, m.Client, sw.Members(), rw.mix)
+	} else {
+		sw.Note("harness: %s, %d %s processes, faults %v", m.Name, m.Processes, m.Client, rw.mix)
+	}
+	// On an ensemble the observer reads the committed state, whatever the
+	// members do (a standalone server ignores the option).
+	if rw.observer, err = sw.Server().Connect(zkmem.WithSessionTimeout(time.Hour), zkmem.WithCommittedView()); err != nil {
 		t.Fatalf("connect observer: %v", err)
 	}
 	if m.Setup != nil {
@@ -401,6 +410,9 @@ func (w *World[P]) look(t *rapid.T, m *Machine[P]) {
 		}
 		if p.renewing == nil && ended {
 			conn, err := w.sw.Connect()
+			if err != nil && w.sw.Members() > 1 && errors.Is(err, zksim.ErrConnectionLoss) {
+				continue // no member takes a new session now (an election): at a later look
+			}
 			if err != nil {
 				t.Fatalf("connect: %v", err)
 			}
@@ -459,6 +471,7 @@ func (w *World[P]) liveness(t *rapid.T, m *Machine[P], check func()) {
 	begin, steps := w.sw.Now(), w.sw.Steps()
 	tick := m.SessionTimeout / 4
 	for {
+		w.restoreMembers(t)
 		w.look(t, m)
 		if m.Liveness != nil {
 			for _, p := range w.procs {

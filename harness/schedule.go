@@ -158,9 +158,13 @@ func (w *runWorld) step(t *rapid.T, check func()) int {
 
 // settle takes steps with no fault and the seed's choices until nothing is
 // enabled (or settleLimit steps were taken, or a violation found).
+//
+// On an ensemble it stops when only lagging members' applies are left: a
+// lagging member stays behind until a Step, a stretch of time or a
+// CatchUp brings it on, rather than at every Settle.
 func (w *runWorld) settle(t *rapid.T, check func()) {
 	enabled := w.sw.Enabled()
-	for i := 0; i < settleLimit && enabled > 0 && !w.violated(); i++ {
+	for i := 0; i < settleLimit && enabled > w.memberApplies() && !w.violated(); i++ {
 		enabled = w.step(t, check)
 	}
 }
@@ -254,6 +258,10 @@ func (w *runWorld) drawProc(t *rapid.T, ps []*proc) *proc {
 // either from a schedule as it shrinks without changing what the other
 // does.
 func (w *runWorld) act(t *rapid.T, a faults.Action) {
+	if a.Who.Members() {
+		w.actOnMember(t, a)
+		return
+	}
 	var p *proc
 	client := faults.AnyClient
 	if a.Who != faults.Server {

@@ -45,6 +45,7 @@ type runWorld struct {
 	failLog  []string    // what fail logged
 	check    func()      // checks the invariants (run sets it)
 	renewed  func(*proc) // Machine.Renewed, for the process
+	isolated []bool      // on an ensemble: the members an Isolate action cut off, not rejoined since
 
 	mu         sync.Mutex
 	violations []Violation
@@ -164,6 +165,12 @@ func (w *runWorld) describe() string {
 	for _, c := range w.cores {
 		out = append(out, fmt.Sprintf("p%d: session c%d live=%v paused=%v in flight=%v running=%v",
 			c.idx, c.sess, w.SessionLive(c.sessionID()), w.sw.Paused(c.sess), w.sw.InFlight(c.sess), c.runningNames()))
+		if w.sw.Members() > 1 {
+			out[len(out)-1] += fmt.Sprintf(" member=m%d", w.sw.Member(c.sess))
+		}
+	}
+	if w.sw.Members() > 1 {
+		out = append(out, w.describeMembers())
 	}
 	return strings.Join(out, "; ")
 }

@@ -14,7 +14,11 @@
 //     recipes_test.go): TestLockMutex,
 //     TestLockRWMutex, TestLockSemaphore, TestElection,
 //     TestElectionSingleNode, TestQueueFIFO, TestQueuePriority,
-//     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart.
+//     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart;
+//     and on a 3-member ensemble, at a tenth of the checks,
+//     TestQueueFIFOEnsemble, TestQueueLockingEnsemble, TestBarrierEnsemble
+//     (their open findings, and the election's:
+//     testdata/findings25/README.md).
 //     Actions are client operations (acquire, release, write to a fenced
 //     resource, cancel, offer, take, enter, leave, ...), the faults of the
 //     catalogue and the passing of virtual time. The invariants of the
@@ -22,7 +26,8 @@
 //     phase ends every run (faults stop, time passes, every client must
 //     progress within 20s of virtual time). See the comment at the top of
 //     each *_machine.go file of package explore.
-//   - The flawed recipes of the ZooKeeper literature and of issue 13
+//   - The flawed recipes of the ZooKeeper literature and of issues 13,
+//     29 and 25 (stale reads on an ensemble)
 //     (explore.Flaws, run by flawed_test.go): each test passes only when
 //     rapid catches the flaw, the failure replays twice from its seed with
 //     the same trace, and it logs the shrunk schedule.

@@ -49,3 +49,11 @@ func testFlaw(t *testing.T, name string) {
 // The flaw of issue 29 (explore/flaws29.go).
 
 func TestFlawedLockKeepsNodeOfFailedCall(t *testing.T) { testFlaw(t, "LockKeepsNodeOfFailedCall") }
+
+// The flaws of issue 25 (explore/flaws25.go): reads served by a lagging
+// ensemble member, without a sync.
+
+func TestFlawedElectorTrustsStaleRead(t *testing.T) { testFlaw(t, "ElectorTrustsStaleRead") }
+func TestFlawedWorkerDoneFromStaleListing(t *testing.T) {
+	testFlaw(t, "WorkerDoneFromStaleListing")
+}

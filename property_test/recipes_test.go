@@ -29,6 +29,12 @@ func TestQueueFIFO(t *testing.T)          { checkRecipe(t, "QueueFIFO") }
 func TestQueuePriority(t *testing.T)      { checkRecipe(t, "QueuePriority") }
 func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
 
+// The machines on a 3-member ensemble (explore/ensemble.go), at a tenth of
+// the budget unless -rapid.checks says otherwise.
+func TestQueueFIFOEnsemble(t *testing.T)    { checkRecipe(t, "QueueFIFOEnsemble") }
+func TestQueueLockingEnsemble(t *testing.T) { checkRecipe(t, "QueueLockingEnsemble") }
+func TestBarrierEnsemble(t *testing.T)      { checkRecipe(t, "BarrierEnsemble") }
+
 // checkRecipe checks the recipe machine called name from the suite's
 // seed, in parallel with the other recipe machines.
 func checkRecipe(t *testing.T, name string) {
@@ -45,7 +51,8 @@ func checkRecipe(t *testing.T, name string) {
 func TestEveryRecipeHasATest(t *testing.T) {
 	tests := map[string]bool{"LockMutex": true, "LockRWMutex": true, "LockSemaphore": true, "Election": true,
 		"ElectionSingleNode": true, "QueueFIFO": true, "QueuePriority": true, "QueueLocking": true,
-		"Barrier": true, "BarrierDouble": true, "BarrierStart": true}
+		"Barrier": true, "BarrierDouble": true, "BarrierStart": true,
+		"QueueFIFOEnsemble": true, "QueueLockingEnsemble": true, "BarrierEnsemble": true}
 	for _, m := range explore.Recipes {
 		if !tests[m.Name] {
 			t.Errorf("explore.Recipes has %s, which has no Test%[1]s", m.Name)

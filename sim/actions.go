@@ -239,7 +239,7 @@ func (w *World) runTimed(a *timed) {
 			w.checkWire(s)
 			break
 		}
-		if s.gen != a.gen || s.gone || !(s.down || s.paused) {
+		if s.gen != a.gen || s.gone || !(s.down || s.paused) || !w.ensMayExpire(s) {
 			return
 		}
 		w.coverStrike(s, "Expire")

@@ -38,6 +38,10 @@ type ensState struct {
 	failing  bool // FailLeader armed: the next write fails the leader
 	events   []int
 	choice   int // a member's event Config.Choose picked in lagWait; -2: it left the choice to the seed; else -1
+	// electedAt is when the last election ended (elected: there was
+	// one): every session's timeout started afresh then.
+	electedAt time.Duration
+	elected   bool
 }
 
 // endLag records that member m no longer lags (a CatchUp, a restart, a
@@ -340,10 +344,11 @@ func (w *World) endParked() {
 type ensSnap struct {
 	member map[int64]int
 	fifo   []int
+	leader int // the leader when the snapshot was taken (-1: none)
 }
 
 func (w *World) ensSnapshot() ensSnap {
-	snap := ensSnap{member: w.memberOf(), fifo: make([]int, len(w.sessions))}
+	snap := ensSnap{member: w.memberOf(), fifo: make([]int, len(w.sessions)), leader: w.ens.e.Leader()}
 	for i, s := range w.sessions {
 		snap.fifo[i] = s.fifoLen()
 	}
@@ -357,7 +362,10 @@ func (w *World) ensSnapshot() ensSnap {
 func (w *World) ensReconcile(snap ensSnap) {
 	now := w.memberOf()
 	for i, s := range w.sessions {
-		if s.zc == nil || s.gone || i >= len(snap.fifo) {
+		// A session the server expired while its client waited for a
+		// member (gone, still down) is followed: the client learns of the
+		// expiry when a member takes it again.
+		if s.zc == nil || (s.gone && !s.down) || i >= len(snap.fifo) {
 			continue
 		}
 		id := s.zc.SessionID()
@@ -456,6 +464,26 @@ func (w *World) elect() {
 	}
 	w.stepf("m%d elected leader", leader)
 	w.ensReconcile(snap)
+	// The new leader gives every session a fresh timeout: a silent one
+	// expires a session timeout from now, not before (ensMayExpire).
+	es.electedAt, es.elected = w.now, true
+	for _, s := range w.sessions {
+		if s.wire == nil && s.zc != nil && !s.gone && (s.down || s.paused) {
+			w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+		}
+	}
+}
+
+// ensMayExpire reports whether a silent session's expiry, due now, may
+// happen: on an ensemble, only the leader expires sessions, none while
+// there is none, and a new leader gives every session a fresh timeout
+// (elect schedules the expiries again).
+func (w *World) ensMayExpire(s *session) bool {
+	es := w.ens
+	if es == nil {
+		return true
+	}
+	return es.e.Leader() >= 0 && (!es.elected || w.now >= es.electedAt+s.zc.SessionTimeout()-time.Nanosecond)
 }
 
 // syncLag forgets the lag of member only (all of them for -1) if it

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -225,5 +226,97 @@ func TestEnsembleHealKeepsAnotherMemberLagging(t *testing.T) {
 		require.NoError(t, w.Run(done.Load))
 		require.NoError(t, err)
 		require.Contains(t, w.TraceString(), "create /z -> waits for its member")
+	})
+}
+
+// TestEnsembleChooseWaitingWithMembersBehind: when Config.Choose lets time
+// pass with the members behind, the next step chooses afresh (it once
+// took the waiting as a member's event, out of range).
+func TestEnsembleChooseWaitingWithMembersBehind(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions(),
+		Choose: func(n int) int { return n - 1 }} // always the last: waiting, when offered
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		for m := range 3 {
+			if m != w.Ensemble().Leader() {
+				require.NoError(t, w.Faults().Lag(m))
+			}
+		}
+		w.Go(func(ctx context.Context) {
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = w.Conn(0).Create(ctx, fmt.Sprintf("/n%d", i), nil, zksim.ModePersistent, zksim.OpenACL())
+			}
+		})
+		w.Go(func(ctx context.Context) { // a reader whose requests come while the members wait
+			for ctx.Err() == nil {
+				_, _, _ = w.Conn(1).Exists(ctx, "/n0")
+				time.Sleep(30 * time.Millisecond)
+			}
+		})
+		require.NoError(t, w.RunFor(time.Second))
+		require.Contains(t, w.TraceString(), "apply commit")
+	})
+}
+
+// TestEnsembleFailLeaderArmedThroughAnElection: a FailLeader armed while
+// the ensemble has no leader strikes the first write the next leader
+// takes, and the World follows: another election. (The World once took
+// the leaderless ensemble for the failure done, and missed the real one.)
+func TestEnsembleFailLeaderArmedThroughAnElection(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		first := w.Ensemble().Leader()
+		call := func(f func(ctx context.Context) error) error {
+			var err error
+			var done atomic.Bool
+			w.Go(func(ctx context.Context) { err = f(ctx); done.Store(true) })
+			require.NoError(t, w.Run(done.Load))
+			return err
+		}
+		// A read sent before the leader crashed, applied after: while no
+		// member leads, FailLeader armed.
+		var done atomic.Bool
+		w.Go(func(ctx context.Context) { _, _, _ = w.Conn(0).Exists(ctx, "/"); done.Store(true) })
+		require.Positive(t, w.Enabled())
+		require.NoError(t, w.Faults().Crash(first, -1))
+		require.NoError(t, w.Faults().FailLeader(true))
+		require.NoError(t, w.Run(done.Load))
+		require.NoError(t, w.RunFor(time.Second))
+		second := w.Ensemble().Leader()
+		require.NotEqual(t, -1, second)
+		// The next write fails the second leader.
+		err := call(func(ctx context.Context) error {
+			_, err := w.Conn(1).Create(ctx, "/x", nil, zksim.ModePersistent, zksim.OpenACL())
+			return err
+		})
+		require.ErrorIs(t, err, zksim.ErrConnectionLoss)
+		tr := w.TraceString()
+		require.Equal(t, 1, strings.Count(tr, "the leader failed on this write"), tr)
+		require.Greater(t, strings.Index(tr, "the leader failed on this write"), strings.Index(tr, "apply create /x"), tr)
+		require.NoError(t, w.Faults().Restart(first))
+		require.NoError(t, w.RunFor(time.Second))
+		require.NotEqual(t, -1, w.Ensemble().Leader(), "a third leader")
+		require.NotEqual(t, second, w.Ensemble().Leader())
+	})
+}
+
+// TestEnsembleNoExpiryWithoutALeader: while no member leads, no session
+// expires, however long its client is cut off; the next leader gives it a
+// fresh timeout, and its client, which waited for a member, learns of an
+// expiry only once one takes it again.
+func TestEnsembleNoExpiryWithoutALeader(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 1, Members: 3, SessionTimeout: time.Second, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		leader := w.Ensemble().Leader()
+		other := (leader + 1) % 3
+		id := w.Conn(0).SessionID()
+		require.NoError(t, w.Faults().Crash(leader, -1))
+		require.NoError(t, w.Faults().Crash(other, -1))
+		require.NoError(t, w.RunFor(5*time.Second))
+		require.Contains(t, w.Server().SessionIDs(), id, "expired with no leader")
+		require.NotContains(t, w.TraceString(), "session expired by the server")
+		require.NoError(t, w.Faults().Restart(other))
+		require.NoError(t, w.RunFor(700*time.Millisecond)) // elected at 500ms: not yet a timeout since
+		require.Contains(t, w.Server().SessionIDs(), id)
+		require.Equal(t, zksim.StateConnected, w.Conn(0).State())
 	})
 }

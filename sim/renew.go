@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -79,6 +80,9 @@ func (w *World) renewTo(s *session) *Conn {
 	}
 	c, err := w.Connect()
 	if err != nil {
+		if w.ens != nil && errors.Is(err, zksim.ErrConnectionLoss) {
+			w.renewLater(s) // no member takes a new session now (an election)
+		}
 		return nil // closed
 	}
 	c.s.renew = r
@@ -86,6 +90,19 @@ func (w *World) renewTo(s *session) *Conn {
 	r.cur = c
 	r.mu.Unlock()
 	return c
+}
+
+// renewLater tries renewTo again lagTick from now, as a library keeps
+// trying to open its new session while no ensemble member takes one.
+func (w *World) renewLater(s *session) {
+	w.schedule(w.now+lagTick, &timed{kind: tEnsemble, fn: func() {
+		if s.renew.Current() != s.conn {
+			return
+		}
+		if next := w.renewTo(s); next != nil {
+			w.announceRenewal(s, next)
+		}
+	}})
 }
 
 // announceRenewal traces the renewal of s's Renewing to c and sends its

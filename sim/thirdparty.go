@@ -11,11 +11,13 @@ import (
 // A third party: an operator with zkCli, a cleanup job, another
 // application sharing the ensemble. It acts on the server directly, on a
 // session of its own that no client of the World owns, so the clients see
-// only what it did: their watches fire, their nodes are gone.
+// only what it did: their watches fire, their nodes are gone. On an
+// ensemble its session reads and writes the committed state, whatever the
+// members do (zkmem.WithCommittedView).
 
 // thirdParty opens the third party's session for one action.
 func (w *World) thirdParty() (*zkmem.Conn, error) {
-	return w.srv.Connect(zkmem.WithSessionTimeout(time.Hour))
+	return w.srv.Connect(zkmem.WithSessionTimeout(time.Hour), zkmem.WithCommittedView())
 }
 
 // DeleteNode has a third party delete the node at path, whatever its

@@ -203,13 +203,15 @@ func (w *World) unparkWire(p *parked) {
 }
 
 // afterFailing follows a call that may have failed the leader (FailLeader
-// armed): the clients it dropped, the election.
+// armed): the clients it dropped, the election. Only a write that reached
+// the leader fails it: a call made while there was none (an election)
+// leaves the failure armed.
 func (w *World) afterFailing(snap ensSnap) {
 	es := w.ens
 	if !es.failing {
 		return
 	}
-	if es.e.Leader() < 0 {
+	if snap.leader >= 0 && es.e.Leader() < 0 {
 		es.failing = false
 		w.notef("the leader failed on this write")
 		w.strikeAll("Failover")

@@ -56,7 +56,7 @@ var (
 // fails with ErrClosing once the server is closed, and with an error naming
 // the option for a zero WithClientAddr.
 func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
-	if s.ens != nil {
+	if s.ens != nil && !committedView(opts) {
 		return s.ens.Connect(opts...)
 	}
 	c, err := newConn(s, opts)

@@ -30,6 +30,27 @@ func WithCanBeReadOnly() ConnOption {
 	return func(c *connConfig) { c.canBeReadOnly = true }
 }
 
+// WithCommittedView makes an ensemble's Connect open a session that
+// bypasses the members, as a test's eyes on the ensemble (a simulator's
+// observer, a third party acting on the tree): its reads are served from
+// the committed state (the leader's, whoever leads, election or not), its
+// writes commit at once and reach the members as commits do, and no member
+// fault (a lag, a crash, an isolation, a failover) moves it or drops it.
+// Its watches never fire. A real ZooKeeper has no such session. A
+// standalone Server's Connect ignores it.
+func WithCommittedView() ConnOption {
+	return func(c *connConfig) { c.committed = true }
+}
+
+// committedView reports whether opts include WithCommittedView.
+func committedView(opts []ConnOption) bool {
+	var cfg connConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg.committed
+}
+
 // isWrite reports whether op is a transaction: it goes to the leader.
 func isWrite(op OpCode) bool {
 	switch op {

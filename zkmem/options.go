@@ -134,6 +134,7 @@ type connConfig struct {
 	addr           netip.Addr
 	members        []int // ensemble members to try, in order (WithMembers)
 	canBeReadOnly  bool  // WithCanBeReadOnly
+	committed      bool  // WithCommittedView
 }
 
 // WithClientAddr sets the address the Conn's connections come from

@@ -1,0 +1,95 @@
+package explore
+
+import (
+	"errors"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
+)
+
+// The recipe machines on a 3-member ensemble (harness.Machine.Members): the
+// clients' sessions are served by members that lag, crash, are cut off
+// from the quorum, and lose the leader, the ensemble's faults drawn with
+// the others. The recipes must stay correct: a read served by a lagging
+// member is stale, but the recipes decide from what their own writes and
+// watches tell them (a create's name, a delete's outcome, a watch's event,
+// which the member delivers before the data it announces), and a member
+// never takes a session back to an older state than it saw.
+//
+// Read-only mode: the recipes take zksim.StateConnectedReadOnly for
+// disconnected (recipes/internal/retry waits for StateConnected), which is
+// right for every one of them: each step of a lock, an election, a queue
+// or a barrier writes (a create, a delete, a multi), and a read-only member
+// refuses writes with ErrNotReadOnly, so a recipe could do nothing useful
+// on it but read a state the quorum may have moved past. The simulator's
+// clients do not ask for read-only mode (zkmem.WithCanBeReadOnly), so
+// these machines never meet it.
+
+// These machines pass at their CI budget on the suite's seed, but fail
+// within a few hundred checks more: a waiter, a taker or a candidate that
+// reads a lagging member's state, and cleanups that presume a session
+// expired after a session timeout of downtime (property_test's
+// testdata/findings25/README.md). They are open findings, not yet
+// settled as the recipes' or the checkers'.
+
+// ensembleMembers is the ensemble machines' size.
+const ensembleMembers = 3
+
+// ensembleChecks is their CI budget of checks (Machine.ciChecks): a tenth
+// of the standalone machines', so that the property suite's time grows by
+// under a minute.
+const ensembleChecks = 100
+
+// ensembleSkips are the faults the ensemble machines leave out: a leader
+// that fails while the server is slow can leave a client that never hears
+// its connection broke (a gap of the simulator's ensemble, not of the
+// recipes).
+const ensembleSkips = harness.Slow
+
+func init() {
+	// Not yet Election, LockMutex and BarrierDouble: on an ensemble a
+	// session outlives an outage with no leader (no member expires it,
+	// and the next leader gives it a fresh timeout), but their cleanups
+	// give up once a session timeout of downtime has passed, presuming
+	// the session gone, and leave a node of a live session behind
+	// ("orphan", "cleanup gave up early"): on `zksim explore -seed 3` and
+	// in a few hundred checks of the suite's seed.
+	for _, name := range []string{"QueueFIFO", "QueueLocking", "Barrier"} {
+		m, ok := Recipe(name)
+		if !ok {
+			panic("explore: no recipe machine " + name)
+		}
+		m.Name += "Ensemble"
+		m.What += ", on a 3-member ensemble"
+		m.cfg.members = ensembleMembers
+		m.ciChecks = ensembleChecks
+		Recipes = append(Recipes, m)
+	}
+}
+
+// memberBehind reports whether session i is served by a member that has
+// not applied every commit yet: what the client will hear of them (the
+// watch events, the new data) is still on its way, as a reply in flight
+// is. Always false on a standalone server.
+func (w *world) memberBehind(i int) bool {
+	e := w.sw.Ensemble()
+	if e == nil {
+		return false
+	}
+	m := w.sw.Member(i)
+	return m >= 0 && e.Pending(m) > 0
+}
+
+// connect opens a new session for a machine's own use. On an ensemble no
+// member takes one during an election (or without a quorum): the action
+// is skipped then, as one that cannot run now.
+func (w *world) connect(t *rapid.T) (*sim.Conn, error) {
+	conn, err := w.sw.Connect()
+	if err != nil && w.sw.Members() > 1 && errors.Is(err, zksim.ErrConnectionLoss) {
+		t.SkipNow()
+	}
+	return conn, err
+}
