@@ -234,9 +234,10 @@ const ShrinkCap = 10 * time.Minute
 // shrinkByBudget lets rapid shrink a failure until no smaller schedule
 // fails the same way or Machine.ShrinkBudget checks have run, instead of
 // for -rapid.shrinktime of wall-clock time (30s by default), unless the
-// command line or RAPID_SHRINKTIME set it: the shrunk schedule is then a
+// user chose a shrink time (userSetFlag): the shrunk schedule is then a
 // function of the seed alone, the same on an idle machine and a loaded
-// one. It returns the undo.
+// one, and the same whatever ran before in the process. It returns the
+// undo.
 func shrinkByBudget(t *testing.T) (undo func()) {
 	t.Helper()
 	if userSetFlag("rapid.shrinktime", "RAPID_SHRINKTIME") {
@@ -245,15 +246,20 @@ func shrinkByBudget(t *testing.T) (undo func()) {
 	return setFlags(t, map[string]string{"rapid.shrinktime": ShrinkCap.String()})
 }
 
-// userSetFlag reports whether the command line set flag name, or the
-// environment variable env (rapid's own way of setting it) is set.
+// userSetFlag reports whether the user chose the value of rapid's flag
+// name: the environment variable env (rapid's own way of setting it) is
+// set, or the flag's value is not rapid's default. It looks at the value,
+// not at whether flag.Set was called: the harness's own undo calls
+// flag.Set to put the default back, and flag.Visit would take that for
+// the user's choice ever after (every Catch after the first in a process
+// then shrank for rapid's 30s of wall-clock time). A command line that
+// sets the flag to rapid's default leaves the choice to the harness.
 func userSetFlag(name, env string) bool {
 	if _, ok := os.LookupEnv(env); ok {
 		return true
 	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	f := flag.Lookup(name)
+	return f != nil && f.Value.String() != f.DefValue
 }
 
 // setFlags sets rapid's flags for a run and returns their undo.
