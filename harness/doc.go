@@ -68,10 +68,10 @@
 // (unless RAPID_SHRINKTIME is set, or -rapid.shrinktime to other than
 // rapid's default), rather than for 30s of wall-clock time, so the shrunk
 // schedule is a function of the seed alone: the same on an idle laptop
-// and a loaded CI machine, and whatever ran before in the process. rapid's shrinker stops in a local
-// minimum that depends on the failure it starts from, so Catch and
-// ExpectCaught shrink three failures (CatchOptions.Shrinks) and keep the
-// shortest schedule.
+// and a loaded CI machine, and whatever ran before in the process.
+// rapid's shrinker stops in a local minimum that depends on the failure
+// it starts from, so Catch and ExpectCaught shrink three failures
+// (CatchOptions.Shrinks) and keep the shortest schedule.
 //
 // # Planted bugs
 //
