@@ -229,9 +229,9 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 // checks Machine.ShrinkBudget bounds (the -rapid.shrinktime that Check
 // and Catch set). It is a safety net, not a budget: a shrink that reaches
 // it depends on the machine's speed. An hour, far above what the budget
-// takes: one shrink of the README's example took 5 minutes of its 20,000
-// checks on two cores shared with a dozen busy processes, and a cap of 10
-// minutes would have been within reach of a busier machine.
+// takes: a shrink of the README's example (at most 20,000 checks) took
+// about 5 minutes on two cores shared with a dozen busy processes, within
+// reach of a cap of 10 minutes on a busier machine.
 const ShrinkCap = time.Hour
 
 // shrinkByBudget lets rapid shrink a failure until no smaller schedule
