@@ -32,6 +32,7 @@ func InBubbles(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
 // set, is told how each check ended: "" for a pass, else the message rapid
 // sees.
 func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) string, after func(msg string)) func(*rapid.T) {
+	stacks := &failureStacks{index: map[string]int{}}
 	return func(t *rapid.T) {
 		defer watchdog().Stop() // on wall-clock time: outside the bubble
 		done := make(chan any, 1)
@@ -59,57 +60,67 @@ func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) str
 			after(msg)
 		}
 		if failure && msg != fmt.Sprint(p) {
-			failAtDepth(t, msg, depthOf(msg))
+			spell(stacks.of(msg), stackBits, func() { t.Fatalf("%s", msg) })
 		}
-		repanic(p)
+		stacks.repanic(p)
 	}
 }
 
 // rapid tells two failures apart by the stack of the panic (it keeps a
-// smaller failing case only if it fails "the same way"), and a panic raised
-// again outside the bubble has lost its stack. repanic gives each distinct
-// failure message a distinct stack instead: the n-th message seen panics
-// n calls deep. rapid's own "no more data" panic keeps depth 0, so that it
-// is never mistaken for a failure while rapid shrinks.
-func repanic(p any) {
-	if fmt.Sprintf("%T", p) == "rapid.invalidData" {
-		panic(p)
-	}
-	panicAtDepth(p, depthOf(fmt.Sprint(p)))
+// smaller failing case only if it fails "the same way", and it compares
+// the first 32 frames alone), and a panic raised again outside the bubble
+// has lost its stack. failureStacks gives each distinct failure message of
+// one property a stack of its own instead: the n-th message it sees (from
+// 0, in the order the checks meet them, a function of the seed) panics at
+// the end of stackBits calls that spell n in binary. The numbering is the
+// property's own, not the process's, so that how rapid tells failures
+// apart does not depend on what ran before in the process (a count kept
+// for the whole process once grew past rapid's 32 frames, and every later
+// message looked the same to it). rapid's own "no more data" panic is
+// raised as it is, so that it is never mistaken for a failure while rapid
+// shrinks.
+type failureStacks struct {
+	mu    sync.Mutex
+	index map[string]int
 }
 
-// depthOf returns the depth at which failures with message msg panic.
-func depthOf(msg string) int {
-	failureDepthsMu.Lock()
-	defer failureDepthsMu.Unlock()
-	n, ok := failureDepths[msg]
+// stackBits is the number of calls that spell a failure's number: 4,096
+// distinct failures per property, in well under rapid's 32 frames.
+const stackBits = 12
+
+// of returns the number of failures with message msg.
+func (s *failureStacks) of(msg string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, ok := s.index[msg]
 	if !ok {
-		n = len(failureDepths) + 1
-		failureDepths[msg] = n
+		n = len(s.index)
+		s.index[msg] = n
 	}
 	return n
 }
 
-// failAtDepth fails t with msg, n calls deep.
-func failAtDepth(t *rapid.T, msg string, n int) {
-	if n == 0 {
-		t.Fatalf("%s", msg)
-		return
-	}
-	failAtDepth(t, msg, n-1)
-}
-
-func panicAtDepth(p any, n int) {
-	if n == 0 {
+// repanic raises p again, at the stack of its message.
+func (s *failureStacks) repanic(p any) {
+	if fmt.Sprintf("%T", p) == "rapid.invalidData" {
 		panic(p)
 	}
-	panicAtDepth(p, n-1)
+	spell(s.of(fmt.Sprint(p)), stackBits, func() { panic(p) })
 }
 
-var (
-	failureDepthsMu sync.Mutex
-	failureDepths   = map[string]int{}
-)
+// spell calls f at the end of bits calls of its own, one a bit of n from
+// the lowest: each bit's call is on a line of its own, so that the lines
+// of the stack spell n.
+func spell(n, bits int, f func()) {
+	switch {
+	case bits == 0:
+		f()
+	case n&1 == 0:
+		spell(n>>1, bits-1, f)
+	default:
+		spell(n>>1, bits-1, f)
+	}
+}
 
 // hangAfter is how long, in wall-clock time, one check may run before the
 // watchdog takes it for hung: a check takes milliseconds, so this only

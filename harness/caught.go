@@ -228,15 +228,19 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 // ShrinkCap bounds, in wall-clock time, the shrinking of a failure whose
 // checks Machine.ShrinkBudget bounds (the -rapid.shrinktime that Check
 // and Catch set). It is a safety net, not a budget: a shrink that reaches
-// it depends on the machine's speed.
-const ShrinkCap = 10 * time.Minute
+// it depends on the machine's speed. An hour, far above what the budget
+// takes: a shrink of the README's example (at most 20,000 checks) took
+// about 5 minutes on two cores shared with a dozen busy processes, within
+// reach of a cap of 10 minutes on a busier machine.
+const ShrinkCap = time.Hour
 
 // shrinkByBudget lets rapid shrink a failure until no smaller schedule
 // fails the same way or Machine.ShrinkBudget checks have run, instead of
 // for -rapid.shrinktime of wall-clock time (30s by default), unless the
-// command line or RAPID_SHRINKTIME set it: the shrunk schedule is then a
+// user chose a shrink time (userSetFlag): the shrunk schedule is then a
 // function of the seed alone, the same on an idle machine and a loaded
-// one. It returns the undo.
+// one, and the same whatever ran before in the process. It returns the
+// undo.
 func shrinkByBudget(t *testing.T) (undo func()) {
 	t.Helper()
 	if userSetFlag("rapid.shrinktime", "RAPID_SHRINKTIME") {
@@ -245,15 +249,20 @@ func shrinkByBudget(t *testing.T) (undo func()) {
 	return setFlags(t, map[string]string{"rapid.shrinktime": ShrinkCap.String()})
 }
 
-// userSetFlag reports whether the command line set flag name, or the
-// environment variable env (rapid's own way of setting it) is set.
+// userSetFlag reports whether the user chose the value of rapid's flag
+// name: the environment variable env (rapid's own way of setting it) is
+// set, or the flag's value is not rapid's default. It looks at the value,
+// not at whether flag.Set was called: the harness's own undo calls
+// flag.Set to put the default back, and flag.Visit would take that for
+// the user's choice ever after (every Catch after the first in a process
+// then shrank for rapid's 30s of wall-clock time). A command line that
+// sets the flag to rapid's default leaves the choice to the harness.
 func userSetFlag(name, env string) bool {
 	if _, ok := os.LookupEnv(env); ok {
 		return true
 	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	f := flag.Lookup(name)
+	return f != nil && f.Value.String() != f.DefValue
 }
 
 // setFlags sets rapid's flags for a run and returns their undo.

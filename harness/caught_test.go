@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -89,4 +90,30 @@ func TestCatchKeepsTheShortestShrink(t *testing.T) {
 	require.Equal(t, three.Schedule, again.Schedule)
 	require.Equal(t, three.Seed, again.Seed)
 	t.Logf("one shrink: %d actions; the shortest of three: %d actions", len(one.Schedule), len(three.Schedule))
+}
+
+// A Catch's shrink is bounded by the machine's budget of checks alone (and
+// counts the checks it ran, at most the budget),
+// whatever ran before in the process: the same seed shrinks to the same
+// schedule in the same number of checks the first time and after other
+// catches. (The harness once took its own undo of -rapid.shrinktime for
+// the user's choice, and every Catch after the first in a process shrank
+// for rapid's wall-clock default instead: 30s, here 1ms.)
+func TestCatchShrinksTheSameAfterOtherCatches(t *testing.T) {
+	harness.SetRapidShrinkTimeDefault(t, time.Millisecond)
+	t.Setenv(harness.ShrinkBudgetEnv, "1000")
+	const seed = 26
+	o := harness.CatchOptions{Seed: seed, Shrinks: 1}
+	first := harness.Catch(t, sumMachine(), o, "below 10")
+	for s := range uint64(3) {
+		harness.Catch(t, boomMachine(), harness.CatchOptions{Seed: s + 1, Shrinks: 1}, "no boom")
+	}
+	again := harness.Catch(t, sumMachine(), o, "below 10")
+	require.True(t, first.AsWanted, first.Report)
+	require.True(t, again.AsWanted, again.Report)
+	require.Equal(t, first.Schedule, again.Schedule)
+	require.Equal(t, first.ShrinkChecks, again.ShrinkChecks)
+	require.Greater(t, first.ShrinkChecks, 20, "a shrink of 1ms of wall-clock time runs a check or two")
+	require.LessOrEqual(t, first.ShrinkChecks, 1000, "the checks rapid ran after the budget passed at once: not shrink checks")
+	t.Logf("both shrunk in %d checks to %v", again.ShrinkChecks, again.Schedule)
 }

@@ -70,13 +70,14 @@
 // so rapid shrinks a failure to the smallest schedule that breaks the same
 // invariants whatever their details say (a step number, a time, a node's
 // name). Check, Catch and ExpectCaught let rapid shrink until no smaller
-// schedule fails the same way (unless -rapid.shrinktime or
-// RAPID_SHRINKTIME is set), rather than for 30s of wall-clock time, so the
-// shrunk schedule is a function of the seed alone: the same on an idle
-// laptop and a loaded CI machine. rapid's shrinker stops in a local
-// minimum that depends on the failure it starts from, so Catch and
-// ExpectCaught shrink three failures (CatchOptions.Shrinks) and keep the
-// shortest schedule.
+// schedule fails the same way or Machine.ShrinkBudget checks have run
+// (unless RAPID_SHRINKTIME is set, or -rapid.shrinktime to other than
+// rapid's default), rather than for 30s of wall-clock time, so the shrunk
+// schedule is a function of the seed alone: the same on an idle laptop
+// and a loaded CI machine, and whatever ran before in the process.
+// rapid's shrinker stops in a local minimum that depends on the failure
+// it starts from, so Catch and ExpectCaught shrink three failures
+// (CatchOptions.Shrinks) and keep the shortest schedule.
 //
 // # Planted bugs
 //

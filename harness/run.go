@@ -73,8 +73,8 @@ func (r *runner[P]) prop(normalize func(string) string) func(*rapid.T) {
 	return func(t *rapid.T) {
 		r.mu.Lock()
 		spent := r.target != "" && r.budget > 0 && r.runs >= r.budget
-		if r.target != "" {
-			r.runs++
+		if r.target != "" && !spent {
+			r.runs++ // the checks run, not those passed at once
 		}
 		r.mu.Unlock()
 		if !spent {
