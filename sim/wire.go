@@ -107,7 +107,11 @@ func (w *World) ConnectZK(opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, er
 		return nil, nil, ErrClosed
 	}
 	if w.wsrv == nil {
-		w.wsrv = zkwire.New(w.srv, zkwire.Options{})
+		if w.ens != nil {
+			w.wsrv = zkwire.NewEnsemble(w.ens.e, zkwire.Options{})
+		} else {
+			w.wsrv = zkwire.New(w.srv, zkwire.Options{})
+		}
 	}
 	s := newSession(w, len(w.sessions))
 	s.wire = &wireClient{addrs: []string{wireAddr}}
@@ -324,18 +328,10 @@ func (w *World) executeWire(s *session, req *request) {
 		w.stepf("%s discard %s %s: connection %d closed", s.name, req.name, req.desc.Path, p.n)
 		return
 	}
-	if p.fc == nil {
-		p.fc = w.wsrv.NewFrameConn((*pipeOut)(p))
-		p.fc.SetReplyHook(func(q *zkmem.Request, resp *zkmem.Response) { w.onWireReply(s, q, resp) })
+	if p.fc == nil && !w.newFrameConn(s, p, r) {
+		return
 	}
 	wc.heardAt = w.now
-	if r.connect && w.ens != nil {
-		if why := w.memberRefuses(p, r); why != "" {
-			p.fc.Hangup() // closed without an answer: the client tries the next member
-			w.stepf("%s apply connect #%d session %#x -> refused: %s", s.name, p.n, r.sid, why)
-			return
-		}
-	}
 	wc.serving = req
 	s.applying = req
 	if w.wireMayWait(req) {
@@ -407,6 +403,12 @@ func (w *World) connectedWire(s *session, req *request) {
 	wc, p := s.wire, req.wire.pipe
 	zs := p.fc.Session()
 	if zs == nil || p.fc.Over() {
+		if refused := p.fc.Refused(); refused != nil && w.ens != nil {
+			// Closed without an answer, the session untouched: the
+			// client tries its next server.
+			w.stepf("%s apply connect #%d session %#x -> refused: %s", s.name, p.n, req.wire.sid, w.refusal(p, req.wire, refused))
+			return
+		}
 		if req.wire.sid != 0 && wc.sid == req.wire.sid {
 			s.gone = true
 		}
@@ -420,7 +422,10 @@ func (w *World) connectedWire(s *session, req *request) {
 		s.gone = false
 	}
 	wc.cur = p
-	on := w.attachWire(s, p, zs.ID())
+	on := ""
+	if w.ens != nil {
+		on = fmt.Sprintf(" on m%d", p.member)
+	}
 	w.stepf("%s apply connect #%d session %#x -> session %#x timeout %v%s", s.name, p.n, req.wire.sid, zs.ID(), zs.Timeout(), on)
 	if !wc.checking {
 		wc.checking = true

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,9 +17,10 @@ import (
 // dial; a member that serves no one (an election, cut off from the
 // quorum) or has not applied the last zxid the client saw closes the
 // connection without answering the handshake, and the client tries its
-// next address; a member that takes it serves its session (zkwire opens
-// or resumes it, then zkmem.Ensemble.MoveSession attaches it to the
-// member). A frame that must wait for the member (a write or a sync while
+// next address; a member that takes it serves its session. The member
+// decides as zkwire's member ports do: the connection is zkwire's
+// (FrameConn at the member), whose handshake zkmem.Ensemble.OpenSessionAt
+// or ResumeSessionAt admits or refuses, and attaches to the member. A frame that must wait for the member (a write or a sync while
 // a member lags, any write while FailLeader is armed) is served in a
 // goroutine of its own and, if it waits, parked as a native call is; the
 // connection's later frames wait behind it, as a server's request
@@ -65,34 +67,41 @@ func (w *World) dialMember(s *session, r *wireReq) {
 	r.dialTo += " -> refused: down"
 }
 
-// memberRefuses says why the member a connection reached closes it at the
-// handshake ("" if it takes it): it serves no one, or has not applied the
-// last zxid the client saw.
-func (w *World) memberRefuses(p *pipe, r *wireReq) string {
-	e := w.ens.e
-	if p.member < 0 || p.member >= e.Size() {
-		return "no such member"
+// newFrameConn makes the server's end of connection p, at its first
+// frame r: on an ensemble, a connection to the member p's address names,
+// whose handshake zkmem admits or refuses (Ensemble.OpenSessionAt,
+// ResumeSessionAt). An address that names no member is hung up on, and
+// newFrameConn reports false.
+func (w *World) newFrameConn(s *session, p *pipe, r *wireReq) bool {
+	out := (*pipeOut)(p)
+	if w.ens == nil {
+		p.fc = w.wsrv.NewFrameConn(out)
+	} else {
+		fc, err := w.wsrv.NewFrameConnAt(p.member, out)
+		if err != nil {
+			p.fc = w.wsrv.NewFrameConn(out)
+			p.fc.Hangup()
+			w.stepf("%s apply frame #%d %s -> refused: %v", s.name, p.n, p.addr, err)
+			return false
+		}
+		p.fc = fc
 	}
-	if role := e.Role(p.member); !serving(role) {
-		return fmt.Sprintf("m%d is %v", p.member, role)
-	}
-	if applied := e.Applied(p.member); applied < r.seen {
-		return fmt.Sprintf("m%d applied zxid %d, the client saw %d", p.member, applied, r.seen)
-	}
-	return ""
+	p.fc.SetReplyHook(func(q *zkmem.Request, resp *zkmem.Response) { w.onWireReply(s, q, resp) })
+	return true
 }
 
-// attachWire makes the member a connection reached serve the session its
-// handshake opened or resumed, and says so for the trace ("" on a
-// standalone server).
-func (w *World) attachWire(s *session, p *pipe, id int64) string {
-	if w.ens == nil {
-		return ""
+// refusal describes for the trace why the member a connection reached
+// refused its handshake (zkmem decided, with err): it serves no one, or
+// has not applied the last zxid the client saw.
+func (w *World) refusal(p *pipe, r *wireReq, err error) string {
+	e := w.ens.e
+	switch {
+	case errors.Is(err, zkmem.ErrZxidAhead):
+		return fmt.Sprintf("m%d applied zxid %d, the client saw %d", p.member, e.Applied(p.member), r.seen)
+	case errors.Is(err, zkmem.ErrNoMember):
+		return fmt.Sprintf("m%d is %v", p.member, e.Role(p.member))
 	}
-	if err := w.ens.e.MoveSession(id, p.member); err != nil {
-		return fmt.Sprintf(" (not moved to m%d: %v)", p.member, err)
-	}
-	return fmt.Sprintf(" on m%d", p.member)
+	return err.Error()
 }
 
 // wireMayWait reports whether a frame may wait in zkmem for its member, or

@@ -129,16 +129,20 @@
 // read-only member; unlike ZooKeeper's, which is local to that member
 // (localSessionsEnabled), it is a session of the ensemble.
 //
+// A transport (not a Conn) attaches a session to the member its
+// connection reached with [Ensemble.OpenSessionAt] and
+// [Ensemble.ResumeSessionAt], which admit or refuse the client by
+// ZooKeeper's handshake rules, the same for every transport: zkwire's
+// member ports and the simulator's go-zookeeper clients go through them.
+// Server.OpenSession and ResumeSession attach a session to the leader (a
+// connection to no member in particular, such as zkwire's own port).
+//
 // Not modelled: a session
 // opened through a lagging member is answered before the member applied
 // its createSession; getEphemerals answers from the committed state
 // rather than the member's; Control.Delay does not hold an ensemble's
 // replies (they leave when the member applies them); a member that fell
 // behind does not see SetNextSequence until the next change of that node.
-// A wire transport's sessions opened with Server.OpenSession are connected
-// to the leader; [Ensemble.OpenSessionAt] and [Ensemble.ResumeSessionAt]
-// attach them to a member instead, by ZooKeeper's handshake rules (zkwire
-// serves each member on its own port that way).
 //
 // # Determinism
 //

@@ -18,11 +18,13 @@ import (
 // (see Ensemble). A member that does not serve (crashed, or without a
 // leader to follow) fails with ErrNoMember; so does a member in read-only
 // mode when the client did not allow it (canBeReadOnly false: ZooKeeper's
-// "Refusing session request for not-read-only client"). The session is
+// "Refusing session request for not-read-only client"); a member that has
+// not applied lastZxid, the last zxid the client saw (0 for a client that
+// saw none), fails with ErrZxidAhead. The session is
 // read-only, which readOnly reports, when i serves read-only clients only:
 // writes and sync then fail with zksim.ErrNotReadOnly. It panics for a
 // member that does not exist.
-func (e *Ensemble) OpenSessionAt(i int, timeout time.Duration, addr netip.Addr, sink Sink, canBeReadOnly bool) (sess *Session, readOnly bool, err error) {
+func (e *Ensemble) OpenSessionAt(i int, timeout time.Duration, lastZxid int64, addr netip.Addr, sink Sink, canBeReadOnly bool) (sess *Session, readOnly bool, err error) {
 	if !addr.IsValid() {
 		return nil, false, errNoClientAddr
 	}
@@ -33,9 +35,9 @@ func (e *Ensemble) OpenSessionAt(i int, timeout time.Duration, addr netip.Addr, 
 		return nil, false, zksim.ErrClosing
 	}
 	m := e.member(i)
-	ro, ok := e.admits(m, canBeReadOnly)
-	if !ok {
-		return nil, false, ErrNoMember
+	ro, err := e.admits(m, lastZxid, canBeReadOnly)
+	if err != nil {
+		return nil, false, err
 	}
 	sess = s.openSession(timeout, addr, sink)
 	sess.view, sess.member, sess.readOnly = m.view, m, ro
@@ -67,12 +69,9 @@ func (e *Ensemble) ResumeSessionAt(i int, id int64, password []byte, lastZxid in
 		return nil, false, zksim.ErrClosing
 	}
 	m := e.member(i)
-	ro, ok := e.admits(m, canBeReadOnly)
-	if !ok {
-		return nil, false, ErrNoMember
-	}
-	if lastZxid > m.view.zxid && !e.acceptAhead {
-		return nil, false, ErrZxidAhead
+	ro, err := e.admits(m, lastZxid, canBeReadOnly)
+	if err != nil {
+		return nil, false, err
 	}
 	sess = s.sessions[id]
 	if sess == nil || sess.dead {
@@ -94,16 +93,26 @@ func (e *Ensemble) ResumeSessionAt(i int, id int64, password []byte, lastZxid in
 	return sess, ro, nil
 }
 
-// admits reports whether m takes a client (ok), and whether in read-only
-// mode (ro). Called with core.mu held.
-func (e *Ensemble) admits(m *member, canBeReadOnly bool) (ro, ok bool) {
+// admits is member m's side of a handshake, before it looks at the
+// session (ZooKeeperServer.processConnectRequest): it takes a client that
+// saw lastZxid, and allows read-only mode or not, in read-only mode or
+// not (ro), or refuses it with ErrNoMember (it does not serve, or only
+// read-only clients and this is not one) or ErrZxidAhead (it has not
+// applied lastZxid: the client must try another server). Every transport
+// that attaches sessions to members goes through it. Called with core.mu
+// held.
+func (e *Ensemble) admits(m *member, lastZxid int64, canBeReadOnly bool) (ro bool, err error) {
 	switch {
 	case e.servesRW(m):
-		return false, true
-	case e.servesRO(m):
-		return true, canBeReadOnly
+	case e.servesRO(m) && canBeReadOnly:
+		ro = true
+	default:
+		return false, ErrNoMember
 	}
-	return false, false
+	if lastZxid > m.view.zxid && !e.acceptAhead {
+		return false, ErrZxidAhead
+	}
+	return ro, nil
 }
 
 // MemberStats returns member i's figures, as Server.Stats returns a

@@ -17,7 +17,7 @@ func TestEnsembleSessionsAtMembers(t *testing.T) {
 	e := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{ReadOnly: true})
 	defer e.Close()
 	sink := &recorder{}
-	sess, ro, err := e.OpenSessionAt(0, 0, zkmem.DefaultClientAddr, sink, false)
+	sess, ro, err := e.OpenSessionAt(0, 0, 0, zkmem.DefaultClientAddr, sink, false)
 	require.NoError(t, err)
 	require.False(t, ro)
 	require.Equal(t, []int64{sess.ID()}, e.Sessions(0))
@@ -32,6 +32,10 @@ func TestEnsembleSessionsAtMembers(t *testing.T) {
 	_, _, err = e.ResumeSessionAt(1, sess.ID(), sess.Password(), resp.Zxid, zkmem.DefaultClientAddr, &recorder{}, false)
 	require.ErrorIs(t, err, zkmem.ErrZxidAhead)
 	require.Equal(t, []int64{sess.ID()}, e.Sessions(0))
+	// Nor does it open a session for a client that saw that zxid.
+	_, _, err = e.OpenSessionAt(1, 0, resp.Zxid, zkmem.DefaultClientAddr, &recorder{}, false)
+	require.ErrorIs(t, err, zkmem.ErrZxidAhead)
+	require.Nil(t, e.Sessions(1))
 
 	// Member 2 has: the session moves there, its old connection closed.
 	moved, ro, err := e.ResumeSessionAt(2, sess.ID(), sess.Password(), resp.Zxid, zkmem.DefaultClientAddr, &recorder{}, false)
@@ -49,14 +53,14 @@ func TestEnsembleSessionsAtMembers(t *testing.T) {
 	e.CatchUp(1)
 	e.Isolate(0)
 	require.Equal(t, zkmem.RoleReadOnly, e.Role(0))
-	_, _, err = e.OpenSessionAt(0, 0, zkmem.DefaultClientAddr, &recorder{}, false)
+	_, _, err = e.OpenSessionAt(0, 0, 0, zkmem.DefaultClientAddr, &recorder{}, false)
 	require.ErrorIs(t, err, zkmem.ErrNoMember)
-	roSess, ro, err := e.OpenSessionAt(0, 0, zkmem.DefaultClientAddr, &recorder{}, true)
+	roSess, ro, err := e.OpenSessionAt(0, 0, 0, zkmem.DefaultClientAddr, &recorder{}, true)
 	require.NoError(t, err)
 	require.True(t, ro)
 	require.ErrorIs(t, roSess.Do(&zkmem.Request{Op: zkmem.OpCreate, Path: "/no", ACL: zksim.OpenACL(), TTL: -1}).Err, zksim.ErrNotReadOnly)
 
 	e.Crash(1)
-	_, _, err = e.OpenSessionAt(1, 0, zkmem.DefaultClientAddr, &recorder{}, true)
+	_, _, err = e.OpenSessionAt(1, 0, 0, zkmem.DefaultClientAddr, &recorder{}, true)
 	require.ErrorIs(t, err, zkmem.ErrNoMember)
 }

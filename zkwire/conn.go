@@ -54,6 +54,7 @@ type conn struct {
 	zs      *zkmem.Session
 	timeout time.Duration
 	rec     *record // the session's, once the handshake is done
+	refused error   // why the handshake closed the connection without an answer
 
 	// A connection whose frames its owner carries (see FrameConn): out
 	// gets what the server sends, and hook sees each reply first.
@@ -301,15 +302,19 @@ func (c *conn) connect(body []byte) bool {
 		return false
 	}
 	zk := c.srv.zk
-	if req.LastZxidSeen > c.lastZxid() {
+	if c.member < 0 && req.LastZxidSeen > c.lastZxid() {
 		// "Refusing session request for client ... as it has seen zxid
 		// ... client must try another server": closed without an answer.
+		// (A member's handshake is refused by zkmem: Ensemble.OpenSessionAt
+		// and ResumeSessionAt.)
+		c.refused = zkmem.ErrZxidAhead
 		return false
 	}
 	resp := jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
 	if req.SessionID == 0 {
 		zs, ro, err := c.openSession(&req)
 		if err != nil {
+			c.refused = err
 			return false
 		}
 		resp.ReadOnly = ro
@@ -350,6 +355,7 @@ func (c *conn) connect(body []byte) bool {
 				ws.sweep = time.AfterFunc(ws.timeout+time.Second, func() { ws.srv.forgetIfGone(ws) })
 			}
 			ws.mu.Unlock()
+			c.refused = err
 			return false
 		}
 		ws.mu.Unlock()

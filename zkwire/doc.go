@@ -68,6 +68,9 @@
 // [FrameConn.Serve] when it decides the server reads it, and gets what the
 // server sends through a [FrameOut]. The simulator (package zksim/sim) runs
 // go-zookeeper clients this way, each frame a step of its scheduler.
+// [Server.NewFrameConnAt] makes one to a member's port of an ensemble
+// (NewEnsemble), whose handshake the member admits or refuses
+// ([FrameConn.Refused] says why).
 // [ParseFrame] describes a request frame as zkmem's request descriptor.
 //
 // # Fault controls

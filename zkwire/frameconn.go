@@ -39,14 +39,29 @@ type FrameConn struct {
 }
 
 // NewFrameConn returns a connection of s whose frames its caller carries:
-// out gets what the server sends.
-func (s *Server) NewFrameConn(out FrameOut) *FrameConn {
+// out gets what the server sends. On a server of NewEnsemble it is a
+// connection to the server's own port (its session on the leader).
+func (s *Server) NewFrameConn(out FrameOut) *FrameConn { return s.newFrameConn(out, -1) }
+
+// NewFrameConnAt returns a connection to member i's port of a server of
+// NewEnsemble, as NewFrameConn does: its handshake opens or resumes the
+// session on member i by ZooKeeper's rules (see NewEnsemble), a refusal
+// closing the connection without an answer (Refused says why). It fails
+// for a server of New or a member that does not exist.
+func (s *Server) NewFrameConnAt(i int, out FrameOut) (*FrameConn, error) {
+	if err := s.checkMember(i); err != nil {
+		return nil, err
+	}
+	return s.newFrameConn(out, i), nil
+}
+
+func (s *Server) newFrameConn(out FrameOut, member int) *FrameConn {
 	c := &conn{
 		srv:    s,
 		seq:    connSeq.Add(1),
 		remote: "frames",
 		from:   zkmem.DefaultClientAddr,
-		member: -1,
+		member: member,
 		since:  time.Now(),
 		wake:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
@@ -116,6 +131,15 @@ func (fc *FrameConn) end() {
 
 // Over reports whether the connection is over.
 func (fc *FrameConn) Over() bool { return fc.over }
+
+// Refused returns the error the handshake closed the connection with,
+// without an answer (the client tries another server):
+// zkmem.ErrZxidAhead from a server or member that has not applied the last
+// zxid the client saw, zkmem.ErrNoMember from a member that does not take
+// the client. It is nil before the handshake, after an answered one (an
+// expired session's answer included), and after a handshake that did not
+// decode.
+func (fc *FrameConn) Refused() error { return fc.c.refused }
 
 // Session returns the zkmem session the handshake opened or resumed, nil
 // before a successful handshake.

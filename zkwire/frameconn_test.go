@@ -3,6 +3,8 @@ package zkwire_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkwire"
 	"github.com/zksim/zksim/zkwire/jute"
@@ -64,4 +66,42 @@ func TestFrameConnServesFrameByFrame(t *testing.T) {
 		t.Fatal("the session ended with its connection")
 	}
 	t.Logf("frames sent: %v bytes", lens)
+}
+
+// TestFrameConnAtMember: a FrameConn to a member's port opens its session
+// on that member; a lagging member refuses, without an answer, a client
+// that saw a zxid it has not applied (Refused: zkmem.ErrZxidAhead), and
+// the session stays where it was; a server of New has no members.
+func TestFrameConnAtMember(t *testing.T) {
+	e := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{})
+	defer e.Close()
+	srv := zkwire.NewEnsemble(e, zkwire.Options{})
+	defer srv.Close()
+	fc, err := srv.NewFrameConnAt(0, &frames{})
+	require.NoError(t, err)
+	require.True(t, fc.Serve(jute.Marshal(nil, &jute.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16)})))
+	require.NoError(t, fc.Refused())
+	sess := fc.Session()
+	require.Equal(t, []int64{sess.ID()}, e.Sessions(0))
+
+	e.Lag(1)
+	resp := sess.Do(&zkmem.Request{Op: zkmem.OpCreate, Path: "/a", ACL: zksim.OpenACL(), TTL: -1})
+	require.NoError(t, resp.Err)
+	out := &frames{}
+	moved, err := srv.NewFrameConnAt(1, out)
+	require.NoError(t, err)
+	resume := &jute.ConnectRequest{TimeOut: 10000, SessionID: sess.ID(), Passwd: sess.Password(), LastZxidSeen: resp.Zxid}
+	require.False(t, moved.Serve(jute.Marshal(nil, resume)))
+	require.ErrorIs(t, moved.Refused(), zkmem.ErrZxidAhead)
+	require.Equal(t, &frames{closed: true}, out)
+	require.Equal(t, []int64{sess.ID()}, e.Sessions(0))
+
+	_, err = srv.NewFrameConnAt(3, &frames{})
+	require.EqualError(t, err, "zkwire: no member 3 in an ensemble of 3 (members are 0 to 2)")
+	zs := zkmem.NewServer(zkmem.Options{})
+	defer zs.Close()
+	standalone := zkwire.New(zs, zkwire.Options{})
+	defer standalone.Close()
+	_, err = standalone.NewFrameConnAt(0, &frames{})
+	require.ErrorIs(t, err, zkwire.ErrNotEnsemble)
 }

@@ -177,7 +177,7 @@ func (s *Server) Members() []MemberStatus {
 func (c *conn) openSession(req *jute.ConnectRequest) (zs *zkmem.Session, ro bool, err error) {
 	timeout := time.Duration(req.TimeOut) * time.Millisecond
 	if c.member >= 0 {
-		return c.srv.ens.OpenSessionAt(c.member, timeout, c.from, (*sink)(c), req.ReadOnly)
+		return c.srv.ens.OpenSessionAt(c.member, timeout, req.LastZxidSeen, c.from, (*sink)(c), req.ReadOnly)
 	}
 	zs, err = c.srv.zk.OpenSession(timeout, c.from, (*sink)(c))
 	return zs, false, err
