@@ -33,11 +33,11 @@ func buildConfig(opts []Option) config {
 // WithDirectLinks makes StartEnsemble's members reach each other at their
 // own quorum and election ports, every member configured with the same
 // server lines, instead of through the links Isolate and Lag control. An
-// ensemble with reconfigEnabled=true needs it: its members share one
-// dynamic configuration, and a member that finds its own server line
-// changed rebinds its quorum listener to that address, which a link
-// holds (it dies at startup). Isolate, Heal, Lag and CatchUp fail the
-// test on such an ensemble. Start ignores it.
+// ensemble with reconfigEnabled=true needs it: its members adopt the
+// leader's configuration, in which a member's own election address is the
+// leader's link to it, and binding its election listener there fails (the
+// member exits with status 14 at startup). Isolate, Heal, Lag and CatchUp
+// panic on such an ensemble. Start ignores it.
 func WithDirectLinks() Option {
 	return func(c *config) { c.direct = true }
 }
