@@ -176,12 +176,13 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		s.commit(t) // no events; an ensemble replicates the transaction
 	case OpReconfig:
 		// PrepRequestProcessor: disabled first; enabled, a standalone
-		// server is not a leader and cannot reconfigure. The error is a
+		// server is not a leader and cannot reconfigure, and an ensemble's
+		// leader checks the request (reconfig.go). The error is a
 		// transaction of its own.
 		t := s.begin()
 		resp.Err = zksim.ErrReconfigDisabled
 		if s.opts.ReconfigEnabled {
-			resp.Err = zksim.ErrUnimplemented
+			resp.Err = s.reconfig(sess, req.Reconfig)
 		}
 		s.commit(t)
 	case OpAddAuth:

@@ -41,13 +41,14 @@ type Options struct {
 	// creation order. Code that relies on an order must sort; this option
 	// only hides the server's order.
 	SortedChildren bool
-	// ReconfigEnabled is the server's reconfigEnabled setting. zkmem is a
-	// standalone server, which cannot reconfigure: a reconfig request
-	// (OpReconfig, from a wire client) fails with ErrReconfigDisabled
-	// (-123) when it is off, the default, and with ErrUnimplemented (-6)
-	// when it is on, as a standalone ZooKeeper 3.8 answers. Either way
-	// the request consumes a zxid, as the real server's error transaction
-	// does.
+	// ReconfigEnabled is the server's reconfigEnabled setting. A reconfig
+	// request (OpReconfig, from a wire client) fails with
+	// ErrReconfigDisabled (-123) when it is off, the default. On, a
+	// standalone server, which cannot reconfigure, fails it with
+	// ErrUnimplemented (-6), as a standalone ZooKeeper 3.8 does, and an
+	// ensemble (NewEnsemble) checks it as a 3.8 leader does (see
+	// Reconfig). Either way the request consumes a zxid, as the real
+	// server's error transaction does.
 	ReconfigEnabled bool
 	// SASLUsers are the users and passwords a client can authenticate as
 	// with SASL DIGEST-MD5 (the SASL request, op 102, which the wire

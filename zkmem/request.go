@@ -32,6 +32,10 @@ type Request struct {
 	// SetWatches is what a reconnecting client re-registers (setWatches).
 	SetWatches *SetWatches
 
+	// Reconfig is the body of a reconfig; nil reads as every field null
+	// and CurConfigID -1.
+	Reconfig *Reconfig
+
 	// Size is the request's encoded (jute) size in bytes, the header
 	// excluded. A request with Size over Options.MaxRequestBytes makes the
 	// server close the connection without applying it. 0 skips the check.

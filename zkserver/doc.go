@@ -50,7 +50,10 @@
 // serving its clients, [Ensemble.Crash] kills a member and
 // [Ensemble.Restart] starts it again on its data. [Ensemble.Leader],
 // [Ensemble.Mode], [Ensemble.WaitMode] and [Ensemble.LastZxid] ask the
-// members with `srvr`.
+// members with `srvr`. With reconfigEnabled=true the members adopt the
+// leader's configuration, in which a member's own election address is a
+// link it cannot bind: such an ensemble needs [WithDirectLinks] (the
+// members reach each other directly; Isolate and Lag panic).
 //
 // A [Router] stands for one client's connect string: it hands the client's
 // connections to members in a fixed order, where real clients shuffle

@@ -246,7 +246,7 @@ func (e *Ensemble) zooCfg(i int) string {
 	}
 	for j, o := range e.members {
 		q, el := o.hostPort(o.quorumPort), o.hostPort(o.electionPort)
-		if j != i {
+		if j != i && !e.cfg.direct {
 			q, el = e.quorum[i][j].addr(), e.election[i][j].addr()
 		}
 		lines = append(lines, fmt.Sprintf("server.%d=%s:%s", j+1, q, strings.TrimPrefix(el, "127.0.0.1:")))

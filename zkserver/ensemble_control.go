@@ -136,6 +136,7 @@ func (e *Ensemble) Isolate(i int) { e.setIsolated(i, true) }
 func (e *Ensemble) Heal(i int) { e.setIsolated(i, false) }
 
 func (e *Ensemble) setIsolated(i int, cut bool) {
+	e.mustLink("Isolate and Heal")
 	for j := range e.members {
 		if j == i {
 			continue
@@ -162,11 +163,20 @@ func (e *Ensemble) Lag(i int) { e.setLag(i, true) }
 func (e *Ensemble) CatchUp(i int) { e.setLag(i, false) }
 
 func (e *Ensemble) setLag(i int, hold bool) {
+	e.mustLink("Lag and CatchUp")
 	for j := range e.members {
 		if j == i {
 			continue
 		}
 		e.quorum[i][j].setHold(false, hold) // what j answers on i's links
 		e.quorum[j][i].setHold(true, hold)  // what j sends on its links to i
+	}
+}
+
+// mustLink panics for an ensemble of WithDirectLinks, whose members do not
+// talk through the links the controls act on.
+func (e *Ensemble) mustLink(controls string) {
+	if e.cfg.direct {
+		panic("zkserver: " + controls + " need the links an ensemble started WithDirectLinks does not use")
 	}
 }

@@ -15,6 +15,7 @@ type config struct {
 	cfgLines     []string // extra zoo.cfg lines, "key=value"
 	sysProps     []string // extra JVM system properties, "-Dkey=value"
 	saslUsers    map[string]string
+	direct       bool // StartEnsemble: members reach each other directly (WithDirectLinks)
 }
 
 func defaultConfig() config {
@@ -27,6 +28,18 @@ func buildConfig(opts []Option) config {
 		opt(&cfg)
 	}
 	return cfg
+}
+
+// WithDirectLinks makes StartEnsemble's members reach each other at their
+// own quorum and election ports, every member configured with the same
+// server lines, instead of through the links Isolate and Lag control. An
+// ensemble with reconfigEnabled=true needs it: its members adopt the
+// leader's configuration, in which a member's own election address is the
+// leader's link to it, and binding its election listener there fails (the
+// member exits with status 14 at startup). Isolate, Heal, Lag and CatchUp
+// panic on such an ensemble. Start ignores it.
+func WithDirectLinks() Option {
+	return func(c *config) { c.direct = true }
 }
 
 // WithStartTimeout bounds the wait for the server to serve requests

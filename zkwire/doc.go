@@ -146,13 +146,15 @@
 //     password of the last user it looked up (any connection's).
 //   - A request body that does not decode is answered MarshallingError
 //     without consuming a zxid (a real server writes an error transaction
-//     for some). reconfig is answered as by a standalone server, with a
-//     zxid: ReconfigDisabled, or Unimplemented when
-//     zkmem.Options.ReconfigEnabled is set (zksim serve -reconfigEnabled),
-//     an ensemble's members too: a real 3.8 ensemble's leader checks the
-//     request (BadVersion, BadArguments, NewConfigNoQuorum), answers
-//     NoAuth to a client without WRITE on /zookeeper/config (world has
-//     READ only; super passes), and changes its membership.
+//     for some). reconfig is answered with a zxid: ReconfigDisabled, or,
+//     when zkmem.Options.ReconfigEnabled is set (zksim serve
+//     -reconfigEnabled), Unimplemented by a standalone server; an
+//     ensemble's members answer as a 3.8 leader checks the request
+//     (BadVersion, BadArguments, MarshallingError, NewConfigNoQuorum,
+//     then NoAuth without WRITE on /zookeeper/config, which the world may
+//     only read; see zkmem.Reconfig), but a request that passes every
+//     check answers Unimplemented, where a real leader changes its
+//     membership.
 //   - A resumed session keeps the timeout negotiated when it opened; a
 //     real server negotiates it anew from the resuming connection's request.
 //   - Children come back in zkmem's order, which is the real server's

@@ -124,9 +124,12 @@ func toRequest(op int32, rec jute.Record) (*zkmem.Request, bool) {
 			return &zkmem.Request{Op: zkmem.OpRemoveWatches, Path: r.Path, WatcherKind: zksim.WatcherKind(r.Type)}, true
 		}
 	case *jute.ReconfigRequest:
-		// A standalone server never reads the members: the answer depends
-		// on reconfigEnabled alone (zkmem.Options.ReconfigEnabled).
-		return &zkmem.Request{Op: zkmem.OpReconfig}, true
+		// A standalone server never reads the body; an ensemble's leader
+		// checks it (zkmem.Reconfig).
+		return &zkmem.Request{Op: zkmem.OpReconfig, Reconfig: &zkmem.Reconfig{
+			JoiningServers: r.JoiningServers, LeavingServers: r.LeavingServers,
+			NewMembers: r.NewMembers, CurConfigID: r.CurConfigID,
+		}}, true
 	case *jute.AuthPacket:
 		return &zkmem.Request{Op: zkmem.OpAddAuth, AuthScheme: r.Scheme, Auth: r.Auth}, true
 	case *jute.SASLToken:

@@ -233,7 +233,8 @@ func TestReconfigAnswers(t *testing.T) {
 				r.connect(newSession)
 				root := fmt.Sprintf("/reconfig-%s-%d", tc.name, runs.Add(1))
 				created, _ := r.call(1, jute.OpCreate, &jute.CreateRequest{Path: root, ACL: openACL})
-				h, body := r.call(2, jute.OpReconfig, &jute.ReconfigRequest{NewMembers: "server.1=127.0.0.1:2888:3888;2181", CurConfigID: -1})
+				members := "server.1=127.0.0.1:2888:3888;2181"
+				h, body := r.call(2, jute.OpReconfig, &jute.ReconfigRequest{NewMembers: &members, CurConfigID: -1})
 				if h.Err != tc.want || h.Zxid != created.Zxid+1 || len(body) != 0 {
 					t.Fatalf("reconfig: reply %+v body %x, want error %d with zxid %#x (one consumed)", h, body, tc.want, created.Zxid+1)
 				}

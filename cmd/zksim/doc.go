@@ -104,7 +104,9 @@
 // -maxSessionTimeout (2 and 20 ticks), -extendedTypes=false (TTL nodes
 // off), -jute.maxbuffer 1048575, -containerCheckInterval 60s,
 // -reconfigEnabled=false (reconfig answers ReconfigDisabled; with it on,
-// Unimplemented, as a standalone server); -control ""
+// Unimplemented, as a standalone server, and with -servers the checks of
+// an ensemble's leader, NoAuth without WRITE on /zookeeper/config among
+// them, a change itself Unimplemented); -control ""
 // turns the endpoint off, -controlAllowRemote lets -control name an
 // address that is not loopback, and -4lw.commands.whitelist lists the
 // four-letter words answered. A value a server cannot run with (a

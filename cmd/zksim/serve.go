@@ -59,7 +59,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	extended := fs.Bool("extendedTypes", false, "zookeeper.extendedTypesEnabled: allow TTL nodes")
 	maxBuf := fs.Int("jute.maxbuffer", jute.DefaultMaxBuffer, "largest request frame in bytes; a longer one closes the connection")
 	containers := fs.Duration("containerCheckInterval", 60*time.Second, "znode.container.checkIntervalMs: how often empty containers and expired TTL nodes are deleted")
-	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled")
+	reconfig := fs.Bool("reconfigEnabled", false, "reconfigEnabled: reconfig answers Unimplemented, as a standalone server with it on, instead of ReconfigDisabled; with -servers, it is checked as by an ensemble's leader (NoAuth without WRITE on /zookeeper/config), a change itself Unimplemented")
 	verbose := fs.Bool("v", false, "log connections, sessions, faults, resets and restarts to stderr")
 	auth := registerAuthFlags(fs)
 	servers := fs.Int("servers", 1, "members: N > 1 serves an ensemble of N on N ports, -addr's port and the ones after it (free ports if it is 0)")

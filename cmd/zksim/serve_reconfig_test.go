@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	zk "github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkwire/jute"
 )
 
@@ -78,4 +79,57 @@ func serveInProcess(t *testing.T, args []string) string {
 	}
 	go io.Copy(io.Discard, pr)
 	return addr
+}
+
+// TestServeServersReconfigEnabled: zksim serve -servers 3 -reconfigEnabled
+// checks reconfig as a 3.8 leader does, through every member: removing a
+// member is refused with NoAuth to an anonymous client, which the world
+// may only read /zookeeper/config; the super user passes every check and
+// hears Unimplemented (the change is not modelled); a configuration that
+// leaves one voter is BadArguments for both.
+func TestServeServersReconfigEnabled(t *testing.T) {
+	addrs, _ := serveEnsembleInProcess(t, 3, "-control", "127.0.0.1:0", "-reconfigEnabled",
+		"-superDigest", zk.DigestID("super", "pw"))
+	leave := func(ids string) *jute.ReconfigRequest {
+		return &jute.ReconfigRequest{LeavingServers: &ids, CurConfigID: -1}
+	}
+	for _, addr := range addrs {
+		for _, super := range []bool{false, true} {
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			br := bufio.NewReader(nc)
+			call := func(xid, op int32, rec jute.Record) jute.ReplyHeader {
+				t.Helper()
+				nc.Write(jute.AppendFrame(nil, &jute.RequestHeader{Xid: xid, Type: op}, rec))
+				b, err := jute.ReadFrame(br, 1<<20, nil)
+				if err != nil {
+					t.Fatalf("%s: reply to %d: %v", addr, xid, err)
+				}
+				var h jute.ReplyHeader
+				h.Decode(jute.NewDecoder(b))
+				return h
+			}
+			nc.Write(jute.AppendFrame(nil, &jute.ConnectRequest{TimeOut: 4000, Passwd: make([]byte, 16)}))
+			if _, err := jute.ReadFrame(br, 1<<20, nil); err != nil {
+				t.Fatalf("handshake: %v", err)
+			}
+			want := int32(-102) // NoAuth
+			if super {
+				if h := call(jute.XidAuth, jute.OpAuth, &jute.AuthPacket{Scheme: "digest", Auth: []byte("super:pw")}); h.Err != 0 {
+					t.Fatalf("addAuth super: %+v", h)
+				}
+				want = jute.ErrUnimplemented
+			}
+			if h := call(1, jute.OpReconfig, leave("1")); h.Xid != 1 || h.Err != want {
+				t.Fatalf("%s (super %v): remove server 1: %+v, want error %d", addr, super, h, want)
+			}
+			if h := call(2, jute.OpReconfig, leave("1,2")); h.Err != jute.ErrBadArguments {
+				t.Fatalf("%s (super %v): remove servers 1 and 2: %+v, want BadArguments", addr, super, h)
+			}
+		}
+	}
 }

@@ -113,6 +113,17 @@ func (d *Decoder) String() string {
 	return string(d.take(n))
 }
 
+// NullableString reads a jute ustring, nil for length -1 (null), so that a
+// null string and an empty one stay apart.
+func (d *Decoder) NullableString() *string {
+	n, ok := d.length()
+	if !ok || n < 0 {
+		return nil
+	}
+	s := string(d.take(n))
+	return &s
+}
+
 // vectorLen reads a vector's count; each element takes at least min bytes,
 // so a count the rest of the record cannot hold is an error.
 func (d *Decoder) vectorLen(min int) (int, bool) {
@@ -177,6 +188,15 @@ func (e *Encoder) Buffer(b []byte) {
 func (e *Encoder) String(s string) {
 	e.Int(int32(len(s)))
 	e.B = append(e.B, s...)
+}
+
+// NullableString appends a jute ustring; nil is written as length -1.
+func (e *Encoder) NullableString(s *string) {
+	if s == nil {
+		e.Int(-1)
+		return
+	}
+	e.String(*s)
 }
 
 // Strings appends a vector of ustrings; nil is written as count -1.

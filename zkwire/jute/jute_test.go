@@ -41,7 +41,8 @@ func records() []struct{ in, out Record } {
 		{&PathRequest{"/a"}, &PathRequest{}},
 		{&SetACLRequest{"/a", acls, 2}, &SetACLRequest{}},
 		{&PathTypeRequest{"/a", 1}, &PathTypeRequest{}},
-		{&ReconfigRequest{"j", "l", "n", 4}, &ReconfigRequest{}},
+		{&ReconfigRequest{strp("j"), strp("l"), strp("n"), 4}, &ReconfigRequest{}},
+		{&ReconfigRequest{nil, strp(""), nil, -1}, &ReconfigRequest{}},
 		{&MultiRequest{Ops: []MultiOp{
 			{OpCreate, &CreateRequest{Path: "/m", ACL: acls}},
 			{OpCreateTTL, &CreateRequest{Path: "/t", ACL: acls, Flags: 5, TTL: 7, HasTTL: true}},

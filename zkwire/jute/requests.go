@@ -121,27 +121,30 @@ func (r *PathTypeRequest) Encode(e *Encoder) { e.String(r.Path); e.Int(r.Type) }
 // Decode implements Record.
 func (r *PathTypeRequest) Decode(d *Decoder) { r.Path = d.String(); r.Type = d.Int() }
 
-// ReconfigRequest is the body of reconfig.
+// ReconfigRequest is the body of reconfig. Its strings are nullable, and
+// the server tells null (nil, length -1) from empty: a null NewMembers asks
+// for an incremental change, an empty one for a new configuration of no
+// members.
 type ReconfigRequest struct {
-	JoiningServers string
-	LeavingServers string
-	NewMembers     string
+	JoiningServers *string
+	LeavingServers *string
+	NewMembers     *string
 	CurConfigID    int64
 }
 
 // Encode implements Record.
 func (r *ReconfigRequest) Encode(e *Encoder) {
-	e.String(r.JoiningServers)
-	e.String(r.LeavingServers)
-	e.String(r.NewMembers)
+	e.NullableString(r.JoiningServers)
+	e.NullableString(r.LeavingServers)
+	e.NullableString(r.NewMembers)
 	e.Long(r.CurConfigID)
 }
 
 // Decode implements Record.
 func (r *ReconfigRequest) Decode(d *Decoder) {
-	r.JoiningServers = d.String()
-	r.LeavingServers = d.String()
-	r.NewMembers = d.String()
+	r.JoiningServers = d.NullableString()
+	r.LeavingServers = d.NullableString()
+	r.NewMembers = d.NullableString()
 	r.CurConfigID = d.Long()
 }
 
