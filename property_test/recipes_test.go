@@ -33,7 +33,7 @@ func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
 // seed, in parallel with the other recipe machines.
 func checkRecipe(t *testing.T, name string) {
 	t.Helper()
-	t.Parallel()
+	inPhase(t, recipePhase)
 	m, ok := explore.Recipe(name)
 	if !ok {
 		t.Fatalf("no recipe machine %q", name)
