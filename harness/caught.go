@@ -52,7 +52,8 @@ type CatchOptions struct {
 	// parallel tests. The caller sets -rapid.nofailfile (a fail file
 	// would replay in the next run) and -rapid.shrinktime (to ShrinkCap,
 	// so that the shrinking is bounded by Machine.ShrinkBudget alone)
-	// before, and no flag while they run.
+	// before, and no flag while they run. ExpectCaughtWith's replays of a
+	// concurrent catch run beside the others too.
 	Concurrent bool
 	// Shrinks is how many failures Catch shrinks, keeping the one whose
 	// shrunk schedule is shortest (the first of the shortest): the first
