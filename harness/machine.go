@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
@@ -30,6 +31,13 @@ type Machine[P any] struct {
 	Processes int
 	// Client is the client library the processes use (default Native).
 	Client Client
+	// ZKOptions are go-zookeeper's options for a GoZK process's client
+	// (sim.World.ConnectZK's). go-zookeeper gives each connection a
+	// receive buffer of 1.5 MiB, cleared as it is made, by far the
+	// dearest part of a check of a few steps: a machine whose replies are
+	// small may bound it with zk.WithMaxBufferSize (a longer reply then
+	// fails its connection).
+	ZKOptions []func(*zk.Conn)
 	// SessionTimeout is the session timeout the clients ask for (default
 	// 1s; the server's tickTime is a tenth of it, so the server grants it).
 	SessionTimeout time.Duration
