@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/explore"
 )
@@ -109,10 +110,13 @@ func rank(name string) int {
 // next of p's tests, and a worker is free.
 func (s *scheduler) start(t *testing.T, p phase) {
 	t.Helper()
+	begin := time.Now()
 	s.mu.Lock()
 	for !s.ready(t.Name(), p) {
 		s.cond.Wait()
 	}
+	// go test's time of a parallel test counts from here: the wait too.
+	t.Logf("started after %v waiting for its phase and a worker", time.Since(begin).Round(time.Millisecond))
 	s.waiting[p] = s.waiting[p][1:]
 	s.running++
 	if !s.begun[p] {
