@@ -119,6 +119,7 @@ func (s *scheduler) start(t *testing.T, p phase) {
 	t.Logf("started after %v waiting for its phase and a worker", time.Since(begin).Round(time.Millisecond))
 	s.waiting[p] = s.waiting[p][1:]
 	s.running++
+	s.cond.Broadcast() // the next of the phase may be ready too
 	if !s.begun[p] {
 		s.begun[p] = true
 		s.undo[p] = beginPhase(p)
