@@ -226,6 +226,16 @@ func (f Flaw) Test(t *testing.T) {
 	harness.ExpectCaughtWith(t, f.Machine.harness(), harness.CatchOptions{Shrinks: 1}, f.wants()...)
 }
 
+// TestConcurrently is Test for a caller that tests several flaws at once,
+// each under a parallel test of its own: it sets no flag
+// (harness.CatchOptions.Concurrent), so call SetFlawFlags once before,
+// and set no flag while it runs. With the same flags, it catches, shrinks
+// and replays what Test does.
+func (f Flaw) TestConcurrently(t *testing.T) {
+	t.Helper()
+	harness.ExpectCaughtWith(t, f.Machine.harness(), harness.CatchOptions{Concurrent: true}, f.wants()...)
+}
+
 // Catch runs f under rapid and reports what it found, without failing t
 // (harness.Catch); with echo set, it writes rapid's logs there as they
 // come. Both Catch and Test run with the flawed-recipe settings: 15

@@ -52,7 +52,8 @@ type CatchOptions struct {
 	// parallel tests. The caller sets -rapid.nofailfile (a fail file
 	// would replay in the next run) and -rapid.shrinktime (to ShrinkCap,
 	// so that the shrinking is bounded by Machine.ShrinkBudget alone)
-	// before, and no flag while they run.
+	// before, and no flag while they run. ExpectCaughtWith's replays of a
+	// concurrent catch run beside the others too.
 	Concurrent bool
 	// Shrinks is how many failures Catch shrinks, keeping the one whose
 	// shrunk schedule is shortest (the first of the shortest): the first
@@ -100,7 +101,11 @@ func ExpectCaughtWith[P any](t *testing.T, m Machine[P], o CatchOptions, want ..
 	case !c.AsWanted:
 		t.Fatalf("caught, but not as %s:\n%s\n%s", strings.Join(want, " or "), c.Report, strings.Join(c.Logs, "\n"))
 	}
-	Replay(t, m, c.Seed)
+	if o.Concurrent {
+		replayConcurrently(t, m, c.Seed)
+	} else {
+		Replay(t, m, c.Seed)
+	}
 	t.Logf("caught with -rapid.seed=%d: shrunk in %d checks to a schedule of %d actions: %s", c.Seed, c.ShrinkChecks, len(c.Schedule), strings.Join(c.Schedule, ", "))
 	t.Logf("minimal failing run:\n%s", strings.Join(c.Logs, "\n"))
 	return c
@@ -158,7 +163,13 @@ func catchOne[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string)
 	}
 	wanted := wantedMessage(want)
 	c := &recorder{name: t.Name(), echo: o.Echo}
-	rapid.Check(c, r.prop(wanted))
+	prop := r.prop(wanted)
+	if o.Concurrent {
+		var release func()
+		prop, release = holdFlags(prop, nil)
+		defer release()
+	}
+	rapid.Check(c, prop)
 	e := r.explored(c)
 	res := Caught{Caught: c.Failed(), Seed: e.Seed, Report: e.Report, Schedule: e.Schedule, ShrinkChecks: e.ShrinkChecks, Logs: e.Logs}
 	res.AsWanted = res.Caught && strings.Contains(res.Report, caughtPrefix)

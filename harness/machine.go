@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
@@ -38,9 +39,17 @@ type Machine[P any] struct {
 	// faults: Lag (and CatchUp), Crash (and Restart), Isolate (and
 	// Rejoin) and FailLeader, each striking a member drawn by rapid. The
 	// liveness phase catches up, restarts and heals every member first.
-	// Native clients only, for now: the simulator does not run
-	// go-zookeeper clients on an ensemble (sim.ErrZKOnEnsemble).
+	// A GoZK process's client is given every member's address, in an
+	// order drawn from the seed, and moves between members as
+	// go-zookeeper does.
 	Members int
+	// ZKOptions are go-zookeeper's options for a GoZK process's client
+	// (sim.World.ConnectZK's). go-zookeeper gives each connection a
+	// receive buffer of 1.5 MiB, cleared as it is made, by far the
+	// dearest part of a check of a few steps: a machine whose replies are
+	// small may bound it with zk.WithMaxBufferSize (a longer reply then
+	// fails its connection).
+	ZKOptions []func(*zk.Conn)
 	// SessionTimeout is the session timeout the clients ask for (default
 	// 1s; the server's tickTime is a tenth of it, so the server grants it).
 	SessionTimeout time.Duration

@@ -236,7 +236,7 @@ func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 		c := &proc{w: rw, idx: i, running: map[string]context.CancelFunc{}}
 		switch {
 		case m.Client == GoZK:
-			zc, events, err := sw.ConnectZK()
+			zc, events, err := sw.ConnectZK(m.ZKOptions...)
 			if err != nil {
 				t.Fatalf("connect go-zookeeper client: %v", err)
 			}

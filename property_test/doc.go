@@ -61,11 +61,12 @@
 // so `go test ./...` and CI run the same 1,000 checks per property (the CI
 // budget; rapid's own default is 100) every time, and write no fail file
 // (the seed replays a failure). A failure under the committed seed is a
-// bug to fix, not a seed to change. The recipe machines run in parallel
-// (t.Parallel, after the other tests), each check still a function of its
-// seed alone (recipes_test.go); the go-zookeeper machines and the flawed
-// recipes, which set crypto/rand's global source or rapid's flags, run
-// one at a time.
+// bug to fix, not a seed to change. The flawed recipes, then the recipe
+// machines, run in parallel (t.Parallel, after the other tests, in two
+// phases that each set rapid's flags for their kind: phases_test.go), each
+// check still a function of its seed alone (recipes_test.go); the
+// go-zookeeper machines, which set crypto/rand's global source, run one
+// at a time.
 //
 // Random exploration is its own command: -explore (or ZKSIM_EXPLORE=1)
 // draws a new seed per run, prints it, and writes each failure's shrunk

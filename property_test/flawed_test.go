@@ -34,12 +34,14 @@ func TestFlawedLockingQueueDeletesBeforeAck(t *testing.T) {
 }
 func TestFlawedHolderBlindToExpiry(t *testing.T) { testFlaw(t, "HolderBlindToExpiry") }
 
-// testFlaw runs the flawed recipe called name, which must be caught.
+// testFlaw runs the flawed recipe called name, which must be caught, in
+// parallel with the other flaws (phases_test.go).
 func testFlaw(t *testing.T, name string) {
 	t.Helper()
 	for _, f := range explore.Flaws {
 		if f.Name == name {
-			f.Test(t)
+			inPhase(t, flawPhase)
+			f.TestConcurrently(t)
 			return
 		}
 	}

@@ -73,6 +73,7 @@ func TestMain(m *testing.M) {
 	if userSet["rapid.seed"] {
 		seed, mode = flag.Lookup("rapid.seed").Value.String(), "the seed given by -rapid.seed or RAPID_SEED, for every property"
 	}
+	liftParallelLimit()
 	fmt.Printf("property_test: seed %s, %s checks per property: %s\n", seed, flag.Lookup("rapid.checks").Value, mode)
 	goleak.VerifyTestMain(m)
 }

@@ -9,7 +9,8 @@ import (
 // The real recipes under their machines (package explore), with every
 // fault of the catalogue: each must pass with no violation. They run in
 // parallel (t.Parallel: -test.parallel of them at once, GOMAXPROCS by
-// default), once every sequential test of the package has run: a check of
+// default), once every sequential test of the package and every flawed
+// recipe has run (the recipe phase, phases_test.go): a check of
 // theirs draws only from its seed (explore's machine), never from
 // crypto/rand's global source, so it is the same check whatever runs beside
 // it, and Machine.CheckFrom hands each machine its seed without a race on
@@ -39,7 +40,7 @@ func TestBarrierEnsemble(t *testing.T)      { checkRecipe(t, "BarrierEnsemble") 
 // seed, in parallel with the other recipe machines.
 func checkRecipe(t *testing.T, name string) {
 	t.Helper()
-	t.Parallel()
+	inPhase(t, recipePhase)
 	m, ok := explore.Recipe(name)
 	if !ok {
 		t.Fatalf("no recipe machine %q", name)

@@ -38,8 +38,16 @@ func (t *tracer) normalize(line string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for i := 0; i+36 <= len(line); i++ {
-		if (i > 0 && isHex(line[i-1])) || !isUUID(line[i:i+36]) || (i+36 < len(line) && isHex(line[i+36])) {
+	// A UUID has its first dash 8 bytes in: the candidates are the dashes
+	// of the line, in order (each step traces a line, most with a dash).
+	for j := 8; j+28 <= len(line); j++ {
+		d := strings.IndexByte(line[j:len(line)-27], '-')
+		if d < 0 {
+			break
+		}
+		j += d
+		i := j - 8
+		if i < last || (i > 0 && isHex(line[i-1])) || !isUUID(line[i:i+36]) || (i+36 < len(line) && isHex(line[i+36])) {
 			continue
 		}
 		g := line[i : i+36]
@@ -51,7 +59,7 @@ func (t *tracer) normalize(line string) string {
 		b.WriteString(line[last:i])
 		b.WriteString(label)
 		last = i + 36
-		i += 35
+		j = last + 7 // the next candidate's dash is 8 bytes past its start, at last or later
 	}
 	if last == 0 {
 		return line
@@ -79,9 +87,18 @@ func isUUID(s string) bool {
 }
 
 // formatTime renders a virtual time as seconds with milliseconds.
-func formatTime(d time.Duration) string {
+func formatTime(d time.Duration) string { return string(appendTime(nil, d)) }
+
+// appendTime appends formatTime(d) to b. Every step formats its time: no
+// fmt here.
+func appendTime(b []byte, d time.Duration) []byte {
 	ms := d.Milliseconds()
-	return strconv.FormatInt(ms/1000, 10) + "." + fmt.Sprintf("%03d", ms%1000) + "s"
+	if ms < 0 {
+		return fmt.Appendf(b, "%d.%03ds", ms/1000, ms%1000)
+	}
+	b = strconv.AppendInt(b, ms/1000, 10)
+	frac := ms % 1000
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10), 's')
 }
 
 // stepf records a step: the step counter goes up and a line is traced.
@@ -90,7 +107,10 @@ func (w *World) stepf(format string, args ...any) {
 	if !w.trace.on {
 		return
 	}
-	w.trace.add("step " + strconv.Itoa(w.step) + " t=" + formatTime(w.now) + " " + fmt.Sprintf(format, args...))
+	b := make([]byte, 0, 96)
+	b = strconv.AppendInt(append(b, "step "...), int64(w.step), 10)
+	b = append(appendTime(append(b, " t="...), w.now), ' ')
+	w.trace.add(string(fmt.Appendf(b, format, args...)))
 }
 
 // notef records a line that is not a step (a client connecting, say).
@@ -98,7 +118,8 @@ func (w *World) notef(format string, args ...any) {
 	if !w.trace.on {
 		return
 	}
-	w.trace.add("note t=" + formatTime(w.now) + " " + fmt.Sprintf(format, args...))
+	b := append(appendTime(append(make([]byte, 0, 96), "note t="...), w.now), ' ')
+	w.trace.add(string(fmt.Appendf(b, format, args...)))
 }
 
 // Note adds a line to the trace. Call it from the World's goroutine; lines
