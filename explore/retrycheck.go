@@ -383,6 +383,16 @@ func (tc *timedConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat
 	return ok, st, err
 }
 
+// Sync implements zksim.Conn: a recipe that syncs before it reads (a
+// barrier's Wait, on an ensemble) sends the sync first after a loss.
+func (tc *timedConn) Sync(ctx context.Context, path string) (string, error) {
+	key := "sync " + path
+	tc.begin(ctx, key, true)
+	p, err := tc.Conn.Sync(ctx, path)
+	tc.end(ctx, key, err)
+	return p, err
+}
+
 // ExistsW implements zksim.Conn.
 func (tc *timedConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "existsW " + path
