@@ -161,3 +161,29 @@ func TestExploreChecksCap(t *testing.T) {
 	require.True(t, res.Passed, res.Report)
 	require.Equal(t, 7, res.Checks)
 }
+
+// The README's go-zookeeper Elector on a 3-member ensemble: its clients
+// get every member's address, move at once when their member crashes or
+// is cut off, and are refused by a member behind what they saw. This is
+// what found that an Elector whose campaign failed after creating its
+// node left it for a new one to queue behind, on a session that lives on
+// (on a standalone server go-zookeeper waits a second before it dials the
+// same server again, so the 1s sessions of the machine always expired
+// first and hid it).
+func TestGoZKElectorOnAnEnsemble(t *testing.T) {
+	m := electionMachine(false)
+	m.Members = 3
+	m.Faults = harness.AllFaults &^ harness.Slow // see TestLockerOnAnEnsemble
+	var traces []string
+	res := harness.Explore(t, m, harness.ExploreOptions{Traces: func(tr string) { traces = append(traces, tr) }})
+	if !res.Passed {
+		t.Fatalf("%s\n%s", res.Report, strings.Join(res.Logs, "\n"))
+	}
+	require.Positive(t, res.Checks)
+	all := strings.Join(traces, "\n")
+	require.Contains(t, all, "an ensemble of 3 members")
+	for _, f := range []string{"Lag(m", "Crash(m", "Isolate(m", "FailLeader("} {
+		require.Contains(t, all, f, "no check injected %s", f)
+	}
+	require.Contains(t, all, "dial m", "no go-zookeeper client dialled a member")
+}

@@ -3,6 +3,8 @@ package harness_test
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strconv"
@@ -28,7 +30,8 @@ type Elector struct {
 
 	mu      sync.Mutex
 	leading bool
-	session int64 // the session it won on
+	session int64  // the session it won on
+	prefix  string // its nodes' names begin with it
 }
 
 // Leading reports whether e leads.
@@ -46,9 +49,11 @@ func (e *Elector) setLeading(on bool, session int64) {
 
 // Campaign runs for leadership until ctx ends (it resigns: its node is
 // deleted) or its node goes (its session expired); it leads meanwhile
-// whenever its node is the lowest.
+// whenever its node is the lowest. A campaign that fails (the connection
+// was lost) leaves its node to the next one on the same session: a new
+// node would queue behind it, and nobody would ever delete it.
 func (e *Elector) Campaign(ctx context.Context) error {
-	me, err := e.Conn.CreateProtectedEphemeralSequential(e.Dir+"/n-", nil, zk.WorldACL(zk.PermAll))
+	me, err := e.join()
 	if err != nil {
 		return err
 	}
@@ -96,6 +101,40 @@ func (e *Elector) Campaign(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// join returns e's node: the one an earlier campaign of this Elector left
+// on the client's session, if there is one, else a new one. Its nodes are
+// named by a prefix of its own, so that it finds one whose create failed
+// after the server made it (the connection was lost before the reply), as
+// a protected create does; go-zookeeper's CreateProtectedEphemeralSequential
+// looks for it only within its call, and not at all after ErrNoServer.
+func (e *Elector) join() (string, error) {
+	e.mu.Lock()
+	if e.prefix == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		e.prefix = "_c_" + hex.EncodeToString(b[:]) + "-n-"
+	}
+	prefix := e.prefix
+	e.mu.Unlock()
+	names, _, err := e.Conn.Children(e.Dir)
+	if err != nil {
+		return "", err
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		ok, st, err := e.Conn.Exists(e.Dir + "/" + name)
+		if err != nil {
+			return "", err
+		}
+		if ok && st.EphemeralOwner == e.Conn.SessionID() {
+			return e.Dir + "/" + name, nil
+		}
+	}
+	return e.Conn.Create(e.Dir+"/"+prefix, nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 }
 
 // seq returns the sequence number of a sequential node's name, as an
