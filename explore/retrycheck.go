@@ -500,3 +500,14 @@ func (tc *timedConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResu
 	tc.end(ctx, key, err)
 	return res, err
 }
+
+// Sync implements zksim.Conn: timed as a read (a recipe's sync before a
+// read is the first request of its retry: Barrier.Wait, the queues'
+// TryTake).
+func (tc *timedConn) Sync(ctx context.Context, path string) (string, error) {
+	key := "sync " + path
+	tc.begin(ctx, key, true)
+	p, err := tc.Conn.Sync(ctx, path)
+	tc.end(ctx, key, err)
+	return p, err
+}
