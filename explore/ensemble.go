@@ -28,12 +28,10 @@ import (
 // clients do not ask for read-only mode (zkmem.WithCanBeReadOnly), so
 // these machines never meet it.
 
-// These machines pass at their CI budget on the suite's seed, but fail
-// within a few hundred checks more: a waiter, a taker or a candidate that
-// reads a lagging member's state, and cleanups that presume a session
-// expired after a session timeout of downtime (property_test's
-// testdata/findings25/README.md). They are open findings, not yet
-// settled as the recipes' or the checkers'.
+// A reader on a lagging member may read a state older than a write that
+// returned to another client: the recipes whose promise spans clients sync
+// first (Barrier.Wait, the queues' TryTake, Peek and Len), and the
+// checkers hold them to it (property_test's testdata/findings25/README.md).
 
 // ensembleMembers is the ensemble machines' size.
 const ensembleMembers = 3

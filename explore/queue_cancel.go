@@ -175,6 +175,13 @@ func (cc cancelConn) ChildrenW(ctx context.Context, path string) ([]string, *zks
 	return cc.t.ChildrenW(ctx, path)
 }
 
+// Sync implements zksim.Conn: on the Conn the requests go to (a
+// Renewing's current session), as the other requests.
+func (cc cancelConn) Sync(ctx context.Context, path string) (string, error) {
+	cc.guard(ctx)
+	return cc.t.Sync(ctx, path)
+}
+
 // Multi implements zksim.Conn.
 func (cc cancelConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResult, error) {
 	cc.at("multi", false)

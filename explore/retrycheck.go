@@ -383,16 +383,6 @@ func (tc *timedConn) Exists(ctx context.Context, path string) (bool, *zksim.Stat
 	return ok, st, err
 }
 
-// Sync implements zksim.Conn: a recipe that syncs before it reads (a
-// barrier's Wait, on an ensemble) sends the sync first after a loss.
-func (tc *timedConn) Sync(ctx context.Context, path string) (string, error) {
-	key := "sync " + path
-	tc.begin(ctx, key, true)
-	p, err := tc.Conn.Sync(ctx, path)
-	tc.end(ctx, key, err)
-	return p, err
-}
-
 // ExistsW implements zksim.Conn.
 func (tc *timedConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
 	key := "existsW " + path
@@ -509,4 +499,15 @@ func (tc *timedConn) Multi(ctx context.Context, ops ...zksim.Op) ([]zksim.OpResu
 	res, err := tc.Conn.Multi(ctx, ops...)
 	tc.end(ctx, key, err)
 	return res, err
+}
+
+// Sync implements zksim.Conn: timed as a read (a recipe's sync before a
+// read is the first request of its retry: Barrier.Wait, the queues'
+// TryTake).
+func (tc *timedConn) Sync(ctx context.Context, path string) (string, error) {
+	key := "sync " + path
+	tc.begin(ctx, key, true)
+	p, err := tc.Conn.Sync(ctx, path)
+	tc.end(ctx, key, err)
+	return p, err
 }

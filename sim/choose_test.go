@@ -213,3 +213,37 @@ func TestAbandonedRequestKeepsItsPlace(t *testing.T) {
 		}
 	})
 }
+
+// A paused client whose member crashed meanwhile, and that finds no member
+// to take its session when it resumes (the ensemble lost its quorum),
+// hears StateDisconnected at once (a real client finds its socket dead):
+// its state does not say Connected while no member has its session.
+func TestResumeTellsAHiddenDrop(t *testing.T) {
+	sim.Test(t, sim.Config{Seed: 1, Clients: 1, Members: 3}, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		m := w.Member(0)
+		if err := w.Faults().Pause(0, -1); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []int{m, (m + 1) % 3} {
+			if err := w.Faults().Crash(d, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.RunFor(100 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if c.State() != zksim.StateConnected || w.Member(0) != -1 {
+			t.Fatalf("state %v on m%d of a paused client; want StateConnected (it has not been told) on no member", c.State(), w.Member(0))
+		}
+		if err := w.Faults().Resume(0); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.RunFor(100 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if c.State() != zksim.StateDisconnected {
+			t.Fatalf("state %v after Resume on no member; want StateDisconnected\n%s", c.State(), w.TraceString())
+		}
+	})
+}

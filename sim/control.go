@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -147,6 +148,14 @@ func (w *World) resume(s *session) {
 		return
 	}
 	if s.down {
+		if s.hiddenDrop {
+			// Its connection broke while it was paused and is still
+			// down: it finds its socket dead now (a real client's read
+			// fails), rather than go on saying Connected while no
+			// member has its session.
+			s.hiddenDrop = false
+			s.push(-1, item{kind: itemState, state: zksim.StateDisconnected})
+		}
 		if !s.gone {
 			w.schedule(s.downSince+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
 		}

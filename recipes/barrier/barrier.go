@@ -56,6 +56,14 @@ func (b *Barrier) Remove(ctx context.Context) error {
 // barrier is not set. It returns nil only when it has found the barrier
 // not set: a barrier removed and set again before Wait looks again keeps
 // it waiting.
+//
+// A Wait that begins after a Set returned (on any client) blocks: each
+// look is a sync and then an exists, so that on an ensemble a member that
+// lags behind the Set cannot answer that the barrier is not set (ZooKeeper
+// reads are sequentially consistent, not linearizable: only a read after a
+// sync sees every write that completed before it). This costs one round
+// trip more per look; Curator's DistributedBarrier does not sync, and lets
+// such a waiter pass.
 func (b *Barrier) Wait(ctx context.Context) error {
 	for {
 		var (
@@ -63,6 +71,9 @@ func (b *Barrier) Wait(ctx context.Context) error {
 			w   <-chan zksim.Event
 		)
 		err := retry.Do(ctx, b.conn, func() error {
+			if _, err := b.conn.Sync(ctx, b.path); err != nil {
+				return err
+			}
 			var err error
 			set, _, w, err = b.conn.ExistsW(ctx, b.path)
 			return err

@@ -45,7 +45,7 @@ func (c *core) list(ctx context.Context, watch bool) ([]item, <-chan zksim.Event
 			if watch {
 				children, _, w, err = c.conn.ChildrenW(ctx, c.dir)
 			} else {
-				children, _, err = c.conn.Children(ctx, c.dir)
+				children, err = syncedChildren(ctx, c.conn, c.dir)
 			}
 			return err
 		})
@@ -315,4 +315,20 @@ func watchEnded(ev zksim.Event) error {
 		return ev.Err
 	}
 	return zksim.ErrClosing
+}
+
+// syncedChildren lists dir after a sync, for the calls that answer at once
+// (TryTake, Peek, Len): on an ensemble a member that lags behind an Offer
+// that returned (on any client) would list the queue without its item, and
+// such a call would report ErrEmpty for a queue that was not empty at any
+// time during the call (ZooKeeper reads are sequentially consistent, not
+// linearizable; only a read after a sync sees every write completed before
+// it). Take needs no sync: its watch fires when its member applies the
+// item it missed. The sync costs one round trip more.
+func syncedChildren(ctx context.Context, conn zksim.Conn, dir string) ([]string, error) {
+	if _, err := conn.Sync(ctx, dir); err != nil {
+		return nil, err
+	}
+	children, _, err := conn.Children(ctx, dir)
+	return children, err
 }

@@ -9,6 +9,14 @@
 // remove in one Go call); Peek reads the head without taking it (ErrEmpty
 // too: Java's peek and element).
 //
+// TryTake, Peek and Len sync before they list the queue, so that on an
+// ensemble they see every Offer that returned before they began, on any
+// client (a member serving a read may lag behind the quorum: ZooKeeper's
+// reads are sequentially consistent, only a read after a sync is up to
+// date). A TryTake reports ErrEmpty only for a queue that had no unclaimed
+// item at some time during the call. Take does not sync: its watch
+// fires once its member applies an item it did not list.
+//
 // # Znode layout
 //
 //	<dir>/_c_<guid>-qn-<seq>            a Queue item (persistent sequential)

@@ -158,7 +158,7 @@ func (q *LockingQueue) list(ctx context.Context, dir string, watch bool) ([]stri
 			if watch {
 				children, _, w, err = q.conn.ChildrenW(ctx, dir)
 			} else {
-				children, _, err = q.conn.Children(ctx, dir)
+				children, err = syncedChildren(ctx, q.conn, dir)
 			}
 			return err
 		})
