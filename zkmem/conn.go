@@ -69,6 +69,7 @@ func (s *Server) Connect(opts ...ConnOption) (*Conn, error) {
 		return nil, zksim.ErrClosing
 	}
 	c.sess = s.openSession(c.cfg.sessionTimeout, c.cfg.addr, (*connSink)(c))
+	c.sess.committed = s.ens != nil // only a committed view's gets here on an ensemble
 	c.lastZxid = s.zxid
 	s.conns[c] = struct{}{}
 	return c, nil

@@ -33,7 +33,7 @@ func (sess *Session) Do(req *Request) Response {
 // do is Do filling in *resp, which the in-process Conn keeps on its stack.
 func (sess *Session) do(req *Request, resp *Response) {
 	s := sess.srv
-	if s.ens != nil && sess.member != nil { // an ensemble's, but a committed view's (WithCommittedView)
+	if s.ens != nil && !sess.committed { // an ensemble's, but a committed view's (WithCommittedView)
 		sess.ensDo(req, resp)
 		return
 	}

@@ -38,6 +38,7 @@ type Session struct {
 	paused      bool    // attached, but the server hears nothing from it
 	member      *member // the ensemble member it is attached to (nil standalone)
 	readOnly    bool    // attached to a member in read-only mode
+	committed   bool    // on an ensemble's committed state (WithCommittedView); set once, before use
 	firedEpoch  uint64
 
 	// The fault plane (see plane.go).
