@@ -123,26 +123,7 @@ func (e *Ensemble) MemberStats(i int) ServerStats {
 	s := e.core
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := e.member(i).view
-	st := ServerStats{Nodes: len(v.tree.nodes) + len(v.tree.overflow), Sessions: len(s.sessions), LastZxid: v.zxid}
-	for _, n := range v.tree.nodes {
-		st.DataSize += int64(len(n.path) + len(n.data))
-	}
-	for _, n := range v.tree.overflow {
-		st.DataSize += int64(len(n.path) + len(n.data))
-	}
-	for _, sess := range s.sessions {
-		if sess.ephemerals != nil {
-			st.Ephemerals += sess.ephemerals.len()
-		}
-	}
-	for _, t := range []*watchTable{v.dataWatches, v.childWatches} {
-		st.WatchPaths += len(t.paths)
-		for _, e := range t.paths {
-			st.Watches += len(e)
-		}
-	}
-	return st
+	return s.statsOf(e.member(i).view)
 }
 
 // Lagging reports whether member i is lagging (Lag): it applies no

@@ -16,11 +16,19 @@ type ServerStats struct {
 func (s *Server) Stats() ServerStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := ServerStats{Nodes: len(s.tree.nodes) + len(s.tree.overflow), Sessions: len(s.sessions), LastZxid: s.zxid}
-	for _, n := range s.tree.nodes {
+	return s.statsOf(s)
+}
+
+// statsOf returns the figures of the state v holds (the server's own, or
+// an ensemble member's view of it): its nodes, data and watches, and its
+// last zxid; Sessions and Ephemerals are s's (an ensemble's leader's
+// session tracker). Called with s.mu held.
+func (s *Server) statsOf(v *Server) ServerStats {
+	st := ServerStats{Nodes: len(v.tree.nodes) + len(v.tree.overflow), Sessions: len(s.sessions), LastZxid: v.zxid}
+	for _, n := range v.tree.nodes {
 		st.DataSize += int64(len(n.path) + len(n.data))
 	}
-	for _, n := range s.tree.overflow {
+	for _, n := range v.tree.overflow {
 		st.DataSize += int64(len(n.path) + len(n.data))
 	}
 	for _, sess := range s.sessions {
@@ -28,7 +36,7 @@ func (s *Server) Stats() ServerStats {
 			st.Ephemerals += sess.ephemerals.len()
 		}
 	}
-	for _, t := range []*watchTable{s.dataWatches, s.childWatches} {
+	for _, t := range []*watchTable{v.dataWatches, v.childWatches} {
 		st.WatchPaths += len(t.paths)
 		for _, e := range t.paths {
 			st.Watches += len(e)
