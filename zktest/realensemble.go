@@ -3,12 +3,10 @@ package zktest
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/gozk"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkserver"
 )
@@ -35,16 +33,14 @@ func OpenRealEnsemble(t testing.TB, n int, opts zkmem.Options, extra ...zkserver
 	}
 	e := zkserver.StartEnsemble(t, n, append(srvOpts, extra...)...)
 	t.Logf("zktest: a real %d-member ensemble started in %v", n, e.StartupTime().Round(time.Millisecond))
-	return &realEnsemble{e: e, facts: facts, routers: make(map[zksim.Conn]*zkserver.Router)}
+	return &realEnsemble{e: e, facts: facts, routerTable: newRouterTable(EnsembleRealName)}
 }
 
 // realEnsemble is an Ensemble over a zkserver.Ensemble.
 type realEnsemble struct {
 	e     *zkserver.Ensemble
 	facts zkmem.Options
-
-	mu      sync.Mutex
-	routers map[zksim.Conn]*zkserver.Router
+	*routerTable
 }
 
 func (r *realEnsemble) Name() string         { return EnsembleRealName }
@@ -56,25 +52,7 @@ func (r *realEnsemble) Connect(ctx context.Context, sessionTimeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	c, err := gozk.Connect(ctx, router.Servers(), gozk.WithSessionTimeout(sessionTimeout))
-	if err != nil {
-		router.Close()
-		return nil, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.routers[c] = router
-	return c, nil
-}
-
-func (r *realEnsemble) router(c zksim.Conn) (*zkserver.Router, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	router, ok := r.routers[c]
-	if !ok {
-		return nil, fmt.Errorf("zktest: conn %T %#x was not opened by this ensemble", c, c.SessionID())
-	}
-	return router, nil
+	return r.connect(ctx, router, sessionTimeout)
 }
 
 func (r *realEnsemble) ConnectReadOnly(ctx context.Context, sessionTimeout time.Duration, i int) (ReadOnlyConn, error) {
@@ -87,56 +65,6 @@ func (r *realEnsemble) MemberOf(c zksim.Conn) int {
 		return -1
 	}
 	return router.Member()
-}
-
-func (r *realEnsemble) Move(ctx context.Context, c zksim.Conn) error {
-	router, err := r.router(c)
-	if err != nil {
-		return err
-	}
-	evCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	events := c.SessionEvents(evCtx)
-	router.Drop()
-	if err := awaitState(ctx, events, zksim.StateDisconnected); err != nil {
-		return err
-	}
-	if err := awaitState(ctx, events, zksim.StateConnected); err != nil {
-		return err
-	}
-	return settle(ctx)
-}
-
-// awaitState reads session events until one reports want; a session that
-// expires or a Conn closed on the way is an error.
-func awaitState(ctx context.Context, events <-chan zksim.Event, want zksim.State) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("zktest: waiting for %v: %w", want, ctx.Err())
-		case ev, ok := <-events:
-			if !ok {
-				return fmt.Errorf("zktest: the Conn closed while waiting for %v", want)
-			}
-			switch ev.State {
-			case want:
-				return nil
-			case zksim.StateExpired:
-				return zksim.ErrSessionExpired
-			}
-		}
-	}
-}
-
-// settle waits reconnectSettle after a go-zookeeper Conn reconnected (see
-// proxyTable.reconnect: go-zookeeper/zk#35).
-func settle(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(reconnectSettle):
-		return nil
-	}
 }
 
 func (r *realEnsemble) Leader(ctx context.Context) (int, error) { return r.e.Leader(ctx) }

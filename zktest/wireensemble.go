@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/gozk"
 	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkserver"
 	"github.com/zksim/zksim/zkwire"
@@ -30,68 +28,33 @@ const EnsembleWireName = "zkwire-ensemble"
 func OpenWireEnsemble(t testing.TB, n int, opts zkmem.Options) Ensemble {
 	t.Helper()
 	te := zkwire.NewTestEnsemble(t, n, zkmem.EnsembleOptions{Options: opts, ReadOnly: true}, zkwire.Options{})
-	w := &wireEnsemble{te: te, routers: make(map[zksim.Conn]*zkserver.Router)}
-	t.Cleanup(w.closeRouters) // before the ensemble closes
+	w := &wireEnsemble{te: te, routerTable: newRouterTable(EnsembleWireName)}
+	t.Cleanup(w.closeAll) // before the ensemble closes
 	return w
 }
 
 // WireEnsemble returns te as an Ensemble (see OpenWireEnsemble). The
 // caller closes te, after closing the Conns it opened.
 func WireEnsemble(te *zkwire.TestEnsemble) Ensemble {
-	return &wireEnsemble{te: te, routers: make(map[zksim.Conn]*zkserver.Router)}
+	return &wireEnsemble{te: te, routerTable: newRouterTable(EnsembleWireName)}
 }
 
 // wireEnsemble is an Ensemble over a zkwire.TestEnsemble.
 type wireEnsemble struct {
 	te *zkwire.TestEnsemble
-
-	mu      sync.Mutex
-	routers map[zksim.Conn]*zkserver.Router
+	*routerTable
 }
 
 func (w *wireEnsemble) Name() string         { return EnsembleWireName }
 func (w *wireEnsemble) Size() int            { return w.te.Ensemble().Size() }
 func (w *wireEnsemble) Facts() zkmem.Options { return w.te.Ensemble().Server().Options() }
 
-func (w *wireEnsemble) closeRouters() {
-	w.mu.Lock()
-	routers := w.routers
-	w.routers = nil
-	w.mu.Unlock()
-	for _, r := range routers {
-		r.Close()
-	}
-}
-
 func (w *wireEnsemble) Connect(ctx context.Context, sessionTimeout time.Duration, members ...int) (zksim.Conn, error) {
 	router, err := zkserver.NewRouter(w.te.Addrs(), members...)
 	if err != nil {
 		return nil, err
 	}
-	c, err := gozk.Connect(ctx, router.Servers(), gozk.WithSessionTimeout(sessionTimeout))
-	if err != nil {
-		router.Close()
-		return nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.routers == nil {
-		c.Close()
-		router.Close()
-		return nil, fmt.Errorf("zktest: the %s is closed", EnsembleWireName)
-	}
-	w.routers[c] = router
-	return c, nil
-}
-
-func (w *wireEnsemble) router(c zksim.Conn) (*zkserver.Router, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	router, ok := w.routers[c]
-	if !ok {
-		return nil, fmt.Errorf("zktest: conn %T %#x was not opened by this ensemble", c, c.SessionID())
-	}
-	return router, nil
+	return w.connect(ctx, router, sessionTimeout)
 }
 
 func (w *wireEnsemble) ConnectReadOnly(ctx context.Context, sessionTimeout time.Duration, i int) (ReadOnlyConn, error) {
@@ -113,24 +76,6 @@ func (w *wireEnsemble) MemberOf(c zksim.Conn) int {
 		}
 	}
 	return -1
-}
-
-func (w *wireEnsemble) Move(ctx context.Context, c zksim.Conn) error {
-	router, err := w.router(c)
-	if err != nil {
-		return err
-	}
-	evCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	events := c.SessionEvents(evCtx)
-	router.Drop()
-	if err := awaitState(ctx, events, zksim.StateDisconnected); err != nil {
-		return err
-	}
-	if err := awaitState(ctx, events, zksim.StateConnected); err != nil {
-		return err
-	}
-	return settle(ctx)
 }
 
 func (w *wireEnsemble) Leader(context.Context) (int, error) {
