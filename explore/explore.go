@@ -132,6 +132,31 @@ func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	}
 }
 
+// CheckPropertyFrom runs prop with rapid.Check under t from the rapid seed
+// seed (0: the -rapid.seed flag as it is), and may run at the same time as
+// CheckFrom and other CheckPropertyFrom calls (t.Parallel): like CheckFrom,
+// it sets the seed and holds every other one back until rapid has read
+// it, as the first check starts. For a plain rapid property (not a
+// machine: the property suite's model of zkmem) that runs beside the
+// recipe machines. prop must draw from rapid alone, so that its checks
+// are the same whatever runs beside it.
+func CheckPropertyFrom(t *testing.T, seed uint64, prop func(*rapid.T)) {
+	t.Helper()
+	seedGate.Lock()
+	var once sync.Once
+	release := func() { once.Do(seedGate.Unlock) }
+	defer release()
+	if seed != 0 {
+		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		release()
+		prop(t)
+	})
+}
+
 // Result is what Explore found.
 type Result struct {
 	// Passed reports whether every check passed.

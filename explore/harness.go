@@ -77,6 +77,7 @@ type world struct {
 	// family is (applyObserver), by parts of a family that watch.
 	onApply []func(c *client, r *zkmem.Request)
 	mu      sync.Mutex // guards res, and what families keep under it
+	seen    seenTree   // the observer's reads of the server's last zxid
 }
 
 // client is one client process of the machine, the harness's Process.
@@ -331,7 +332,7 @@ func (w *world) sessionLive(c *client) bool { return w.hw.SessionLive(c.conn.Ses
 
 // owners maps the session ids of live sessions to their clients.
 func (w *world) owners() map[int64]*client {
-	live := w.sw.Server().SessionIDs()
+	live := w.liveSessions()
 	out := map[int64]*client{}
 	for _, c := range w.clients {
 		if slices.Contains(live, c.conn.SessionID()) {
@@ -343,21 +344,29 @@ func (w *world) owners() map[int64]*client {
 
 // children lists dir with the observer; a missing dir has none.
 func (w *world) children(dir string) []string {
+	if names, ok := w.seen.children(w, dir); ok {
+		return names
+	}
 	names, _, err := w.observer.Children(w.ctx, dir)
 	if err != nil {
-		return nil
+		names = nil
 	}
 	slices.Sort(names)
-	return names
+	w.seen.keepChildren(dir, names)
+	return slices.Clone(names)
 }
 
 // owner returns the EphemeralOwner of p, 0 if p is missing.
 func (w *world) owner(p string) int64 {
-	ok, st, err := w.observer.Exists(w.ctx, p)
-	if err != nil || !ok {
-		return 0
+	if id, ok := w.seen.owner(w, p); ok {
+		return id
 	}
-	return st.EphemeralOwner
+	var id int64
+	if ok, st, err := w.observer.Exists(w.ctx, p); err == nil && ok {
+		id = st.EphemeralOwner
+	}
+	w.seen.keepOwner(p, id)
+	return id
 }
 
 // awake returns the clients that are not paused; a paused process runs

@@ -237,10 +237,10 @@ func (f *queueFamily) checkNames(names []string) {
 		return
 	}
 	for _, name := range names {
-		if receiptName.MatchString(name) {
+		m, receipt := f.nameParts(name)
+		if receipt {
 			continue
 		}
-		m := itemName.FindStringSubmatch(name)
 		if m == nil {
 			f.w.violate(kindNodeName, "%s/%s is not a documented name", f.kind.itemsDir, name)
 			continue
@@ -260,6 +260,31 @@ func (f *queueFamily) checkNames(names []string) {
 			f.w.violate(kindNodeName, "item %d (priority %d) is named %s, not with p%s", k, prio, name, want)
 		}
 	}
+}
+
+// nameParts matches name against receiptName, then itemName (the
+// submatches, nil if none), remembering the answer: the invariants look at
+// every name of the items directory after every step, and a name keeps its
+// answer. Called from the machine's goroutine only.
+func (f *queueFamily) nameParts(name string) (item []string, receipt bool) {
+	if p, ok := f.parts[name]; ok {
+		return p.item, p.receipt
+	}
+	if f.parts == nil {
+		f.parts = map[string]nameParts{}
+	}
+	p := nameParts{receipt: receiptName.MatchString(name)}
+	if !p.receipt {
+		p.item = itemName.FindStringSubmatch(name)
+	}
+	f.parts[name] = p
+	return p.item, p.receipt
+}
+
+// nameParts is what nameParts found of a name.
+type nameParts struct {
+	item    []string
+	receipt bool
 }
 
 // checkReceipts records a violation if a session owns more than one
@@ -484,16 +509,23 @@ func (f *queueFamily) applied(c *client, r *zkmem.Request) {
 // trackRemovals notes, for each item gone since the last look, the call
 // whose delete removed it.
 func (f *queueFamily) trackRemovals(names []string) {
+	if f.seenAll && slices.Equal(names, f.seenNames) {
+		return // nothing gone, and every item's number known
+	}
 	now := map[string]bool{}
+	all := true
 	for _, name := range names {
 		p := f.kind.itemsDir + "/" + name
 		now[p] = true
 		if _, ok := f.names[p]; !ok {
 			if k, ok := f.itemAt(name); ok {
 				f.names[p] = k
+			} else if strings.Contains(name, "qn-") {
+				all = false // an item whose number is still to learn
 			}
 		}
 	}
+	f.seenNames, f.seenAll = slices.Clone(names), all
 	for p := range f.seen {
 		if now[p] {
 			continue

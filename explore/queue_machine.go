@@ -95,6 +95,12 @@ type queueFamily struct {
 	w    *world
 	kind queueKind
 	cons []consumer // by client; cons[0] is the producer's queue value
+	// parts: what nameParts found of each name (machine goroutine only).
+	parts map[string]nameParts
+	// seenNames is the listing trackRemovals saw last, seenAll whether it
+	// knew the number of every item in it (machine goroutine only).
+	seenNames []string
+	seenAll   bool
 
 	mu        sync.Mutex
 	offered   int           // items whose Offer began

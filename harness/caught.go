@@ -219,10 +219,11 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 			"rapid.nofailfile": "true", "rapid.failfile": "",
 		})
 		c := &recorder{name: t.Name()}
-		rapid.Check(c, r.property)
+		failed := false
+		rapid.Check(c, r.replayProperty(&failed))
 		undo()
 		switch {
-		case !c.Failed():
+		case !failed && !c.Failed():
 			t.Fatalf("replay %d of seed %d did not fail", i+1, seed)
 		case len(got) == 0:
 			t.Fatalf("replay %d of seed %d gave no trace", i+1, seed)
@@ -235,6 +236,33 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 	t.Logf("replayed twice from seed %d: the same trace (%d lines), byte for byte", seed, strings.Count(traces[0], "\n"))
 	return traces[0]
 }
+
+// replayProperty is property for a replay, which wants the first check's
+// trace and whether it failed, and nothing more: the check's failure is
+// recorded in failed and not raised to rapid (its violations are a
+// replayFailure panic, not a t.Fatalf), which then neither runs the
+// check again to reproduce the failure nor tries to shrink it (a replay's
+// shrink tries, each a check that passes at once, were a seventh of the
+// time of a flaw's test). rapid's own panics go on to rapid.
+func (r *runner[P]) replayProperty(failed *bool) func(*rapid.T) {
+	r.replaying = true
+	return func(t *rapid.T) {
+		defer func() {
+			if p := recover(); p != nil {
+				if fmt.Sprintf("%T", p) == "rapid.invalidData" {
+					panic(p)
+				}
+				*failed = true
+			}
+		}()
+		r.property(t)
+	}
+}
+
+// replayFailure is how a replay's check fails: a panic that
+// replayProperty takes, where rapid's t.Fatalf would leave the check failed
+// in rapid's eyes too.
+type replayFailure string
 
 // ShrinkCap bounds, in wall-clock time, the shrinking of a failure whose
 // checks Machine.ShrinkBudget bounds (the -rapid.shrinktime that Check

@@ -47,10 +47,9 @@ func holdFlags(prop func(*rapid.T), first func()) (gated func(*rapid.T), release
 // checks and seed under flagGate and leaves every other flag as it is
 // (the shrink's time included, which other catches read while they run),
 // so that it may run beside them. rapid would shrink the replayed failure
-// for as long as that time lets it; here only the first two checks of
-// each replay run (the failure, and rapid's reproduction of it), and every
-// later one passes at once without drawing, so rapid's shrinker finds
-// nothing smaller and stops.
+// for as long as that time lets it; here the check's failure is not raised
+// to rapid (replayProperty), so rapid neither reproduces nor shrinks it,
+// and any further check passes at once without drawing.
 func replayConcurrently[P any](t *testing.T, m Machine[P], seed uint64) string {
 	t.Helper()
 	var traces [2]string
@@ -79,9 +78,10 @@ func replayOnceConcurrently[P any](t *testing.T, m Machine[P], seed uint64) (tra
 	r.sink = func(trace string) { traces = append(traces, trace) }
 	var checks atomic.Int32
 	var undo func()
+	replay := r.replayProperty(&failed)
 	prop, release := holdFlags(func(t *rapid.T) {
 		if checks.Add(1) <= 2 {
-			r.property(t)
+			replay(t)
 		}
 	}, func() {
 		if undo != nil {
@@ -92,5 +92,5 @@ func replayOnceConcurrently[P any](t *testing.T, m Machine[P], seed uint64) (tra
 	undo = setFlags(t, map[string]string{"rapid.checks": "1", "rapid.seed": strconv.FormatUint(seed, 10)})
 	c := &recorder{name: t.Name()}
 	rapid.Check(c, prop)
-	return traces, c.Failed()
+	return traces, failed || c.Failed()
 }

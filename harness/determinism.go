@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,8 +19,10 @@ import (
 // unless the four runs wrote the same file, byte for byte. Each run gets
 // ZKSIM_TRACE_OUT (the file to write) and ZKSIM_TRACE_CHECKS (checks) in
 // its environment; dump is expected to run that many checks and write a
-// line per trace (a digest, say) to the file. CompareTraceDumps returns
-// the file's lines. It blocks until the four runs have ended.
+// line per trace (a digest, say) to the file. The four runs are processes
+// of their own, started at once (the -race run, which builds its test
+// binary first, takes longest; the others run beside it). CompareTraceDumps
+// returns the file's lines. It blocks until the four runs have ended.
 //
 // Call it from a test that skips itself when ZKSIM_TRACE_OUT is set (it
 // runs inside its own dumps otherwise); see TestElectorDeterminism.
@@ -29,28 +32,44 @@ func CompareTraceDumps(t *testing.T, dump string, checks int) []string {
 	env := func(out string) []string {
 		return append(os.Environ(), "ZKSIM_TRACE_OUT="+out, "ZKSIM_TRACE_CHECKS="+strconv.Itoa(checks))
 	}
-	run := "-run=^" + dump + "$"
-	var files []string
-	for _, cpu := range []string{"1", "2", "4"} {
-		out := filepath.Join(dir, "cpu"+cpu)
-		cmd := exec.Command(os.Args[0], "-test.run=^"+dump+"$", "-test.cpu="+cpu, "-test.count=1")
-		cmd.Env = env(out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("-cpu %s: %v\n%s", cpu, err, b)
-		}
-		files = append(files, out)
-	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go command for the -race run: %v", err)
 	}
-	race := filepath.Join(dir, "race")
-	cmd := exec.Command(goTool, "test", "-race", "-count=1", run, ".")
-	cmd.Env = env(race)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("-race: %v\n%s", err, b)
+	type dumpRun struct {
+		name string // "-cpu 1", ..., "-race"
+		out  string // the file it writes
+		cmd  *exec.Cmd
 	}
-	files = append(files, race)
+	var runs []dumpRun
+	for _, cpu := range []string{"1", "2", "4"} {
+		out := filepath.Join(dir, "cpu"+cpu)
+		cmd := exec.Command(os.Args[0], "-test.run=^"+dump+"$", "-test.cpu="+cpu, "-test.count=1")
+		runs = append(runs, dumpRun{"-cpu " + cpu, out, cmd})
+	}
+	race := filepath.Join(dir, "race")
+	runs = append(runs, dumpRun{"-race", race, exec.Command(goTool, "test", "-race", "-count=1", "-run=^"+dump+"$", ".")})
+	outputs := make([]bytes.Buffer, len(runs))
+	for i, r := range runs {
+		r.cmd.Env = env(r.out)
+		r.cmd.Stdout, r.cmd.Stderr = &outputs[i], &outputs[i]
+		if err := r.cmd.Start(); err != nil {
+			t.Fatalf("%s: %v", r.name, err)
+		}
+	}
+	var failed []string
+	for i, r := range runs {
+		if err := r.cmd.Wait(); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v\n%s", r.name, err, outputs[i].Bytes()))
+		}
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%s", strings.Join(failed, "\n"))
+	}
+	files := make([]string, len(runs))
+	for i, r := range runs {
+		files[i] = r.out
+	}
 	want, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ type runner[P any] struct {
 	cover sim.Coverage
 	sink  func(trace string) // receives the trace of every check, if set
 
+	// replaying: the checks are a replay's (replayProperty).
+	replaying bool
+
 	// The shrink, counted in checks (see prop).
 	budget int        // checks after the first failure; 0: no bound
 	target string     // the message of the first failure
@@ -167,7 +170,7 @@ func (r *runner[P]) logTotals(tb rapid.TB) {
 // fault mix, and which processes renew their sessions.
 func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 	m := &r.m
-	rw := &runWorld{timeout: m.SessionTimeout, client: m.Client}
+	rw := &runWorld{timeout: m.SessionTimeout, client: m.Client, replaying: r.replaying}
 	w := &World[P]{runWorld: rw}
 	rw.sched.w = rw
 	rw.ctx, rw.cancel = context.WithCancel(context.Background())
@@ -445,6 +448,9 @@ func (w *runWorld) fail(t *rapid.T, vs []Violation) {
 		"trace of the run (simulator steps, virtual time):\n  "+strings.Join(w.sw.Trace(), "\n  "))
 	for _, l := range w.failLog {
 		t.Logf("%s", l)
+	}
+	if w.replaying {
+		panic(replayFailure(failMessage(vs)))
 	}
 	t.Fatalf("%s", failMessage(vs))
 }

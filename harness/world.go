@@ -46,6 +46,9 @@ type runWorld struct {
 	check    func()      // checks the invariants (run sets it)
 	renewed  func(*proc) // Machine.Renewed, for the process
 	isolated []bool      // on an ensemble: the members an Isolate action cut off, not rejoined since
+	// replaying: a replay's check (replayProperty), whose failure is a
+	// replayFailure panic rather than a failure of rapid's.
+	replaying bool
 
 	mu         sync.Mutex
 	violations []Violation

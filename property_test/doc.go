@@ -62,7 +62,7 @@
 // budget; rapid's own default is 100) every time, and write no fail file
 // (the seed replays a failure). A failure under the committed seed is a
 // bug to fix, not a seed to change. The flawed recipes, then the recipe
-// machines, run in parallel (t.Parallel, after the other tests, in two
+// machines and the zkmem model test, run in parallel (t.Parallel, after the other tests, in two
 // phases that each set rapid's flags for their kind: phases_test.go), each
 // check still a function of its seed alone (recipes_test.go); the
 // go-zookeeper machines, which set crypto/rand's global source, run one

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/explore"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -20,10 +21,11 @@ import (
 // exists, children and multi of several sessions, with right and wrong
 // versions, and session close, expiry, disconnect and reconnect. After every
 // step the whole tree (data, children and every Stat field but the times)
-// must equal the model's.
+// must equal the model's. It runs beside the recipe machines (their
+// phase: phases_test.go), from its seed as they do.
 func TestZkmemModel(t *testing.T) {
-	useSeed(t)
-	rapid.Check(t, func(t *rapid.T) {
+	inPhase(t, recipePhase)
+	explore.CheckPropertyFrom(t, testSeed(t), func(t *rapid.T) {
 		m := newZkmemMachine(t)
 		defer m.close()
 		t.Repeat(rapid.StateMachineActions(m))
