@@ -140,8 +140,7 @@
 // Not modelled: a session
 // opened through a lagging member is answered before the member applied
 // its createSession; getEphemerals answers from the committed state
-// rather than the member's; Control.Delay does not hold an ensemble's
-// replies (they leave when the member applies them); a member that fell
+// rather than the member's; a member that fell
 // behind does not see SetNextSequence until the next change of that node.
 //
 // # Determinism

@@ -299,7 +299,12 @@ func (e *Ensemble) release(m *member) {
 		if !p.write {
 			p.sess.apply(&p.req, &p.resp)
 		}
-		p.sess.finish(m, &p.req, &p.resp, p.fault)
+		if p.sess.finish(m, &p.req, &p.resp, p.fault) {
+			// A Delay holds it: it leaves, and its Do returns, when the
+			// Delay ends (releaseHeld), or fails with the connection.
+			p.sess.held = append(p.sess.held, heldItem{req: &p.req, resp: &p.resp, done: p.done})
+			continue
+		}
 		close(p.done)
 	}
 }
