@@ -137,11 +137,15 @@
 // Server.OpenSession and ResumeSession attach a session to the leader (a
 // connection to no member in particular, such as zkwire's own port).
 //
-// Not modelled: a session
-// opened through a lagging member is answered before the member applied
-// its createSession; getEphemerals answers from the committed state
-// rather than the member's; a member that fell
-// behind does not see SetNextSequence until the next change of that node.
+// A member answers a new session only once it applied the session's
+// createSession, as ZooKeeper's does: a lagging member applies the commits
+// it lags behind up to it (at once, where a real member's answer waits for
+// them), so the client reads every write that returned before it
+// connected; the member lags on after it.
+//
+// Not modelled: getEphemerals answers from the committed state rather than
+// the member's; a member that fell behind does not see SetNextSequence
+// until the next change of that node.
 //
 // # Determinism
 //
