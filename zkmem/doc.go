@@ -145,7 +145,10 @@
 //
 // Not modelled: getEphemerals answers from the committed state rather than
 // the member's; a member that fell behind does not see SetNextSequence
-// until the next change of that node.
+// until the next change of that node; a reconnecting Conn sends its
+// setWatches after it publishes StateConnected, so on a lagging member it
+// may wait behind a write the client sent in between (Control.Reconnect
+// says more), where a real client sends setWatches first.
 //
 // # Determinism
 //
