@@ -143,8 +143,11 @@
 // them), so the client reads every write that returned before it
 // connected; the member lags on after it.
 //
-// Not modelled: getEphemerals answers from the committed state rather than
-// the member's; a member that fell behind does not see SetNextSequence
+// getEphemerals is a read too: a member that fell behind lists the
+// session's ephemerals as it applied them, in the order of its own copy of
+// the session's set, which goes through the leader's adds and removals.
+//
+// Not modelled: a member that fell behind does not see SetNextSequence
 // until the next change of that node; a reconnecting Conn sends its
 // setWatches after it publishes StateConnected, so on a lagging member it
 // may wait behind a write the client sent in between (Control.Reconnect

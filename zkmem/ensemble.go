@@ -517,12 +517,14 @@ func (e *Ensemble) reset() {
 	s := e.core
 	for i := range e.log {
 		clear(e.log[i].snaps)
+		clear(e.log[i].eph)
 	}
 	e.log = e.log[:0]
 	for _, m := range e.members {
 		m.failAll(zksim.ErrSessionExpired)
 		m.lagging = false
 		m.view.tree, m.view.zxid = s.tree, s.zxid
+		m.eph = nil
 		m.view.dataWatches, m.view.childWatches = newWatchTable(), newWatchTable()
 		if m.isolated || !m.up {
 			e.diverge(m)

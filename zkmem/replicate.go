@@ -32,6 +32,7 @@ type effect struct {
 type entry struct {
 	zxid   int64
 	fx     []effect
+	eph    []ephEffect // the sessions' sets of ephemerals, in order
 	snaps  []node // the fields of each node touched that still exists, as committed
 	events []pendingEvent
 }
@@ -45,6 +46,9 @@ type member struct {
 	isolated bool    // cut off from the quorum (Isolate)
 	observer bool    // takes no part in the quorum, never leads
 	queue    []*pendingReply
+	// eph holds, while the member diverges, each session's set of
+	// ephemerals as the member applied it (getEphemerals lists it).
+	eph map[int64]*ephemeralSet
 }
 
 // pendingReply is a request of one of the member's clients waiting for the
@@ -94,6 +98,7 @@ func (e *Ensemble) record(t *txn) {
 	en := e.nextEntry()
 	en.zxid = t.zxid
 	en.fx = append(en.fx, t.fx...)
+	en.eph = append(en.eph, t.eph...)
 	if len(t.events) > 0 {
 		en.events = append(en.events, t.events...)
 		var seen map[string]bool
@@ -134,6 +139,12 @@ func (e *Ensemble) diverge(m *member) {
 	}
 	m.view.tree = s.tree.clone()
 	s.tree.rec = &s.txnBuf
+	m.eph = make(map[int64]*ephemeralSet)
+	for id, sess := range s.sessions {
+		if sess.ephemerals != nil {
+			m.eph[id] = sess.ephemerals.clone()
+		}
+	}
 }
 
 // settle makes m read the committed tree again if it has caught up and
@@ -146,6 +157,7 @@ func (e *Ensemble) settle(m *member) {
 		return
 	}
 	v.tree = s.tree
+	m.eph = nil
 	for _, o := range e.members {
 		if o.view.tree != s.tree {
 			return
@@ -211,6 +223,19 @@ func (e *Ensemble) applyNext(m *member) bool {
 			v.tree.remove(n)
 		}
 	}
+	for _, f := range en.eph {
+		set := m.eph[f.sess]
+		switch {
+		case f.add && set == nil:
+			set = newEphemeralSet()
+			m.eph[f.sess] = set
+			fallthrough
+		case f.add:
+			set.add(f.n, &v.tree.sets, false)
+		case set != nil:
+			set.remove(f.n, &v.tree.sets, false)
+		}
+	}
 	for i := range en.snaps {
 		sn := &en.snaps[i]
 		if n := v.tree.get(sn.path); n != nil {
@@ -267,6 +292,7 @@ func (e *Ensemble) trim() {
 	// the node copies they hold are dropped.
 	for i := range e.log[:k] {
 		clear(e.log[i].snaps)
+		clear(e.log[i].eph)
 	}
 	n := len(e.log) - k
 	for i := range n { // rotate the applied entries behind the others
@@ -281,7 +307,7 @@ func (e *Ensemble) nextEntry() *entry {
 	if len(e.log) < cap(e.log) {
 		e.log = e.log[:len(e.log)+1]
 		en := &e.log[len(e.log)-1]
-		en.fx, en.snaps, en.events = en.fx[:0], en.snaps[:0], en.events[:0]
+		en.fx, en.snaps, en.events, en.eph = en.fx[:0], en.snaps[:0], en.events[:0], en.eph[:0]
 		return en
 	}
 	e.log = append(e.log, entry{})

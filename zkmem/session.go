@@ -268,6 +268,9 @@ func (sess *Session) addEphemeral(n *node, keep bool) (undo func()) {
 	if sess.ephemerals == nil {
 		sess.ephemerals = newEphemeralSet()
 	}
+	if t := sess.srv.tree.rec; t != nil {
+		t.eph = append(t.eph, ephEffect{sess: sess.id, n: n, add: true})
+	}
 	return sess.ephemerals.add(n, &sess.srv.tree.sets, keep)
 }
 
@@ -280,7 +283,20 @@ func (sess *Session) removeEphemeral(n *node, keep bool) (undo func()) {
 		}
 		return nil
 	}
+	if t := sess.srv.tree.rec; t != nil {
+		t.eph = append(t.eph, ephEffect{sess: sess.id, n: n})
+	}
 	return sess.ephemerals.remove(n, &sess.srv.tree.sets, keep)
+}
+
+// ephemeralsAt returns the session's set of ephemerals as its member has
+// applied it: the committed set, or on a member that fell behind the
+// member's own copy. Called with srv.mu held.
+func (sess *Session) ephemeralsAt() *ephemeralSet {
+	if m := sess.member; m != nil && m.view.tree != sess.srv.tree {
+		return m.eph[sess.id]
+	}
+	return sess.ephemerals
 }
 
 // disconnect records that the session's connection closed: its watches go,
