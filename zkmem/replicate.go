@@ -33,7 +33,7 @@ type entry struct {
 	zxid   int64
 	fx     []effect
 	eph    []ephEffect // the sessions' sets of ephemerals, in order
-	snaps  []node // the fields of each node touched that still exists, as committed
+	snaps  []node      // the fields of each node touched that still exists, as committed
 	events []pendingEvent
 }
 
