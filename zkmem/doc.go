@@ -147,11 +147,10 @@
 // session's ephemerals as it applied them, in the order of its own copy of
 // the session's set, which goes through the leader's adds and removals.
 //
-// Not modelled: a member that fell behind does not see SetNextSequence
-// until the next change of that node; a reconnecting Conn sends its
-// setWatches after it publishes StateConnected, so on a lagging member it
-// may wait behind a write the client sent in between (Control.Reconnect
-// says more), where a real client sends setWatches first.
+// Not modelled: a reconnecting Conn sends its setWatches after it
+// publishes StateConnected, so on a lagging member it may wait behind a
+// write the client sent in between (Control.Reconnect says more), where a
+// real client sends setWatches first.
 //
 // # Determinism
 //

@@ -35,6 +35,9 @@ type Ensemble struct {
 	// other to take them; each change that may let a member accept them
 	// tries them again. Guarded by core.mu.
 	waiting []*Conn
+	// seqs are the SetNextSequence calls the members that fell behind
+	// have not reached yet, in order; guarded by core.mu.
+	seqs []seqPatch
 	// failNext arms a leader failure on the next write (FailLeaderOnNextWrite).
 	failNext failMode
 	// acceptAhead is a planted bug for tests (export_test.go): a member
@@ -520,6 +523,7 @@ func (e *Ensemble) reset() {
 		clear(e.log[i].eph)
 	}
 	e.log = e.log[:0]
+	e.seqs = nil
 	for _, m := range e.members {
 		m.failAll(zksim.ErrSessionExpired)
 		m.lagging = false

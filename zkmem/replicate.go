@@ -245,6 +245,9 @@ func (e *Ensemble) applyNext(m *member) bool {
 		}
 	}
 	v.zxid = en.zxid
+	if len(e.seqs) > 0 {
+		e.applySeqs(m, en.zxid)
+	}
 	for _, ev := range en.events {
 		v.trigger(ev.typ, ev.path, ev.acl)
 	}
@@ -252,6 +255,47 @@ func (e *Ensemble) applyNext(m *member) bool {
 		e.release(m)
 	}
 	return true
+}
+
+// seqPatch is a SetNextSequence call on the committed state at zxid.
+type seqPatch struct {
+	zxid int64
+	path string
+	next int32
+}
+
+// setNextSequence follows SetNextSequence on the committed tree: each
+// member that fell behind sets its node's counter when it has applied
+// zxid (at once if it has), so that its later replays, which copy the
+// committed fields of the nodes a transaction touched, agree. Called with
+// core.mu held.
+func (e *Ensemble) setNextSequence(path string, next int32) {
+	s := e.core
+	for _, m := range e.members {
+		if v := m.view; v.tree != s.tree && v.zxid == s.zxid {
+			if n := v.tree.get(path); n != nil {
+				n.cversion = next
+			}
+		}
+	}
+	for _, m := range e.members {
+		if m.view.zxid < s.zxid {
+			e.seqs = append(e.seqs, seqPatch{zxid: s.zxid, path: path, next: next})
+			return
+		}
+	}
+}
+
+// applySeqs sets, on m that just applied zxid, the counters of the
+// SetNextSequence calls made at zxid. Called with core.mu held.
+func (e *Ensemble) applySeqs(m *member, zxid int64) {
+	for _, p := range e.seqs {
+		if p.zxid == zxid {
+			if n := m.view.tree.get(p.path); n != nil {
+				n.cversion = p.next
+			}
+		}
+	}
 }
 
 // applyCreateSession makes m apply the commits it lags behind up to the
@@ -277,12 +321,21 @@ func (e *Ensemble) applyCreateSession(m *member) (redial bool) {
 
 // trim drops the entries every member applied. Called with core.mu held.
 func (e *Ensemble) trim() {
-	if len(e.log) == 0 {
-		return
-	}
 	low := e.core.zxid
 	for _, m := range e.members {
 		low = min(low, m.view.zxid)
+	}
+	if len(e.seqs) > 0 { // the calls every member reached
+		kept := e.seqs[:0]
+		for _, p := range e.seqs {
+			if p.zxid > low {
+				kept = append(kept, p)
+			}
+		}
+		e.seqs = kept
+	}
+	if len(e.log) == 0 {
+		return
 	}
 	k := int(low + 1 - e.log[0].zxid)
 	if k <= 0 || 2*k < len(e.log) {

@@ -432,7 +432,10 @@ func (s *Server) SetSequenceStart(start func(path string) int32) {
 // sequence number next, as if that many child creates had happened: it sets
 // the parent's internal child-create counter, so Stat.Cversion changes to
 // match. It exists to test code against the int32 wrap of sequence numbers
-// (after 2147483647 comes -2147483648) without two billion creates.
+// (after 2147483647 comes -2147483648) without two billion creates. On an
+// ensemble's server it sets the committed node's counter, which the
+// members that keep up read; a member that fell behind sets its own once
+// it has applied the state the call was made on.
 func (s *Server) SetNextSequence(path string, next int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -441,5 +444,8 @@ func (s *Server) SetNextSequence(path string, next int32) error {
 		return zksim.ErrNoNode
 	}
 	n.cversion = next
+	if s.ens != nil {
+		s.ens.setNextSequence(path, next)
+	}
 	return nil
 }
