@@ -6,7 +6,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim"
-	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -40,12 +39,6 @@ const ensembleMembers = 3
 // of the standalone machines', so that the property suite's time grows by
 // under a minute.
 const ensembleChecks = 100
-
-// ensembleSkips are the faults the ensemble machines leave out: a leader
-// that fails while the server is slow can leave a client that never hears
-// its connection broke (a gap of the simulator's ensemble, not of the
-// recipes).
-const ensembleSkips = harness.Slow
 
 func init() {
 	// Not yet Election, LockMutex and BarrierDouble: on an ensemble a

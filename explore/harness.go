@@ -136,9 +136,6 @@ func (m Machine) harness() harness.Machine[*client] {
 		// FailAuth is the machines' own action (authfail.go), drawn while
 		// a call waits out a connection loss.
 		fs = harness.AllFaults &^ harness.FailAuth
-		if m.cfg.members > 1 {
-			fs &^= ensembleSkips
-		}
 	}
 	name := m.Name
 	if name == "" {

@@ -137,12 +137,20 @@
 // Server.OpenSession and ResumeSession attach a session to the leader (a
 // connection to no member in particular, such as zkwire's own port).
 //
-// Not modelled: a session
-// opened through a lagging member is answered before the member applied
-// its createSession; getEphemerals answers from the committed state
-// rather than the member's; Control.Delay does not hold an ensemble's
-// replies (they leave when the member applies them); a member that fell
-// behind does not see SetNextSequence until the next change of that node.
+// A member answers a new session only once it applied the session's
+// createSession, as ZooKeeper's does: a lagging member applies the commits
+// it lags behind up to it (at once, where a real member's answer waits for
+// them), so the client reads every write that returned before it
+// connected; the member lags on after it.
+//
+// getEphemerals is a read too: a member that fell behind lists the
+// session's ephemerals as it applied them, in the order of its own copy of
+// the session's set, which goes through the leader's adds and removals.
+//
+// Not modelled: a reconnecting Conn sends its setWatches after it
+// publishes StateConnected, so on a lagging member it may wait behind a
+// write the client sent in between (Control.Reconnect says more), where a
+// real client sends setWatches first.
 //
 // # Determinism
 //

@@ -62,7 +62,10 @@ func isWrite(op OpCode) bool {
 
 // Connect opens a session through the first member of the client's list
 // (WithMembers) that serves clients: a createSession transaction the
-// leader commits. It fails with ErrNoMember when none does (an election,
+// leader commits, which the member applies before it answers, as a
+// ZooKeeper member does (a lagging member applies the commits it lags
+// behind up to it first, and still lags after it): the client never reads
+// a state older than its session. It fails with ErrNoMember when none does (an election,
 // every member down), with zksim.ErrClosing once the ensemble is closed,
 // and as Server.Connect does for bad options. A client that allows
 // read-only mode (WithCanBeReadOnly) also takes a member in read-only mode:
@@ -89,6 +92,12 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 			return nil, fmt.Errorf("zkmem: WithMembers: no member %d in an ensemble of %d", i, len(e.members))
 		}
 	}
+	redial := false
+	defer func() {
+		if redial { // after the unlock below
+			e.redialWaiting()
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -106,6 +115,9 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 		}
 		sess := s.openSession(c.cfg.sessionTimeout, c.cfg.addr, (*connSink)(c))
 		sess.view, sess.member, sess.readOnly = m.view, m, ro
+		if !ro {
+			redial = e.applyCreateSession(m)
+		}
 		c.sess, c.at = sess, k
 		c.lastZxid = m.view.zxid
 		if ro {
@@ -223,8 +235,9 @@ func (e *Ensemble) redialWaiting() {
 // ensDo is Session.do on an ensemble. A write is applied by the leader at
 // once; its reply, a sync's, and a read behind either of them wait until
 // the session's member applied what they wait for (Do blocks meanwhile); a
-// read is served from the member's state. Control.Delay does not apply to
-// an ensemble's sessions.
+// read is served from the member's state. While a Control.Delay holds the
+// session, a reply waits with its notifications, in order, as on a
+// standalone server, and Do blocks until it leaves.
 func (sess *Session) ensDo(req *Request, resp *Response) {
 	s := sess.srv
 	e := s.ens
@@ -296,7 +309,10 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		if !write {
 			sess.apply(req, resp)
 		}
-		sess.finish(m, req, resp, fault)
+		if sess.finish(m, req, resp, fault) {
+			*resp = sess.holdReply(req, *resp) // unlocks
+			return
+		}
 		s.mu.Unlock()
 		return
 	}
@@ -308,9 +324,11 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 }
 
 // finish sends the reply of a request the session's member answers, or
-// closes the connection if the request's fault or outcome says so. Called
-// with core.mu held.
-func (sess *Session) finish(m *member, req *Request, resp *Response, fault ConnFault) {
+// closes the connection if the request's fault or outcome says so. It
+// reports held, sending nothing, when a Control.Delay holds the session's
+// output: the caller queues the reply behind it (holdReply, or a held item
+// for a queued request). Called with core.mu held.
+func (sess *Session) finish(m *member, req *Request, resp *Response, fault ConnFault) (held bool) {
 	s := sess.srv
 	switch {
 	case resp.unanswered:
@@ -321,12 +339,16 @@ func (sess *Session) finish(m *member, req *Request, resp *Response, fault ConnF
 		if resp.Zxid == 0 {
 			resp.Zxid = m.view.zxid
 		}
+		if sess.delayed() {
+			return true
+		}
 		sess.sendReply(req, resp)
 	}
 	if resp.Closed {
 		s.disconnect(sess)
 		m.failSession(sess)
 	}
+	return false
 }
 
 // openOnLeader is Server.OpenSession on an ensemble's server: a transport

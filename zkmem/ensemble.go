@@ -35,6 +35,9 @@ type Ensemble struct {
 	// other to take them; each change that may let a member accept them
 	// tries them again. Guarded by core.mu.
 	waiting []*Conn
+	// seqs are the SetNextSequence calls the members that fell behind
+	// have not reached yet, in order; guarded by core.mu.
+	seqs []seqPatch
 	// failNext arms a leader failure on the next write (FailLeaderOnNextWrite).
 	failNext failMode
 	// acceptAhead is a planted bug for tests (export_test.go): a member
@@ -258,7 +261,9 @@ func (e *Ensemble) servesRO(m *member) bool {
 
 // Lag makes member i stop applying commits: they queue until CatchUp, or
 // ApplyNext applies them one by one. Its clients keep reading its state,
-// and a write of theirs is answered once the member applied it.
+// and a write of theirs is answered once the member applied it. A session
+// that opens through it makes it apply the queued commits up to the
+// session's createSession first (see Connect).
 func (e *Ensemble) Lag(i int) {
 	e.core.mu.Lock()
 	defer e.core.mu.Unlock()
@@ -515,12 +520,15 @@ func (e *Ensemble) reset() {
 	s := e.core
 	for i := range e.log {
 		clear(e.log[i].snaps)
+		clear(e.log[i].eph)
 	}
 	e.log = e.log[:0]
+	e.seqs = nil
 	for _, m := range e.members {
 		m.failAll(zksim.ErrSessionExpired)
 		m.lagging = false
 		m.view.tree, m.view.zxid = s.tree, s.zxid
+		m.eph = nil
 		m.view.dataWatches, m.view.childWatches = newWatchTable(), newWatchTable()
 		if m.isolated || !m.up {
 			e.diverge(m)

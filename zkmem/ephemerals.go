@@ -97,6 +97,49 @@ func (es *ephemeralSet) remove(n *node, free *childSets, keep bool) (undo func()
 	}
 }
 
+// ephEffect is an add to (add) or a removal from session sess's set of
+// the ephemeral n, as a log entry carries it to the members that fell
+// behind.
+type ephEffect struct {
+	sess int64
+	n    *node
+	add  bool
+}
+
+// clone returns a copy of the set that lists and evolves as es does: the
+// same table, each bucket's entries in the same order (a member that
+// falls behind keeps the sessions' sets as they were).
+func (es *ephemeralSet) clone() *ephemeralSet {
+	c := &ephemeralSet{holder: es.holder, entries: make(map[*node]*node, len(es.entries))}
+	c.holder.children = nil
+	src := es.holder.children
+	if src == nil {
+		return c
+	}
+	copies := make(map[*node]*node, len(es.entries))
+	cs := &childSet{table: make([]*node, len(src.table)), n: src.n}
+	c.holder.children = cs
+	for i, head := range src.table {
+		var last *node
+		for e := head; e != nil; e = e.next {
+			ce := new(node)
+			*ce = *e
+			ce.parent, ce.next = &c.holder, nil
+			copies[e] = ce
+			if last == nil {
+				cs.table[i] = ce
+			} else {
+				last.next = ce
+			}
+			last = ce
+		}
+	}
+	for n, e := range es.entries {
+		c.entries[n] = copies[e]
+	}
+	return c
+}
+
 // paths returns the paths that start with prefix in the order of a clone
 // of the set (DataTree.getEphemerals).
 func (es *ephemeralSet) paths(prefix string) []string {

@@ -229,7 +229,7 @@ func (sess *Session) apply(req *Request, resp *Response) {
 		if t := javaTrim(prefix); t == "" || t == "/" {
 			prefix = ""
 		}
-		resp.Children = sess.ephemerals.paths(prefix)
+		resp.Children = sess.ephemeralsAt().paths(prefix) // the member's applied state
 	case OpGetAllChildrenNumber:
 		n, err := v.getData(sess, req.Path) // NoNode, then READ
 		if err == nil {

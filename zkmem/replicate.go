@@ -32,7 +32,8 @@ type effect struct {
 type entry struct {
 	zxid   int64
 	fx     []effect
-	snaps  []node // the fields of each node touched that still exists, as committed
+	eph    []ephEffect // the sessions' sets of ephemerals, in order
+	snaps  []node      // the fields of each node touched that still exists, as committed
 	events []pendingEvent
 }
 
@@ -45,6 +46,9 @@ type member struct {
 	isolated bool    // cut off from the quorum (Isolate)
 	observer bool    // takes no part in the quorum, never leads
 	queue    []*pendingReply
+	// eph holds, while the member diverges, each session's set of
+	// ephemerals as the member applied it (getEphemerals lists it).
+	eph map[int64]*ephemeralSet
 }
 
 // pendingReply is a request of one of the member's clients waiting for the
@@ -94,6 +98,7 @@ func (e *Ensemble) record(t *txn) {
 	en := e.nextEntry()
 	en.zxid = t.zxid
 	en.fx = append(en.fx, t.fx...)
+	en.eph = append(en.eph, t.eph...)
 	if len(t.events) > 0 {
 		en.events = append(en.events, t.events...)
 		var seen map[string]bool
@@ -134,6 +139,12 @@ func (e *Ensemble) diverge(m *member) {
 	}
 	m.view.tree = s.tree.clone()
 	s.tree.rec = &s.txnBuf
+	m.eph = make(map[int64]*ephemeralSet)
+	for id, sess := range s.sessions {
+		if sess.ephemerals != nil {
+			m.eph[id] = sess.ephemerals.clone()
+		}
+	}
 }
 
 // settle makes m read the committed tree again if it has caught up and
@@ -146,6 +157,7 @@ func (e *Ensemble) settle(m *member) {
 		return
 	}
 	v.tree = s.tree
+	m.eph = nil
 	for _, o := range e.members {
 		if o.view.tree != s.tree {
 			return
@@ -211,6 +223,19 @@ func (e *Ensemble) applyNext(m *member) bool {
 			v.tree.remove(n)
 		}
 	}
+	for _, f := range en.eph {
+		set := m.eph[f.sess]
+		switch {
+		case f.add && set == nil:
+			set = newEphemeralSet()
+			m.eph[f.sess] = set
+			fallthrough
+		case f.add:
+			set.add(f.n, &v.tree.sets, false)
+		case set != nil:
+			set.remove(f.n, &v.tree.sets, false)
+		}
+	}
 	for i := range en.snaps {
 		sn := &en.snaps[i]
 		if n := v.tree.get(sn.path); n != nil {
@@ -220,6 +245,9 @@ func (e *Ensemble) applyNext(m *member) bool {
 		}
 	}
 	v.zxid = en.zxid
+	if len(e.seqs) > 0 {
+		e.applySeqs(m, en.zxid)
+	}
 	for _, ev := range en.events {
 		v.trigger(ev.typ, ev.path, ev.acl)
 	}
@@ -229,14 +257,85 @@ func (e *Ensemble) applyNext(m *member) bool {
 	return true
 }
 
+// seqPatch is a SetNextSequence call on the committed state at zxid.
+type seqPatch struct {
+	zxid int64
+	path string
+	next int32
+}
+
+// setNextSequence follows SetNextSequence on the committed tree: each
+// member that fell behind sets its node's counter when it has applied
+// zxid (at once if it has), so that its later replays, which copy the
+// committed fields of the nodes a transaction touched, agree. Called with
+// core.mu held.
+func (e *Ensemble) setNextSequence(path string, next int32) {
+	s := e.core
+	for _, m := range e.members {
+		if v := m.view; v.tree != s.tree && v.zxid == s.zxid {
+			if n := v.tree.get(path); n != nil {
+				n.cversion = next
+			}
+		}
+	}
+	for _, m := range e.members {
+		if m.view.zxid < s.zxid {
+			e.seqs = append(e.seqs, seqPatch{zxid: s.zxid, path: path, next: next})
+			return
+		}
+	}
+}
+
+// applySeqs sets, on m that just applied zxid, the counters of the
+// SetNextSequence calls made at zxid. Called with core.mu held.
+func (e *Ensemble) applySeqs(m *member, zxid int64) {
+	for _, p := range e.seqs {
+		if p.zxid == zxid {
+			if n := m.view.tree.get(p.path); n != nil {
+				n.cversion = p.next
+			}
+		}
+	}
+}
+
+// applyCreateSession makes m apply the commits it lags behind up to the
+// createSession the leader just committed for a session opening through
+// it: a ZooKeeper member answers the connect once it applied that
+// transaction (FinalRequestProcessor, behind every earlier commit), so the
+// client reads no state older than its session. A member that lags goes
+// on lagging after it. It reports whether m applied anything while
+// clients wait for a member (call redialWaiting after unlocking). Called
+// with core.mu held, right after the createSession's commit.
+func (e *Ensemble) applyCreateSession(m *member) (redial bool) {
+	applied := false
+	for m.view.zxid < e.core.zxid && e.applyNext(m) {
+		applied = true
+	}
+	if !applied {
+		return false
+	}
+	e.settle(m)
+	e.trim()
+	return len(e.waiting) > 0
+}
+
 // trim drops the entries every member applied. Called with core.mu held.
 func (e *Ensemble) trim() {
-	if len(e.log) == 0 {
-		return
-	}
 	low := e.core.zxid
 	for _, m := range e.members {
 		low = min(low, m.view.zxid)
+	}
+	if len(e.seqs) > 0 { // the calls every member reached
+		kept := e.seqs[:0]
+		for _, p := range e.seqs {
+			if p.zxid > low {
+				kept = append(kept, p)
+			}
+		}
+		e.seqs = kept
+	}
+	if len(e.log) == 0 {
+		return
 	}
 	k := int(low + 1 - e.log[0].zxid)
 	if k <= 0 || 2*k < len(e.log) {
@@ -246,6 +345,7 @@ func (e *Ensemble) trim() {
 	// the node copies they hold are dropped.
 	for i := range e.log[:k] {
 		clear(e.log[i].snaps)
+		clear(e.log[i].eph)
 	}
 	n := len(e.log) - k
 	for i := range n { // rotate the applied entries behind the others
@@ -260,7 +360,7 @@ func (e *Ensemble) nextEntry() *entry {
 	if len(e.log) < cap(e.log) {
 		e.log = e.log[:len(e.log)+1]
 		en := &e.log[len(e.log)-1]
-		en.fx, en.snaps, en.events = en.fx[:0], en.snaps[:0], en.events[:0]
+		en.fx, en.snaps, en.events, en.eph = en.fx[:0], en.snaps[:0], en.events[:0], en.eph[:0]
 		return en
 	}
 	e.log = append(e.log, entry{})
@@ -299,7 +399,12 @@ func (e *Ensemble) release(m *member) {
 		if !p.write {
 			p.sess.apply(&p.req, &p.resp)
 		}
-		p.sess.finish(m, &p.req, &p.resp, p.fault)
+		if p.sess.finish(m, &p.req, &p.resp, p.fault) {
+			// A Delay holds it: it leaves, and its Do returns, when the
+			// Delay ends (releaseHeld), or fails with the connection.
+			p.sess.held = append(p.sess.held, heldItem{req: &p.req, resp: &p.resp, done: p.done})
+			continue
+		}
 		close(p.done)
 	}
 }

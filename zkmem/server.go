@@ -135,6 +135,9 @@ type txn struct {
 	// acled lists the nodes whose ACL it set (setACL fires no event);
 	// recorded only for an ensemble.
 	acled []*node
+	// eph lists, in order, the adds to and removals from the sessions'
+	// sets of ephemerals; recorded only while a member diverges.
+	eph []ephEffect
 }
 
 type pendingEvent struct {
@@ -150,7 +153,8 @@ func (s *Server) begin() *txn {
 	s.zxid++
 	t := &s.txnBuf
 	clear(t.events)
-	*t = txn{zxid: s.zxid, events: t.events[:0], fx: t.fx[:0], acled: t.acled[:0]}
+	clear(t.eph)
+	*t = txn{zxid: s.zxid, events: t.events[:0], fx: t.fx[:0], acled: t.acled[:0], eph: t.eph[:0]}
 	return t
 }
 
@@ -187,6 +191,8 @@ func (t *txn) rollback() {
 	t.undo = nil
 	t.events = nil
 	t.fx = t.fx[:0]
+	clear(t.eph)
+	t.eph = t.eph[:0]
 }
 
 // commit fires the transaction's watch events in the order its operations

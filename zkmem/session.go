@@ -268,6 +268,9 @@ func (sess *Session) addEphemeral(n *node, keep bool) (undo func()) {
 	if sess.ephemerals == nil {
 		sess.ephemerals = newEphemeralSet()
 	}
+	if t := sess.srv.tree.rec; t != nil {
+		t.eph = append(t.eph, ephEffect{sess: sess.id, n: n, add: true})
+	}
 	return sess.ephemerals.add(n, &sess.srv.tree.sets, keep)
 }
 
@@ -280,7 +283,20 @@ func (sess *Session) removeEphemeral(n *node, keep bool) (undo func()) {
 		}
 		return nil
 	}
+	if t := sess.srv.tree.rec; t != nil {
+		t.eph = append(t.eph, ephEffect{sess: sess.id, n: n})
+	}
 	return sess.ephemerals.remove(n, &sess.srv.tree.sets, keep)
+}
+
+// ephemeralsAt returns the session's set of ephemerals as its member has
+// applied it: the committed set, or on a member that fell behind the
+// member's own copy. Called with srv.mu held.
+func (sess *Session) ephemeralsAt() *ephemeralSet {
+	if m := sess.member; m != nil && m.view.tree != sess.srv.tree {
+		return m.eph[sess.id]
+	}
+	return sess.ephemerals
 }
 
 // disconnect records that the session's connection closed: its watches go,
@@ -416,7 +432,10 @@ func (s *Server) SetSequenceStart(start func(path string) int32) {
 // sequence number next, as if that many child creates had happened: it sets
 // the parent's internal child-create counter, so Stat.Cversion changes to
 // match. It exists to test code against the int32 wrap of sequence numbers
-// (after 2147483647 comes -2147483648) without two billion creates.
+// (after 2147483647 comes -2147483648) without two billion creates. On an
+// ensemble's server it sets the committed node's counter, which the
+// members that keep up read; a member that fell behind sets its own once
+// it has applied the state the call was made on.
 func (s *Server) SetNextSequence(path string, next int32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -425,5 +444,8 @@ func (s *Server) SetNextSequence(path string, next int32) error {
 		return zksim.ErrNoNode
 	}
 	n.cversion = next
+	if s.ens != nil {
+		s.ens.setNextSequence(path, next)
+	}
 	return nil
 }
