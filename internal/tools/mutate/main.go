@@ -118,10 +118,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ids := map[string]*Mutant{}
 	for _, m := range all {
 		ids[m.ID] = m
+		ids[m.Key] = m
 	}
 	for _, id := range slices.Sorted(mapKeys(equiv)) {
 		if ids[id] == nil {
-			fmt.Fprintf(stderr, "mutate: warning: equivalent mutant %s matches no mutant (stale line number?)\n", id)
+			fmt.Fprintf(stderr, "mutate: warning: equivalent mutant %s matches no mutant (its line changed, or a stale line number)\n", id)
 		}
 	}
 
@@ -139,10 +140,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.list {
 		for _, m := range all {
 			mark := ""
-			if r, ok := equiv[m.ID]; ok {
+			if r, ok := equivalentOf(equiv, m); ok {
 				mark = "\t[equivalent: " + r + "]"
 			}
-			fmt.Fprintf(stdout, "%s\t%s%s\n", m.ID, m.Desc, mark)
+			fmt.Fprintf(stdout, "%s\t%s\t%s%s\n", m.ID, m.Key, m.Desc, mark)
 		}
 		fmt.Fprintf(stdout, "%d mutants in %d packages\n", len(all), len(dirs))
 		return nil
@@ -195,7 +196,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for i, m := range chosen {
-		if reason, ok := equiv[m.ID]; ok {
+		if reason, ok := equivalentOf(equiv, m); ok {
 			rep.Results = append(rep.Results, Result{Mutant: m, Status: Equivalent, Reason: reason, Checks: -1, Shrunk: -1})
 			fmt.Fprintf(stderr, "[%d/%d] %s: equivalent\n", i+1, len(chosen), m.ID)
 			continue
@@ -300,7 +301,7 @@ func rescore(o *options, root string, stdout, stderr io.Writer) error {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		if reason, ok := equiv[r.ID]; ok {
+		if reason, ok := equivalentOf(equiv, r.Mutant); ok {
 			r.Status, r.Reason = Equivalent, reason
 		} else if r.Status == Equivalent {
 			fmt.Fprintf(stderr, "mutate: %s is no longer listed as equivalent and was not run\n", r.ID)

@@ -39,6 +39,14 @@ type Result struct {
 	// Seconds is the killer's run time: the time to kill for a killed
 	// mutant.
 	Seconds float64 `json:"seconds,omitempty"`
+	// CPU is the CPU time (user and system) of the killer's run, which
+	// other load on the machine inflates less than Seconds.
+	CPU float64 `json:"cpu_s,omitempty"`
+	// Replay is the fail file (as rapid names it) whose replay killed the
+	// mutant, before any check ran: Checks is then 0 and Shrunk the length
+	// of the file's schedule under the mutant, which no shrinking of this
+	// run made.
+	Replay string `json:"replay,omitempty"`
 	// Checks is how many checks rapid ran before the failure, -1 if it
 	// printed none.
 	Checks int `json:"checks"`
@@ -108,7 +116,7 @@ func (k *killer) build(ctx context.Context, overlay, bin string) error {
 // runOutcome is one run of the killer binary.
 type runOutcome struct {
 	passed, timedOut bool
-	elapsed          time.Duration
+	elapsed, cpu     time.Duration
 	output           string
 }
 
@@ -129,6 +137,9 @@ func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, erro
 	start := time.Now()
 	err := cmd.Run()
 	o := runOutcome{elapsed: time.Since(start), output: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		o.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
 		strings.Contains(o.output, "panic: test timed out after"):
@@ -171,6 +182,7 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 		return r, ctx.Err()
 	}
 	r.Seconds = round(o.elapsed)
+	r.CPU = round(o.cpu)
 	if k.outDir != "" {
 		name := strings.NewReplacer("/", "_", ":", "_").Replace(m.ID) + ".txt"
 		if err := os.WriteFile(filepath.Join(k.outDir, name), []byte(o.output), 0o644); err != nil {
@@ -186,6 +198,7 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 	default:
 		r.Status = Killed
 		r.Checks, r.Shrunk, r.Failure = parseFailure(o.output)
+		r.Replay = replayedFile(o.output)
 	}
 	return r, nil
 }
@@ -198,7 +211,21 @@ var (
 	// minimalRun is how the machines on package harness report the shrunk
 	// schedule (explore's CheckFrom, harness's Check); they log no draw.
 	minimalRun = regexp.MustCompile(`(?:shrunk schedule|minimal failing run) \((\d+) actions?[:)]`)
+	// failFile is the fail file rapid names in its report; "(or
+	// -rapid.seed=...)" follows when the failure came from a check of the
+	// run, nothing when it came from replaying the file.
+	failFile = regexp.MustCompile(`To reproduce, specify -run=\S+ -rapid\.failfile="([^"]+)"( \(or -rapid\.seed=)?`)
 )
+
+// replayedFile returns the fail file whose replay failed the killer, ""
+// if the failure came from a check rapid ran (or rapid reported none).
+func replayedFile(out string) string {
+	m := failFile.FindStringSubmatch(out)
+	if m == nil || m[2] != "" {
+		return ""
+	}
+	return m[1]
+}
 
 // parseFailure reads a failed test binary's output: the number of checks
 // rapid ran before the failure and the length of the shrunk schedule (-1
@@ -231,7 +258,7 @@ func parseFailure(out string) (checks, shrunk int, failure string) {
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "panic:") || strings.Contains(t, "VIOLATION") {
+		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") || strings.Contains(t, "VIOLATION") {
 			return checks, shrunk, t
 		}
 	}
