@@ -32,6 +32,7 @@ type options struct {
 	killerPkg   string
 	mapping     string
 	timeout     time.Duration
+	factor      float64
 	exclude     string
 	equivalent  string
 	jsonPath    string
@@ -54,6 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.killerPkg, "killer", "./property_test", "the test package that kills mutants")
 	fs.StringVar(&o.mapping, "map", defaultMap, "which tests of the killer run for which package: pkg=pattern;...;*=pattern")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "per-mutant limit on the killer's run (not its build)")
+	fs.Float64Var(&o.factor, "timeout-factor", 2.5, "raise a mutant's limit to this many times the baseline run of its test pattern, if that is above -timeout (0: -timeout alone)")
 	fs.StringVar(&o.exclude, "exclude", `(^|/)internal/backendtest$`, "regexp of package directories to leave out")
 	fs.StringVar(&o.equivalent, "equivalent", "internal/tools/mutate/equivalent.txt", "file of equivalent mutant ids with reasons")
 	fs.StringVar(&o.jsonPath, "json", "", "write the report as JSON to this file (rewritten after each mutant)")
@@ -156,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	k := &killer{root: root, pkg: o.killerPkg, work: work, timeout: o.timeout, args: strings.Fields(o.killerFlags), outDir: o.outDir}
+	k := &killer{root: root, pkg: o.killerPkg, work: work, timeout: o.timeout, factor: o.factor, args: strings.Fields(o.killerFlags), outDir: o.outDir}
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
@@ -181,6 +183,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		k.baseline = rep.Baseline
 	}
 	done := map[string]Result{}
 	if o.resume != "" {

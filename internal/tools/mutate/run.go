@@ -42,6 +42,8 @@ type Result struct {
 	// CPU is the CPU time (user and system) of the killer's run, which
 	// other load on the machine inflates less than Seconds.
 	CPU float64 `json:"cpu_s,omitempty"`
+	// Limit is the time the killer's run was allowed (see killer.limit).
+	Limit float64 `json:"limit_s,omitempty"`
 	// Replay is the fail file (as rapid names it) whose replay killed the
 	// mutant, before any check ran: Checks is then 0 and Shrunk the length
 	// of the file's schedule under the mutant, which no shrinking of this
@@ -65,8 +67,14 @@ type killer struct {
 	pkg     string // killer package, e.g. ./property_test
 	work    string // scratch directory
 	timeout time.Duration
-	args    []string // extra arguments for the test binary
-	outDir  string   // if set, each killer's output is kept here
+	// factor, with baseline (each -test.run pattern's run time on the
+	// original code), raises a run's limit above timeout to factor times
+	// the baseline of its pattern: a surviving mutant runs as long as the
+	// baseline, and a loaded machine must not turn it into a timeout.
+	factor   float64
+	baseline map[string]float64
+	args     []string // extra arguments for the test binary
+	outDir   string   // if set, each killer's output is kept here
 }
 
 // overlay writes the mutated copy of m's file and the overlay JSON that
@@ -120,15 +128,26 @@ type runOutcome struct {
 	output           string
 }
 
+// limit is how long a run of pattern may take: the timeout, or factor
+// times the pattern's baseline if that is longer.
+func (k *killer) limit(pattern string) time.Duration {
+	d := k.timeout
+	if b, ok := k.baseline[pattern]; ok && k.factor > 0 {
+		d = max(d, time.Duration(k.factor*b*float64(time.Second)).Round(time.Second))
+	}
+	return d
+}
+
 // run runs the test binary bin with -test.run pattern in the killer's
-// package directory, stopping it after the timeout.
+// package directory, stopping it after its limit.
 func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, error) {
 	// The test binary's own -test.timeout fires first and prints every
 	// goroutine's stack, which shows where a mutant hangs; the context is
 	// the backstop.
-	ctx, cancel := context.WithTimeout(ctx, k.timeout+10*time.Second)
+	limit := k.limit(pattern)
+	ctx, cancel := context.WithTimeout(ctx, limit+10*time.Second)
 	defer cancel()
-	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + k.timeout.String()}, k.args...)
+	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + limit.String()}, k.args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(k.root, k.pkg)
 	cmd.WaitDelay = 5 * time.Second
@@ -183,6 +202,7 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 	}
 	r.Seconds = round(o.elapsed)
 	r.CPU = round(o.cpu)
+	r.Limit = round(k.limit(pattern))
 	if k.outDir != "" {
 		name := strings.NewReplacer("/", "_", ":", "_").Replace(m.ID) + ".txt"
 		if err := os.WriteFile(filepath.Join(k.outDir, name), []byte(o.output), 0o644); err != nil {

@@ -68,6 +68,23 @@ func TestOverlayKillsSurvivesAndFailsToBuild(t *testing.T) {
 	}
 }
 
+// A run may take -timeout, or -timeout-factor times its pattern's
+// baseline if that is longer: a survivor runs as long as the baseline,
+// which load stretches past a fixed limit (seed 5's three "timeouts"
+// were survivors whose run of every test took over 60 s).
+func TestKillerLimit(t *testing.T) {
+	k := &killer{timeout: time.Minute, factor: 2.5, baseline: map[string]float64{"^TestA": 47.4, "^TestB": 6.1}}
+	for pat, want := range map[string]time.Duration{"^TestA": 119 * time.Second, "^TestB": time.Minute, "^TestC": time.Minute} {
+		if got := k.limit(pat); got != want {
+			t.Errorf("limit(%q) = %v, want %v", pat, got, want)
+		}
+	}
+	k.factor = 0
+	if got := k.limit("^TestA"); got != time.Minute {
+		t.Errorf("limit without a factor = %v, want the timeout", got)
+	}
+}
+
 func TestKillerTimeout(t *testing.T) {
 	k := fixtureKiller(t, time.Second)
 	r, err := k.mutant(context.Background(), fixtureMutant(t, "tiny/tiny.go:26:2:remove-call"), "^TestHang$")
