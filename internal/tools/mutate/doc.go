@@ -46,7 +46,9 @@
 // committed fail file (rapid names the file alone, no seed) is marked
 // "replay": no check ran, and the schedule is the file's under the
 // mutant, not a shrink. The report gives the CPU time of each run beside
-// its wall time, and the fast score: the mutants killed within 30 s with
+// its wall time, the failing test's own time (the run less the tests that
+// passed before it, when the test logs how long it waited to start, as
+// the property suite's do), and the fast score: the mutants killed within 30 s with
 // a schedule of at most 15 actions (or none: a panic), over the score's
 // denominator.
 //

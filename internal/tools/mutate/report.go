@@ -157,12 +157,15 @@ func (rep *Report) writeText(w io.Writer) {
 	for _, p := range pkgs {
 		fmt.Fprintf(w, "\n## %s\n", p)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "mutant\tstatus\tkill s\tcpu s\tchecks\tshrunk\tchange")
+		fmt.Fprintln(tw, "mutant\tstatus\tkill s\tcpu s\town s\tchecks\tshrunk\tchange")
 		for _, r := range rep.Results {
 			if r.Pkg != p {
 				continue
 			}
-			secs, cpu, checks, shrunk := "-", "-", "-", "-"
+			secs, cpu, own, checks, shrunk := "-", "-", "-", "-", "-"
+			if r.Status == Killed && r.Own > 0 {
+				own = fmt.Sprintf("%.1f", r.Own)
+			}
 			if r.Status == Killed || r.Status == Survived || r.Status == Timeout {
 				secs = fmt.Sprintf("%.1f", r.Seconds)
 				if r.CPU > 0 {
@@ -185,7 +188,7 @@ func (rep *Report) writeText(w io.Writer) {
 			if r.Replay != "" {
 				change += " [replay of " + r.Replay + "]"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, cpu, checks, shrunk, change)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, cpu, own, checks, shrunk, change)
 		}
 		tw.Flush()
 	}
@@ -206,6 +209,7 @@ func (rep *Report) writeText(w io.Writer) {
 	row("all", rep.Summary)
 	tw.Flush()
 	fmt.Fprintf(w, "\nscore = killed / (total - equivalent - uncompilable - not run); a timeout is not a kill\n")
+	fmt.Fprintf(w, "cpu s = the CPU time of the killer's run; own s = the failing test's own time (kill s less the tests run before it, one at a time)\n")
 	fmt.Fprintf(w, "fast = killed within %ds (wall time of the killer's run) with a failing schedule of at most %d actions (or none: a panic); fast score = fast / the same denominator\n", FastSeconds, FastActions)
 	if n := rep.replays(); n > 0 {
 		fmt.Fprintf(w, "%d kills replayed a committed fail file (checks \"replay\"): their schedule is the file's, run under the mutant, not shrunk\n", n)

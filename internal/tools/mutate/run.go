@@ -42,6 +42,12 @@ type Result struct {
 	// CPU is the CPU time (user and system) of the killer's run, which
 	// other load on the machine inflates less than Seconds.
 	CPU float64 `json:"cpu_s,omitempty"`
+	// Own is the time the failing test took itself, when it says how long
+	// it waited to start (the property suite runs its machines one at a
+	// time under -test.parallel=1, after the tests before them): its
+	// duration less that wait. Seconds less Own is the time the tests that
+	// passed before it took.
+	Own float64 `json:"own_s,omitempty"`
 	// Limit is the time the killer's run was allowed (see killer.limit).
 	Limit float64 `json:"limit_s,omitempty"`
 	// Replay is the fail file (as rapid names it) whose replay killed the
@@ -219,6 +225,9 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 		r.Status = Killed
 		r.Checks, r.Shrunk, r.Failure = parseFailure(o.output)
 		r.Replay = replayedFile(o.output)
+		if d, ok := ownTime(o.output); ok {
+			r.Own = round(d)
+		}
 	}
 	return r, nil
 }
@@ -236,6 +245,43 @@ var (
 	// run, nothing when it came from replaying the file.
 	failFile = regexp.MustCompile(`To reproduce, specify -run=\S+ -rapid\.failfile="([^"]+)"( \(or -rapid\.seed=)?`)
 )
+
+var (
+	failedTest = regexp.MustCompile(`^--- FAIL: \S+ \(([0-9.]+)s\)`)
+	waited     = regexp.MustCompile(`started after (\S+) waiting`)
+)
+
+// ownTime returns the time the first failed test took itself: its
+// duration, from its "--- FAIL" line, less the wait it logged under it
+// ("started after 12.5s waiting for its phase and a worker"); false if it
+// logged no wait.
+func ownTime(out string) (time.Duration, bool) {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		m := failedTest.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		total, err := time.ParseDuration(m[1] + "s")
+		if err != nil {
+			return 0, false
+		}
+		for _, l := range lines[i+1:] {
+			if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "=== ") {
+				break
+			}
+			if w := waited.FindStringSubmatch(l); w != nil {
+				d, err := time.ParseDuration(w[1])
+				if err != nil {
+					return 0, false
+				}
+				return max(total-d, 0), true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
+}
 
 // replayedFile returns the fail file whose replay failed the killer, ""
 // if the failure came from a check rapid ran (or rapid reported none).

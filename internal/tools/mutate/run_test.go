@@ -266,6 +266,17 @@ func TestReplayedFile(t *testing.T) {
 	}
 }
 
+// The failing test's own time is its duration less the wait it logged.
+func TestOwnTime(t *testing.T) {
+	out := "--- PASS: TestBarrier (2.20s)\n--- FAIL: TestElectionSingleNode (27.60s)\n    phases_test.go:119: started after 22.1s waiting for its phase and a worker\n    x.go:1: VIOLATION: y\n"
+	if d, ok := ownTime(out); !ok || d != 5500*time.Millisecond {
+		t.Errorf("ownTime = %v, %v; want 5.5s", d, ok)
+	}
+	if d, ok := ownTime(checkFromFailure); ok {
+		t.Errorf("ownTime without a logged wait = %v, want none", d)
+	}
+}
+
 // A killer that crashes (a runtime fatal error, which no recover sees)
 // reports the error, not the first line of its output.
 func TestParseFatalError(t *testing.T) {
