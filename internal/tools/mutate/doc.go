@@ -29,7 +29,8 @@
 // Each mutant ends as killed (the killer failed), survived (it passed),
 // timeout (it ran past its limit: -timeout, or -timeout-factor times the
 // baseline run of its test pattern if that is longer, so that a survivor
-// on a loaded machine is not taken for a hang) or uncompilable (the
+// on a loaded machine is not taken for a hang; the baseline's own runs
+// may take 10 minutes) or uncompilable (the
 // mutant does not build; not counted). A mutant listed in the -equivalent
 // file (one key, or id, and a reason per line) is equivalent: no test can
 // tell it from the original, and it is left out of the score. The score

@@ -252,6 +252,8 @@ func baseline(ctx context.Context, k *killer, tm *testMap, chosen []*Mutant, std
 		}
 		pats[p] = true
 	}
+	k.measuring = true
+	defer func() { k.measuring = false }()
 	bin := filepath.Join(k.work, "baseline.test")
 	if err := k.build(ctx, "", bin); err != nil {
 		return nil, fmt.Errorf("baseline build: %w", err)

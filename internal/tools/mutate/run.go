@@ -77,10 +77,11 @@ type killer struct {
 	// original code), raises a run's limit above timeout to factor times
 	// the baseline of its pattern: a surviving mutant runs as long as the
 	// baseline, and a loaded machine must not turn it into a timeout.
-	factor   float64
-	baseline map[string]float64
-	args     []string // extra arguments for the test binary
-	outDir   string   // if set, each killer's output is kept here
+	factor    float64
+	baseline  map[string]float64
+	measuring bool     // the baseline's runs are under way
+	args      []string // extra arguments for the test binary
+	outDir    string   // if set, each killer's output is kept here
 }
 
 // overlay writes the mutated copy of m's file and the overlay JSON that
@@ -134,10 +135,19 @@ type runOutcome struct {
 	output           string
 }
 
+// baselineLimit is the least time the baseline's own runs may take: they
+// measure how long a run takes on the machine as it is, which a loaded
+// machine stretches past a mutant's -timeout.
+const baselineLimit = 10 * time.Minute
+
 // limit is how long a run of pattern may take: the timeout, or factor
-// times the pattern's baseline if that is longer.
+// times the pattern's baseline if that is longer; before the baseline has
+// run (k.baseline nil, with a factor), baselineLimit or the timeout.
 func (k *killer) limit(pattern string) time.Duration {
 	d := k.timeout
+	if k.factor > 0 && k.baseline == nil && k.measuring {
+		return max(d, baselineLimit)
+	}
 	if b, ok := k.baseline[pattern]; ok && k.factor > 0 {
 		d = max(d, time.Duration(k.factor*b*float64(time.Second)).Round(time.Second))
 	}
