@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -34,7 +35,12 @@ func InBubbles(parent *testing.T, prop func(*rapid.T)) func(*rapid.T) {
 func inBubble(parent *testing.T, prop func(*rapid.T), normalize func(string) string, after func(msg string)) func(*rapid.T) {
 	stacks := &failureStacks{index: map[string]int{}}
 	return func(t *rapid.T) {
-		defer watchdog().Stop() // on wall-clock time: outside the bubble
+		wd := startWatchdog(onHang) // on wall-clock time: outside the bubble
+		watchdogs.Store(t, wd)
+		defer func() {
+			watchdogs.Delete(t)
+			wd.stop()
+		}()
 		done := make(chan any, 1)
 		go func() {
 			var failure any
@@ -128,13 +134,108 @@ func spell(n, bits int, f func()) {
 // a sync.Mutex, which synctest does not see as durably blocked).
 const hangAfter = 60 * time.Second
 
+// stallAfter is how long, in wall-clock time, a check that made its World
+// may go without a simulator step before the watchdog takes it for hung:
+// the scheduler takes its next step once every goroutine of the bubble
+// has blocked, so a process deadlocked on a sync.Mutex, or spinning,
+// stops the steps for good, and a step takes microseconds. It is checked
+// every stallAfter, so a stall is caught within twice that; a check with
+// no World (a property of one's own run by InBubbles) has hangAfter
+// alone.
+var stallAfter = 10 * time.Second
+
 // watchdog crashes the test binary, with every goroutine's stack, if the
-// check under way runs for hangAfter of wall-clock time. Stop it when the
-// check ends.
-func watchdog() *time.Timer {
-	return time.AfterFunc(hangAfter, func() {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		panic(fmt.Sprintf("harness: a check has run for %v of wall-clock time: hung (goroutines below)\n%s", hangAfter, buf))
+// check under way runs for hangAfter of wall-clock time, or, once its
+// World is made (beatOf), goes stallAfter without a simulator step
+// (beat). Stop it when the check ends.
+type watchdog struct {
+	hang  *time.Timer
+	beats atomic.Int64 // the steps taken; beat counts them
+	armed atomic.Bool  // the check made its World
+
+	mu      sync.Mutex
+	stall   *time.Timer
+	seen    int64 // beats at the last look
+	stopped bool
+	hung    func(msg string) // crashes; a test may replace it
+}
+
+// hangPanic is what a watchdog does when the check hangs: it panics, on
+// its timer's goroutine, with every goroutine's stack, which ends the
+// test binary.
+func hangPanic(msg string) {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	panic(fmt.Sprintf("harness: %s: hung (goroutines below)\n%s", msg, buf))
+}
+
+// onHang is what the watchdogs of checks do when one hangs (a test of the
+// watchdog replaces it).
+var onHang = hangPanic
+
+// startWatchdog starts the watchdog of a check; hung is called (on a
+// timer's goroutine) when it takes the check for hung.
+func startWatchdog(hung func(msg string)) *watchdog {
+	w := &watchdog{hung: hung}
+	w.hang = time.AfterFunc(hangAfter, func() {
+		w.fire(fmt.Sprintf("a check has run for %v of wall-clock time", hangAfter))
 	})
+	w.mu.Lock()
+	w.stall = time.AfterFunc(stallAfter, w.look)
+	w.mu.Unlock()
+	return w
+}
+
+// beat tells the watchdog that the World took a step. It is called inside
+// the bubble, so it reads no clock.
+func (w *watchdog) beat() { w.beats.Add(1) }
+
+// look is the stall check, every stallAfter.
+func (w *watchdog) look() {
+	n := w.beats.Load()
+	w.mu.Lock()
+	stalled := w.armed.Load() && n == w.seen
+	w.seen = n
+	if !stalled && !w.stopped {
+		w.stall.Reset(stallAfter)
+	}
+	w.mu.Unlock()
+	if stalled {
+		w.fire(fmt.Sprintf("a check has taken no simulator step for %v of wall-clock time (after %d steps): a process deadlocked or spinning", stallAfter, n))
+	}
+}
+
+// fire reports a hang, unless the watchdog was stopped.
+func (w *watchdog) fire(msg string) {
+	w.mu.Lock()
+	stopped := w.stopped
+	w.mu.Unlock()
+	if !stopped {
+		w.hung(msg)
+	}
+}
+
+// stop stops the watchdog: the check ended.
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.hang.Stop()
+	w.stall.Stop()
+}
+
+// watchdogs holds the watchdog of each check under way, by its rapid.T,
+// for the World the check makes (beatOf).
+var watchdogs sync.Map
+
+// beatOf arms the stall check of the watchdog of the check t runs, which
+// has made its World, and returns its beat; a function that does nothing
+// if none watches it.
+func beatOf(t *rapid.T) func() {
+	if w, ok := watchdogs.Load(t); ok {
+		wd := w.(*watchdog)
+		wd.armed.Store(true)
+		return wd.beat
+	}
+	return func() {}
 }

@@ -47,7 +47,10 @@
 //     heal, members restart, rejoin and catch up; Machine.Liveness restarts what each process must still do, and
 //     every Eventually condition must hold within Machine.LiveBound of
 //     virtual time; a stretch that takes over 2,000 steps without time
-//     passing is a "livelock";
+//     passing is a "livelock"; a check that takes no simulator step for
+//     10 s of wall-clock time (a process deadlocked on a sync.Mutex, or
+//     spinning, which no virtual time ends) crashes the test binary with
+//     every goroutine's stack, as one that runs for a minute does;
 //   - on failure: the violations (typed: Violation, with the invariant's
 //     name, the details and the virtual time), where each process is, and
 //     the simulator's trace of the run (every step at its virtual time,

@@ -170,7 +170,7 @@ func (r *runner[P]) logTotals(tb rapid.TB) {
 // fault mix, and which processes renew their sessions.
 func (r *runner[P]) newWorld(t *rapid.T) *World[P] {
 	m := &r.m
-	rw := &runWorld{timeout: m.SessionTimeout, client: m.Client, replaying: r.replaying}
+	rw := &runWorld{timeout: m.SessionTimeout, client: m.Client, replaying: r.replaying, beat: beatOf(t)}
 	w := &World[P]{runWorld: rw}
 	rw.sched.w = rw
 	rw.ctx, rw.cancel = context.WithCancel(context.Background())

@@ -279,8 +279,12 @@ func (w *runWorld) act(t *rapid.T, a faults.Action) {
 }
 
 // follow makes each Renewing process's session the one its library runs on
-// now, as soon as it renewed.
+// now, as soon as it renewed. It runs after every step, and tells the
+// check's watchdog.
 func (w *runWorld) follow() {
+	if w.beat != nil {
+		w.beat()
+	}
 	for _, c := range w.cores {
 		if c.renewing == nil {
 			continue

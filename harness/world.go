@@ -55,6 +55,8 @@ type runWorld struct {
 	notes      []note
 	noteSeq    int
 	live       bool // in the liveness phase
+
+	beat func() // tells the check's watchdog of each step (follow)
 }
 
 // note is a line for the trace from a process goroutine: the harness puts

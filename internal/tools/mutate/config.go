@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -132,8 +133,11 @@ func packageDirs(root string, args []string, exclude *regexp.Regexp) ([]string, 
 	return dirs, nil
 }
 
-// readEquivalent reads a file of equivalent mutants: one id and a reason
-// per line, # starting a comment. A missing file is an empty list.
+// readEquivalent reads a file of equivalent mutants: one mutant and a
+// reason per line, # starting a comment. A mutant is named by its Key
+// (file:operator:column:"line"[#n], as -list prints it), which survives
+// edits above it, or by its positional ID (file:line:col:operator). A
+// missing file is an empty list.
 func readEquivalent(path string) (map[string]string, error) {
 	out := map[string]string{}
 	if path == "" {
@@ -148,19 +152,62 @@ func readEquivalent(path string) (map[string]string, error) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		id, reason, _ := strings.Cut(line, " ")
-		reason = strings.TrimSpace(reason)
+		id, reason, err := cutEquivalent(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
 		if reason == "" {
 			return nil, fmt.Errorf("%s:%d: equivalent mutant %s has no reason", path, n, id)
+		}
+		if _, dup := out[id]; dup {
+			return nil, fmt.Errorf("%s:%d: equivalent mutant %s listed twice", path, n, id)
 		}
 		out[id] = reason
 	}
 	return out, sc.Err()
+}
+
+// cutEquivalent splits a line of the -equivalent file into the mutant's
+// key or ID and the reason.
+func cutEquivalent(line string) (id, reason string, err error) {
+	q := strings.IndexByte(line, '"')
+	if sp := strings.IndexAny(line, " \t"); q < 0 || (sp >= 0 && sp < q) {
+		id, reason, _ = strings.Cut(line, " ")
+		return id, strings.TrimSpace(reason), nil
+	}
+	text, err := strconv.QuotedPrefix(line[q:])
+	if err != nil {
+		return "", "", fmt.Errorf("bad quoted line in key %q: %w", line, err)
+	}
+	rest := line[q+len(text):]
+	occ := ""
+	if strings.HasPrefix(rest, "#") {
+		end := 1
+		for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+			end++
+		}
+		occ, rest = rest[:end], rest[end:]
+	}
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", "", fmt.Errorf("key %q runs on into %q", line[:q+len(text)], rest)
+	}
+	return line[:q] + text + occ, strings.TrimSpace(rest), nil
+}
+
+// equivalentOf returns the reason equiv gives for m, by its key or its
+// ID, and whether it lists m.
+func equivalentOf(equiv map[string]string, m *Mutant) (string, bool) {
+	if r, ok := equiv[m.Key]; ok && m.Key != "" {
+		return r, true
+	}
+	r, ok := equiv[m.ID]
+	return r, ok
 }
 
 // sample returns n of the mutants chosen by seed, in id order; all of them

@@ -21,13 +21,20 @@
 // becomes nil), int-inc and int-dec (an integer literal plus or minus
 // one), branch-swap (break ↔ continue). A mutant's id is
 // file:line:col:operator, stable as long as the file does not change above
-// it.
+// it; its key is file:operator:column:"line" (the column in the line
+// without its indentation, the line's text quoted, #n appended for the
+// nth of a file's identical keys), stable until the line itself changes;
+// -list prints both.
 //
 // Each mutant ends as killed (the killer failed), survived (it passed),
-// timeout (it ran past -timeout) or uncompilable (the mutant does not
-// build; not counted). A mutant listed in the -equivalent file (one id and
-// a reason per line) is equivalent: no test can tell it from the original,
-// and it is left out of the score. The score is
+// timeout (it ran past its limit: -timeout, or -timeout-factor times the
+// baseline run of its test pattern if that is longer, so that a survivor
+// on a loaded machine is not taken for a hang; the baseline's own runs
+// may take 10 minutes) or uncompilable (the
+// mutant does not build; not counted). A mutant listed in the -equivalent
+// file (one key, or id, and a reason per line) is equivalent: no test can
+// tell it from the original, and it is left out of the score. The score
+// is
 //
 //	killed / (total - equivalent - uncompilable - not run)
 //
@@ -36,7 +43,15 @@
 // time to kill (the killer's run, not its build, shrinking included),
 // how many checks rapid ran before the failure, and the length of the
 // shrunk failing schedule: the number of "[rapid] draw action" lines rapid
-// printed when it replayed the minimal failure.
+// printed when it replayed the minimal failure. A kill by the replay of a
+// committed fail file (rapid names the file alone, no seed) is marked
+// "replay": no check ran, and the schedule is the file's under the
+// mutant, not a shrink. The report gives the CPU time of each run beside
+// its wall time, the failing test's own time (the run less the tests that
+// passed before it, when the test logs how long it waited to start, as
+// the property suite's do), and the fast score: the mutants killed within 30 s with
+// a schedule of at most 15 actions (or none: a panic), over the score's
+// denominator.
 //
 // -list lists the mutants without running them; -sample N with -seed S
 // runs a deterministic subset (the same for the same mutants and seed);

@@ -32,6 +32,7 @@ type options struct {
 	killerPkg   string
 	mapping     string
 	timeout     time.Duration
+	factor      float64
 	exclude     string
 	equivalent  string
 	jsonPath    string
@@ -54,6 +55,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.killerPkg, "killer", "./property_test", "the test package that kills mutants")
 	fs.StringVar(&o.mapping, "map", defaultMap, "which tests of the killer run for which package: pkg=pattern;...;*=pattern")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "per-mutant limit on the killer's run (not its build)")
+	fs.Float64Var(&o.factor, "timeout-factor", 2.5, "raise a mutant's limit to this many times the baseline run of its test pattern, if that is above -timeout (0: -timeout alone)")
 	fs.StringVar(&o.exclude, "exclude", `(^|/)internal/backendtest$`, "regexp of package directories to leave out")
 	fs.StringVar(&o.equivalent, "equivalent", "internal/tools/mutate/equivalent.txt", "file of equivalent mutant ids with reasons")
 	fs.StringVar(&o.jsonPath, "json", "", "write the report as JSON to this file (rewritten after each mutant)")
@@ -118,10 +120,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ids := map[string]*Mutant{}
 	for _, m := range all {
 		ids[m.ID] = m
+		ids[m.Key] = m
 	}
 	for _, id := range slices.Sorted(mapKeys(equiv)) {
 		if ids[id] == nil {
-			fmt.Fprintf(stderr, "mutate: warning: equivalent mutant %s matches no mutant (stale line number?)\n", id)
+			fmt.Fprintf(stderr, "mutate: warning: equivalent mutant %s matches no mutant (its line changed, or a stale line number)\n", id)
 		}
 	}
 
@@ -139,10 +142,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.list {
 		for _, m := range all {
 			mark := ""
-			if r, ok := equiv[m.ID]; ok {
+			if r, ok := equivalentOf(equiv, m); ok {
 				mark = "\t[equivalent: " + r + "]"
 			}
-			fmt.Fprintf(stdout, "%s\t%s%s\n", m.ID, m.Desc, mark)
+			fmt.Fprintf(stdout, "%s\t%s\t%s%s\n", m.ID, m.Key, m.Desc, mark)
 		}
 		fmt.Fprintf(stdout, "%d mutants in %d packages\n", len(all), len(dirs))
 		return nil
@@ -155,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	k := &killer{root: root, pkg: o.killerPkg, work: work, timeout: o.timeout, args: strings.Fields(o.killerFlags), outDir: o.outDir}
+	k := &killer{root: root, pkg: o.killerPkg, work: work, timeout: o.timeout, factor: o.factor, args: strings.Fields(o.killerFlags), outDir: o.outDir}
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
@@ -180,6 +183,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		k.baseline = rep.Baseline
 	}
 	done := map[string]Result{}
 	if o.resume != "" {
@@ -195,7 +199,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for i, m := range chosen {
-		if reason, ok := equiv[m.ID]; ok {
+		if reason, ok := equivalentOf(equiv, m); ok {
 			rep.Results = append(rep.Results, Result{Mutant: m, Status: Equivalent, Reason: reason, Checks: -1, Shrunk: -1})
 			fmt.Fprintf(stderr, "[%d/%d] %s: equivalent\n", i+1, len(chosen), m.ID)
 			continue
@@ -248,6 +252,8 @@ func baseline(ctx context.Context, k *killer, tm *testMap, chosen []*Mutant, std
 		}
 		pats[p] = true
 	}
+	k.measuring = true
+	defer func() { k.measuring = false }()
 	bin := filepath.Join(k.work, "baseline.test")
 	if err := k.build(ctx, "", bin); err != nil {
 		return nil, fmt.Errorf("baseline build: %w", err)
@@ -300,7 +306,7 @@ func rescore(o *options, root string, stdout, stderr io.Writer) error {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
-		if reason, ok := equiv[r.ID]; ok {
+		if reason, ok := equivalentOf(equiv, r.Mutant); ok {
 			r.Status, r.Reason = Equivalent, reason
 		} else if r.Status == Equivalent {
 			fmt.Fprintf(stderr, "mutate: %s is no longer listed as equivalent and was not run\n", r.ID)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -23,7 +24,14 @@ type Mutant struct {
 	Col  int    `json:"col"`
 	Op   string `json:"op"`
 	// Desc says what the change does, e.g. "< -> <=".
-	Desc  string `json:"desc"`
+	Desc string `json:"desc"`
+	// Key names the mutant by what it changes rather than where:
+	// file:operator:column:"line", the column counted in the line with its
+	// indentation trimmed and the line's trimmed text quoted as Go does,
+	// with #n appended for the nth mutant of a file with the same key (a
+	// line repeated in the file). Unlike ID it survives lines added or
+	// removed above the mutant; an edit of the line itself changes it.
+	Key   string `json:"key,omitempty"`
 	edits []edit
 }
 
@@ -76,6 +84,7 @@ func fileMutants(path, rel, pkg string) ([]*Mutant, error) {
 		}
 		return strings.Compare(a.Op, b.Op)
 	})
+	numberKeys(g.out)
 	return g.out, nil
 }
 
@@ -88,8 +97,36 @@ func (g *generator) add(pos token.Pos, op, desc string, edits ...edit) {
 		File: g.file,
 		Line: p.Line, Col: p.Column,
 		Op: op, Desc: desc,
+		Key:   g.key(p.Offset, op),
 		edits: edits,
 	})
+}
+
+// key is the Key of a mutant at byte offset off (without its #n, which
+// fileMutants adds): the file, the operator, the column in the trimmed
+// line and the trimmed line.
+func (g *generator) key(off int, op string) string {
+	start := bytes.LastIndexByte(g.src[:off], '\n') + 1
+	end := len(g.src)
+	if i := bytes.IndexByte(g.src[off:], '\n'); i >= 0 {
+		end = off + i
+	}
+	line := g.src[start:end]
+	indent := len(line) - len(bytes.TrimLeft(line, " \t"))
+	text := strings.TrimSpace(string(line))
+	return fmt.Sprintf("%s:%s:%d:%s", g.file, op, off-start-indent+1, strconv.Quote(text))
+}
+
+// numberKeys appends #n to the key of the nth mutant (n > 1) of ms that
+// shares its key with earlier ones, in ms's order.
+func numberKeys(ms []*Mutant) {
+	seen := map[string]int{}
+	for _, m := range ms {
+		seen[m.Key]++
+		if n := seen[m.Key]; n > 1 {
+			m.Key = fmt.Sprintf("%s#%d", m.Key, n)
+		}
+	}
 }
 
 func (g *generator) off(pos token.Pos) int { return g.fset.Position(pos).Offset }

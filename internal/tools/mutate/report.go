@@ -23,13 +23,29 @@ type Counts struct {
 	// Score is killed / (total - equivalent - uncompilable - not run), in
 	// percent; -1 if nothing counts.
 	Score float64 `json:"score"`
+	// Fast counts the mutants killed within FastSeconds whose failing
+	// schedule (shrunk, or replayed from a fail file) has at most
+	// FastActions actions, or that failed without one (a panic);
+	// FastScore is their share of Score's denominator.
+	Fast      int     `json:"fast"`
+	FastScore float64 `json:"fast_score"`
 }
+
+// The bounds of a fast kill (Counts.Fast), issue 24's: killed within 30 s
+// of the killer's run, with a failing schedule of at most 15 actions.
+const (
+	FastSeconds = 30
+	FastActions = 15
+)
 
 func (c *Counts) add(r Result) {
 	c.Total++
 	switch r.Status {
 	case Killed:
 		c.Killed++
+		if r.Seconds <= FastSeconds && r.Shrunk <= FastActions {
+			c.Fast++
+		}
 	case Survived:
 		c.Survived++
 	case Timeout:
@@ -41,9 +57,10 @@ func (c *Counts) add(r Result) {
 	case NotRun:
 		c.NotRun++
 	}
-	c.Score = -1
+	c.Score, c.FastScore = -1, -1
 	if d := c.Total - c.Equivalent - c.Uncompilable - c.NotRun; d > 0 {
 		c.Score = 100 * float64(c.Killed) / float64(d)
+		c.FastScore = 100 * float64(c.Fast) / float64(d)
 	}
 }
 
@@ -100,7 +117,7 @@ func (rep *Report) summarize() {
 	slices.SortFunc(rep.Results, func(a, b Result) int {
 		return cmp.Or(strings.Compare(a.File, b.File), a.Line-b.Line, a.Col-b.Col, strings.Compare(a.Op, b.Op))
 	})
-	rep.Summary = Counts{Score: -1}
+	rep.Summary = Counts{Score: -1, FastScore: -1}
 	rep.Packages = map[string]Counts{}
 	var times, shrunk []float64
 	for _, r := range rep.Results {
@@ -140,17 +157,26 @@ func (rep *Report) writeText(w io.Writer) {
 	for _, p := range pkgs {
 		fmt.Fprintf(w, "\n## %s\n", p)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "mutant\tstatus\tkill s\tchecks\tshrunk\tchange")
+		fmt.Fprintln(tw, "mutant\tstatus\tkill s\tcpu s\town s\tchecks\tshrunk\tchange")
 		for _, r := range rep.Results {
 			if r.Pkg != p {
 				continue
 			}
-			secs, checks, shrunk := "-", "-", "-"
+			secs, cpu, own, checks, shrunk := "-", "-", "-", "-", "-"
+			if r.Status == Killed && r.Own > 0 {
+				own = fmt.Sprintf("%.1f", r.Own)
+			}
 			if r.Status == Killed || r.Status == Survived || r.Status == Timeout {
 				secs = fmt.Sprintf("%.1f", r.Seconds)
+				if r.CPU > 0 {
+					cpu = fmt.Sprintf("%.1f", r.CPU)
+				}
 			}
 			if r.Checks >= 0 {
 				checks = fmt.Sprint(r.Checks)
+			}
+			if r.Replay != "" {
+				checks = "replay"
 			}
 			if r.Shrunk >= 0 {
 				shrunk = fmt.Sprint(r.Shrunk)
@@ -159,19 +185,23 @@ func (rep *Report) writeText(w io.Writer) {
 			if r.Reason != "" {
 				change += " (" + r.Reason + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, checks, shrunk, change)
+			if r.Replay != "" {
+				change += " [replay of " + r.Replay + "]"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", strings.TrimPrefix(r.ID, p+"/"), r.Status, secs, cpu, own, checks, shrunk, change)
 		}
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "\n## Summary\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "package\ttotal\tkilled\tsurvived\ttimeout\tuncompilable\tequivalent\tnot run\tscore\t")
+	fmt.Fprintln(tw, "package\ttotal\tkilled\tsurvived\ttimeout\tuncompilable\tequivalent\tnot run\tscore\tfast\tfast score\t")
 	row := func(name string, c Counts) {
-		score := "-"
+		score, fast := "-", "-"
 		if c.Score >= 0 {
 			score = fmt.Sprintf("%.1f%%", c.Score)
+			fast = fmt.Sprintf("%.1f%%", c.FastScore)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", name, c.Total, c.Killed, c.Survived, c.Timeout, c.Uncompilable, c.Equivalent, c.NotRun, score)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%s\t\n", name, c.Total, c.Killed, c.Survived, c.Timeout, c.Uncompilable, c.Equivalent, c.NotRun, score, c.Fast, fast)
 	}
 	for _, p := range pkgs {
 		row(p, rep.Packages[p])
@@ -179,8 +209,24 @@ func (rep *Report) writeText(w io.Writer) {
 	row("all", rep.Summary)
 	tw.Flush()
 	fmt.Fprintf(w, "\nscore = killed / (total - equivalent - uncompilable - not run); a timeout is not a kill\n")
+	fmt.Fprintf(w, "cpu s = the CPU time of the killer's run; own s = the failing test's own time (kill s less the tests run before it, one at a time)\n")
+	fmt.Fprintf(w, "fast = killed within %ds (wall time of the killer's run) with a failing schedule of at most %d actions (or none: a panic); fast score = fast / the same denominator\n", FastSeconds, FastActions)
+	if n := rep.replays(); n > 0 {
+		fmt.Fprintf(w, "%d kills replayed a committed fail file (checks \"replay\"): their schedule is the file's, run under the mutant, not shrunk\n", n)
+	}
 	fmt.Fprintf(w, "time to kill (s): %s\n", rep.KillTime.format("%.1f", "s"))
 	fmt.Fprintf(w, "shrunk schedule (actions): %s\n", rep.Shrunk.format("%.0f", ""))
+}
+
+// replays counts the kills that replayed a fail file.
+func (rep *Report) replays() int {
+	n := 0
+	for _, r := range rep.Results {
+		if r.Status == Killed && r.Replay != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // format renders d on one line: quantiles, then the histogram.

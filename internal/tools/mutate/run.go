@@ -39,6 +39,22 @@ type Result struct {
 	// Seconds is the killer's run time: the time to kill for a killed
 	// mutant.
 	Seconds float64 `json:"seconds,omitempty"`
+	// CPU is the CPU time (user and system) of the killer's run, which
+	// other load on the machine inflates less than Seconds.
+	CPU float64 `json:"cpu_s,omitempty"`
+	// Own is the time the failing test took itself, when it says how long
+	// it waited to start (the property suite runs its machines one at a
+	// time under -test.parallel=1, after the tests before them): its
+	// duration less that wait. Seconds less Own is the time the tests that
+	// passed before it took.
+	Own float64 `json:"own_s,omitempty"`
+	// Limit is the time the killer's run was allowed (see killer.limit).
+	Limit float64 `json:"limit_s,omitempty"`
+	// Replay is the fail file (as rapid names it) whose replay killed the
+	// mutant, before any check ran: Checks is then 0 and Shrunk the length
+	// of the file's schedule under the mutant, which no shrinking of this
+	// run made.
+	Replay string `json:"replay,omitempty"`
 	// Checks is how many checks rapid ran before the failure, -1 if it
 	// printed none.
 	Checks int `json:"checks"`
@@ -57,8 +73,15 @@ type killer struct {
 	pkg     string // killer package, e.g. ./property_test
 	work    string // scratch directory
 	timeout time.Duration
-	args    []string // extra arguments for the test binary
-	outDir  string   // if set, each killer's output is kept here
+	// factor, with baseline (each -test.run pattern's run time on the
+	// original code), raises a run's limit above timeout to factor times
+	// the baseline of its pattern: a surviving mutant runs as long as the
+	// baseline, and a loaded machine must not turn it into a timeout.
+	factor    float64
+	baseline  map[string]float64
+	measuring bool     // the baseline's runs are under way
+	args      []string // extra arguments for the test binary
+	outDir    string   // if set, each killer's output is kept here
 }
 
 // overlay writes the mutated copy of m's file and the overlay JSON that
@@ -108,19 +131,39 @@ func (k *killer) build(ctx context.Context, overlay, bin string) error {
 // runOutcome is one run of the killer binary.
 type runOutcome struct {
 	passed, timedOut bool
-	elapsed          time.Duration
+	elapsed, cpu     time.Duration
 	output           string
 }
 
+// baselineLimit is the least time the baseline's own runs may take: they
+// measure how long a run takes on the machine as it is, which a loaded
+// machine stretches past a mutant's -timeout.
+const baselineLimit = 10 * time.Minute
+
+// limit is how long a run of pattern may take: the timeout, or factor
+// times the pattern's baseline if that is longer; before the baseline has
+// run (k.baseline nil, with a factor), baselineLimit or the timeout.
+func (k *killer) limit(pattern string) time.Duration {
+	d := k.timeout
+	if k.factor > 0 && k.baseline == nil && k.measuring {
+		return max(d, baselineLimit)
+	}
+	if b, ok := k.baseline[pattern]; ok && k.factor > 0 {
+		d = max(d, time.Duration(k.factor*b*float64(time.Second)).Round(time.Second))
+	}
+	return d
+}
+
 // run runs the test binary bin with -test.run pattern in the killer's
-// package directory, stopping it after the timeout.
+// package directory, stopping it after its limit.
 func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, error) {
 	// The test binary's own -test.timeout fires first and prints every
 	// goroutine's stack, which shows where a mutant hangs; the context is
 	// the backstop.
-	ctx, cancel := context.WithTimeout(ctx, k.timeout+10*time.Second)
+	limit := k.limit(pattern)
+	ctx, cancel := context.WithTimeout(ctx, limit+10*time.Second)
 	defer cancel()
-	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + k.timeout.String()}, k.args...)
+	args := append([]string{"-test.run", pattern, "-test.count=1", "-test.failfast", "-test.timeout=" + limit.String()}, k.args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = filepath.Join(k.root, k.pkg)
 	cmd.WaitDelay = 5 * time.Second
@@ -129,6 +172,9 @@ func (k *killer) run(ctx context.Context, bin, pattern string) (runOutcome, erro
 	start := time.Now()
 	err := cmd.Run()
 	o := runOutcome{elapsed: time.Since(start), output: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		o.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded),
 		strings.Contains(o.output, "panic: test timed out after"):
@@ -171,6 +217,8 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 		return r, ctx.Err()
 	}
 	r.Seconds = round(o.elapsed)
+	r.CPU = round(o.cpu)
+	r.Limit = round(k.limit(pattern))
 	if k.outDir != "" {
 		name := strings.NewReplacer("/", "_", ":", "_").Replace(m.ID) + ".txt"
 		if err := os.WriteFile(filepath.Join(k.outDir, name), []byte(o.output), 0o644); err != nil {
@@ -186,6 +234,10 @@ func (k *killer) mutant(ctx context.Context, m *Mutant, pattern string) (Result,
 	default:
 		r.Status = Killed
 		r.Checks, r.Shrunk, r.Failure = parseFailure(o.output)
+		r.Replay = replayedFile(o.output)
+		if d, ok := ownTime(o.output); ok {
+			r.Own = round(d)
+		}
 	}
 	return r, nil
 }
@@ -198,7 +250,58 @@ var (
 	// minimalRun is how the machines on package harness report the shrunk
 	// schedule (explore's CheckFrom, harness's Check); they log no draw.
 	minimalRun = regexp.MustCompile(`(?:shrunk schedule|minimal failing run) \((\d+) actions?[:)]`)
+	// failFile is the fail file rapid names in its report; "(or
+	// -rapid.seed=...)" follows when the failure came from a check of the
+	// run, nothing when it came from replaying the file.
+	failFile = regexp.MustCompile(`To reproduce, specify -run=\S+ -rapid\.failfile="([^"]+)"( \(or -rapid\.seed=)?`)
 )
+
+var (
+	failedTest = regexp.MustCompile(`^--- FAIL: \S+ \(([0-9.]+)s\)`)
+	waited     = regexp.MustCompile(`started after (\S+) waiting`)
+)
+
+// ownTime returns the time the first failed test took itself: its
+// duration, from its "--- FAIL" line, less the wait it logged under it
+// ("started after 12.5s waiting for its phase and a worker"); false if it
+// logged no wait.
+func ownTime(out string) (time.Duration, bool) {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		m := failedTest.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		total, err := time.ParseDuration(m[1] + "s")
+		if err != nil {
+			return 0, false
+		}
+		for _, l := range lines[i+1:] {
+			if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "=== ") {
+				break
+			}
+			if w := waited.FindStringSubmatch(l); w != nil {
+				d, err := time.ParseDuration(w[1])
+				if err != nil {
+					return 0, false
+				}
+				return max(total-d, 0), true
+			}
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// replayedFile returns the fail file whose replay failed the killer, ""
+// if the failure came from a check rapid ran (or rapid reported none).
+func replayedFile(out string) string {
+	m := failFile.FindStringSubmatch(out)
+	if m == nil || m[2] != "" {
+		return ""
+	}
+	return m[1]
+}
 
 // parseFailure reads a failed test binary's output: the number of checks
 // rapid ran before the failure and the length of the shrunk schedule (-1
@@ -231,7 +334,7 @@ func parseFailure(out string) (checks, shrunk int, failure string) {
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "panic:") || strings.Contains(t, "VIOLATION") {
+		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") || strings.Contains(t, "VIOLATION") {
 			return checks, shrunk, t
 		}
 	}

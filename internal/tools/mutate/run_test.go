@@ -68,6 +68,31 @@ func TestOverlayKillsSurvivesAndFailsToBuild(t *testing.T) {
 	}
 }
 
+// A run may take -timeout, or -timeout-factor times its pattern's
+// baseline if that is longer: a survivor runs as long as the baseline,
+// which load stretches past a fixed limit (seed 5's three "timeouts"
+// were survivors whose run of every test took over 60 s).
+func TestKillerLimit(t *testing.T) {
+	k := &killer{timeout: time.Minute, factor: 2.5, baseline: map[string]float64{"^TestA": 47.4, "^TestB": 6.1}}
+	for pat, want := range map[string]time.Duration{"^TestA": 119 * time.Second, "^TestB": time.Minute, "^TestC": time.Minute} {
+		if got := k.limit(pat); got != want {
+			t.Errorf("limit(%q) = %v, want %v", pat, got, want)
+		}
+	}
+	// The baseline's own runs, which measure the machine, may take up to
+	// baselineLimit (seed 5's re-run: the baseline of every machine, one
+	// at a time, took over 60 s under load 17).
+	k.baseline, k.measuring = nil, true
+	if got := k.limit("^TestA"); got != baselineLimit {
+		t.Errorf("limit of a baseline run = %v, want %v", got, baselineLimit)
+	}
+	k.measuring = false
+	k.factor = 0
+	if got := k.limit("^TestA"); got != time.Minute {
+		t.Errorf("limit without a factor = %v, want the timeout", got)
+	}
+}
+
 func TestKillerTimeout(t *testing.T) {
 	k := fixtureKiller(t, time.Second)
 	r, err := k.mutant(context.Background(), fixtureMutant(t, "tiny/tiny.go:26:2:remove-call"), "^TestHang$")
@@ -108,7 +133,7 @@ func TestRunReports(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	want := Counts{Total: 4, Killed: 1, Survived: 1, Uncompilable: 1, Equivalent: 1, Score: 50}
+	want := Counts{Total: 4, Killed: 1, Survived: 1, Uncompilable: 1, Equivalent: 1, Score: 50, Fast: 1, FastScore: 50}
 	if rep.Summary != want {
 		t.Errorf("summary %+v, want %+v", rep.Summary, want)
 	}
@@ -158,7 +183,7 @@ func TestRunReports(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	want = Counts{Total: 4, Killed: 1, Uncompilable: 1, Equivalent: 1, NotRun: 1, Score: 100}
+	want = Counts{Total: 4, Killed: 1, Uncompilable: 1, Equivalent: 1, NotRun: 1, Score: 100, Fast: 1, FastScore: 100}
 	if rep.Summary != want {
 		t.Errorf("rescored summary %+v, want %+v", rep.Summary, want)
 	}
@@ -219,6 +244,75 @@ func TestParseFailure(t *testing.T) {
 	checks, shrunk, failure = parseFailure("panic: runtime error: index out of range [-1]\n\ngoroutine 1\n")
 	if checks != -1 || shrunk != -1 || failure != "panic: runtime error: index out of range [-1]" {
 		t.Errorf("a panic: %d, %d, %q", checks, shrunk, failure)
+	}
+}
+
+// replayFailure is what the property suite prints when a committed fail
+// file fails under a mutant: no check ran, and rapid names the file alone.
+const replayFailure = `--- FAIL: TestLockMutex (0.04s)
+    recipes_test.go:24: [rapid] failed after 0 tests: VIOLATION: orphan
+        To reproduce, specify -run="TestLockMutex" -rapid.failfile="testdata/rapid/TestLockMutex/TestLockMutex-20261127051154-1952.fail"
+        Failed test output:
+        shrunk schedule (23 actions): Acquire p0, Advance
+FAIL
+`
+
+// A kill by a fail file's replay is told apart from one by a check of
+// the run (whose report names the file rapid wrote and the seed).
+func TestReplayedFile(t *testing.T) {
+	if got, want := replayedFile(replayFailure), "testdata/rapid/TestLockMutex/TestLockMutex-20261127051154-1952.fail"; got != want {
+		t.Errorf("replayedFile = %q, want %q", got, want)
+	}
+	written := strings.Replace(checkFromFailure, "-rapid.seed=77", `-rapid.failfile="testdata/rapid/TestBarrierDouble/x.fail" (or -rapid.seed=77)`, 1)
+	for _, out := range []string{written, checkFromFailure, rapidFailure, "fatal error: sync: unlock of unlocked mutex\n"} {
+		if got := replayedFile(out); got != "" {
+			t.Errorf("replayedFile of a check's failure = %q, want none:\n%s", got, out)
+		}
+	}
+	if checks, shrunk, failure := parseFailure(replayFailure); checks != 0 || shrunk != 23 || failure != "VIOLATION: orphan" {
+		t.Errorf("parseFailure of a replay = %d, %d, %q", checks, shrunk, failure)
+	}
+}
+
+// The failing test's own time is its duration less the wait it logged.
+func TestOwnTime(t *testing.T) {
+	out := "--- PASS: TestBarrier (2.20s)\n--- FAIL: TestElectionSingleNode (27.60s)\n    phases_test.go:119: started after 22.1s waiting for its phase and a worker\n    x.go:1: VIOLATION: y\n"
+	if d, ok := ownTime(out); !ok || d != 5500*time.Millisecond {
+		t.Errorf("ownTime = %v, %v; want 5.5s", d, ok)
+	}
+	if d, ok := ownTime(checkFromFailure); ok {
+		t.Errorf("ownTime without a logged wait = %v, want none", d)
+	}
+}
+
+// A killer that crashes (a runtime fatal error, which no recover sees)
+// reports the error, not the first line of its output.
+func TestParseFatalError(t *testing.T) {
+	out := "property_test: seed 20261124, 1000 checks per property\nfatal error: sync: unlock of unlocked mutex\n\ngoroutine 7 [running]:\n"
+	if checks, shrunk, failure := parseFailure(out); checks != -1 || shrunk != -1 || failure != "fatal error: sync: unlock of unlocked mutex" {
+		t.Errorf("parseFailure of a fatal error = %d, %d, %q", checks, shrunk, failure)
+	}
+}
+
+// A fast kill is one within 30 s with at most 15 actions (or none); the
+// fast score shares the score's denominator.
+func TestFastCounts(t *testing.T) {
+	rep := &Report{Results: []Result{
+		{Mutant: &Mutant{ID: "a"}, Status: Killed, Seconds: 30, Shrunk: 15},
+		{Mutant: &Mutant{ID: "b"}, Status: Killed, Seconds: 2, Shrunk: -1},
+		{Mutant: &Mutant{ID: "c"}, Status: Killed, Seconds: 30.1, Shrunk: 1},
+		{Mutant: &Mutant{ID: "d"}, Status: Killed, Seconds: 0, Shrunk: 16, Replay: "f.fail"},
+		{Mutant: &Mutant{ID: "e"}, Status: Survived},
+		{Mutant: &Mutant{ID: "f"}, Status: Equivalent},
+	}}
+	rep.summarize()
+	if c := rep.Summary; c.Killed != 4 || c.Fast != 2 || c.Score != 80 || c.FastScore != 40 {
+		t.Errorf("summary %+v, want 4 killed, 2 fast, 80%% and 40%%", c)
+	}
+	var b strings.Builder
+	rep.writeText(&b)
+	if !strings.Contains(b.String(), "1 kills replayed a committed fail file") || !strings.Contains(b.String(), "40.0%") {
+		t.Errorf("report:\n%s", b.String())
 	}
 }
 
