@@ -57,7 +57,7 @@ func (s *SingleNode) Campaign(ctx context.Context, value []byte) (err error) {
 	s.mu.Unlock()
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = s.deleteIfOurs(cctx)
 		}

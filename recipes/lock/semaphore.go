@@ -87,10 +87,10 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 	}
 	defer func() {
 		// Runs after the lease cleanup below, even when ctx is done: it
-		// goes on until the node is deleted or the session has ended (or
-		// is presumed expired, see retry.CleanupContext). The lease (or
+		// goes on until the node is deleted or the session is known to
+		// have ended (see retry.CleanupContext). The lease (or
 		// the error) is still the answer.
-		cctx, cancel := retry.CleanupContext(ctx, s.conn)
+		cctx, cancel := retry.CleanupContext(ctx)
 		defer cancel()
 		_ = m.Unlock(cctx)
 	}()
@@ -106,7 +106,7 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 	guid := seqnode.NewGUID(s.conn)
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.DeleteGUID(cctx, s.conn, leases, guid)
 		}
