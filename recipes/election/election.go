@@ -65,8 +65,9 @@ func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
 // a layout this election cannot order (see the package doc).
 //
 // After a Lost leadership, Campaign may be called again (on a new Conn if
-// the session expired); it first deletes what is left of the old node (if
-// the session ends meanwhile, it returns an error matching
+// the session expired); it first deletes what is left of the old node, as
+// a cleanup does (waiting out connection losses even after ctx is done;
+// if the session ends meanwhile, it returns an error matching
 // zksim.ErrSessionExpired, having campaigned on no other session). After
 // Resign, or a Campaign that failed, it may be called again too.
 func (e *Election) Campaign(ctx context.Context, value []byte) error {

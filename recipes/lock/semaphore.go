@@ -66,7 +66,10 @@ type Lease struct {
 
 // Acquire blocks until it holds a lease, ctx is done, or the session can no
 // longer act. It waits first for the internal lock, then for a lease to be
-// free. On error it deletes the nodes it created. It returns an error
+// free. Once it holds a lease it releases the internal lock, waiting out
+// connection losses (however long: see Cancellation in the package doc),
+// so the lease it returns may already be Doubtful or Lost: check its
+// State. On error it deletes the nodes it created. It returns an error
 // matching recipes.ErrForeignNodes when the directory holds another
 // layout's semaphore it can see, and in the Kazoo layout one matching
 // zksim.ErrBadArguments when dir's data says another number of leases. A
