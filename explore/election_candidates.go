@@ -169,7 +169,7 @@ func (a *electionAPI) campaignAfterLoss(t *rapid.T) {
 	lc.holding.Store(false) // the process drops the lost hold
 	lc.prev, lc.again = nil, true
 	h := singleNodeHold{SingleNode: old.SingleNode, c: c, conn: c.conn, timed: old.timed}
-	a.f.acquireHold(c, h)
+	a.f.acquireHold(c, h, false)
 	if a.ends == nil {
 		a.ends = map[*client]*holdEnd{}
 	}

@@ -231,17 +231,19 @@ func (f *lockFamily) holders() []*client {
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	h := f.kept(c)
+	relock := false
 	switch {
 	case f.cs[c.idx].holding.Load():
 		// Its hold was Lost: it acquires again with the same object,
 		// without a release (see lostHolders).
 		f.cs[c.idx].unreleased.Store(true)
 		f.cs[c.idx].holding.Store(false)
+		relock = true
 	case h == nil || !rapid.Bool().Draw(t, "same object"):
 		h = f.kind.newHold(t, c)
 	}
 	f.cs[c.idx].again = false
-	f.acquireHold(c, h)
+	f.acquireHold(c, h, relock)
 }
 
 // acquirers are the processes that may acquire: the idle ones, and those
@@ -288,8 +290,9 @@ func (f *lockFamily) kept(c *client) holdable {
 	return lc.h
 }
 
-// acquireHold starts the acquisition h by c.
-func (f *lockFamily) acquireHold(c *client, h holdable) {
+// acquireHold starts the acquisition h by c; relock: h's last hold was
+// Lost and the process holds it still (lostHolders).
+func (f *lockFamily) acquireHold(c *client, h holdable, relock bool) {
 	lc := f.cs[c.idx]
 	conn := c.conn
 	lc.h, lc.conn = h, conn
@@ -301,6 +304,13 @@ func (f *lockFamily) acquireHold(c *client, h holdable) {
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
 			_ = f.write(ctx, c, conn, h) // a holder uses what it holds
+		} else if u, ok := h.(interface{ untouched() bool }); ok && relock && u.untouched() {
+			// An election resumed with a node of the process's own,
+			// whose create failed before it called the Election: the
+			// Lost hold is as it was, its node included (on an
+			// ensemble the session may live on), still the process's
+			// to release or campaign again with.
+			lc.holding.Store(true)
 		}
 		return err
 	})
