@@ -146,8 +146,13 @@ func (s *SingleNode) Resign(ctx context.Context) error {
 }
 
 // Leader returns the current leader, or ErrNoLeader when the node at path
-// does not exist.
+// does not exist. Like Election.Leader it syncs first, so that a call that
+// begins after a Campaign returned (on any client) sees that leader, or a
+// later one.
 func (s *SingleNode) Leader(ctx context.Context) (Leader, error) {
+	if err := syncDir(ctx, s.conn, s.path); err != nil {
+		return Leader{}, err
+	}
 	l, ok, _, err := read(ctx, s.conn, s.path, false)
 	if err != nil {
 		return Leader{}, err
