@@ -264,6 +264,13 @@ func (f *lockFamily) lostHolders() []*client {
 		if lc.h == nil || !lc.holding.Load() || lc.conn != c.conn || lc.again || lc.h.State() != recipes.Lost {
 			continue
 		}
+		if _, lease := lc.h.(apiLease); lease {
+			// A semaphore's next Acquire is a new lease, which deletes
+			// nothing of the last one: a process releases a Lost lease
+			// (its node may remain, its session alive: a lease Lost to
+			// a long disconnection on an ensemble without a leader).
+			continue
+		}
 		if slices.ContainsFunc([]string{"acquire", "release", "write", "relock", "unlock", "close", "campaign again", "resign idle", "proclaim", "resume"}, c.busy) {
 			continue
 		}

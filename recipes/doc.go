@@ -123,7 +123,10 @@
 //     the holder must stop acting as holder until it is Held again;
 //   - LOST, the session expired, or the connection stayed down for the
 //     whole session timeout, or the node was deleted, or the Conn was
-//     closed: the hold is certainly gone ([Lost]), for good.
+//     closed: the hold is certainly gone ([Lost]), for good. After a long
+//     disconnection its node may remain while the session lives on (on an
+//     ensemble none expires while there is no leader): release the hold
+//     (or take it again with the same object) to delete it.
 //
 // Even a holder that reacts to these states can act late (a process pause
 // outlasts its session without the process noticing). Only a fencing token

@@ -100,7 +100,11 @@
 //     now: stop touching the protected resource until Held again;
 //   - Lost: the session expired, or the connection stayed down for the
 //     whole session timeout, or the lock node was deleted, or the Conn was
-//     closed (Curator's LOST). Someone else may hold the lock. Final.
+//     closed (Curator's LOST). Someone else may hold the lock. Final. A
+//     hold Lost to a long disconnection may leave its node behind: the
+//     session may live on (on an ensemble none expires while there is no
+//     leader), and the node with it, blocking the others. Unlock (or Lock
+//     again) deletes it; release a Lost lease of a Semaphore.
 //   - Released: Unlock was called. Final.
 //
 // A holder can be paused past its session expiry without noticing, so a

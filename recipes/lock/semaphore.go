@@ -187,7 +187,10 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 
 // Release gives the lease back: its state becomes Released and its node is
 // deleted, waiting out connection losses until ctx is done. A lease node
-// already gone (the lease was Lost) counts as released.
+// already gone (the lease was Lost) counts as released. Release a Lost
+// lease too: after a long disconnection its node may remain, taking a
+// permit for as long as the session lives (see Lost in the package doc);
+// the next Acquire is a new lease and deletes nothing of this one.
 func (l *Lease) Release(ctx context.Context) error {
 	l.h.Stop()
 	err := seqnode.Delete(ctx, l.conn, l.h.Path)
