@@ -47,6 +47,18 @@ const ensembleChecks = 100
 // recipes).
 const ensembleSkips = harness.Slow
 
+// noAuthFailOnEnsemble are the machines whose ensemble variant leaves out
+// the FailAuth action: a gap of the simulator's ensemble (sim, not the
+// recipes): a client whose authentication fails as it reconnects to a
+// member after a leader election (the zkmem Conn redials by itself then)
+// leaves a session that no member ever expires, so its ephemeral nodes
+// stay for good (on a real ensemble the leader expires it at its timeout,
+// as the standalone simulator does); the election's liveness then fails
+// behind a candidate node nobody owns ("liveness", with FailAuth and
+// FailLeader or Crash in the schedule, on the suite's seed within 2000
+// checks). To put back once the simulator expires such sessions.
+var noAuthFailOnEnsemble = map[string]bool{"Election": true, "ElectionSingleNode": true}
+
 func init() {
 	// Every recipe machine. On an ensemble a session outlives an outage
 	// with no leader (no member expires it, and the next leader gives it
@@ -60,6 +72,9 @@ func init() {
 		m, ok := Recipe(name)
 		if !ok {
 			panic("explore: no recipe machine " + name)
+		}
+		if noAuthFailOnEnsemble[name] {
+			m.cfg.authFail = false
 		}
 		m.Name += "Ensemble"
 		m.What += ", on a 3-member ensemble"

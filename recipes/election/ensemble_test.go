@@ -4,9 +4,12 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zksim/zksim"
+	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/election"
 	"github.com/zksim/zksim/zkmem"
 )
@@ -96,5 +99,37 @@ func TestSingleNodeLeaderOnALaggingMember(t *testing.T) {
 		require.NoError(t, c.Resign(ctx))
 		require.NoError(t, candidate.Close())
 		require.NoError(t, reader.Close())
+	})
+}
+
+// TestSingleNodeCampaignAfterLossWithoutALeader: a leadership Lost to a
+// session timeout with no leader keeps its node (the session lives on).
+// Campaigning again must not take that node back as if nothing happened
+// (the same token, a term that was declared lost): it deletes it first,
+// as Election.Campaign does, and leads with a new node, a larger token.
+func TestSingleNodeCampaignAfterLossWithoutALeader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{})
+		t.Cleanup(e.Close)
+		conn, err := e.Connect(zkmem.WithMembers(0, 1, 2))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = conn.Close() })
+		s := election.NewSingleNode(conn, "/leader")
+		require.NoError(t, s.Campaign(ctx, []byte("v")))
+		first := s.Token()
+
+		e.Crash(e.Leader()) // an election starts: no member serves
+		time.Sleep(2 * conn.SessionTimeout())
+		synctest.Wait()
+		require.Equal(t, recipes.Lost, s.State())
+		_, err = e.Elect()
+		require.NoError(t, err)
+		synctest.Wait()
+		require.Equal(t, zksim.StateConnected, conn.State())
+
+		require.NoError(t, s.Campaign(ctx, []byte("v")))
+		require.Greater(t, s.Token(), first, "a new leadership with the lost one's token")
+		require.NoError(t, s.Resign(ctx))
 	})
 }
