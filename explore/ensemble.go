@@ -48,16 +48,19 @@ const ensembleChecks = 100
 const ensembleSkips = harness.Slow
 
 // noAuthFailOnEnsemble are the machines whose ensemble variant leaves out
-// the FailAuth action: a gap of the simulator's ensemble (sim, not the
-// recipes): a client whose authentication fails as it reconnects to a
-// member after a leader election (the zkmem Conn redials by itself then)
-// leaves a session that no member ever expires, so its ephemeral nodes
-// stay for good (on a real ensemble the leader expires it at its timeout,
-// as the standalone simulator does); the election's liveness then fails
-// behind a candidate node nobody owns ("liveness", with FailAuth and
-// FailLeader or Crash in the schedule, on the suite's seed within 2000
-// checks). To put back once the simulator expires such sessions.
-var noAuthFailOnEnsemble = map[string]bool{"Election": true, "ElectionSingleNode": true}
+// the FailAuth action, for a gap of the simulator's ensemble (sim and
+// zkmem, not the recipes): on an ensemble the zkmem Conn redials a member
+// by itself, so when the simulator fails a client's authentication on a
+// reconnection the Conn may be connected already, and zkmem's
+// Conn.FailAuth refuses (ErrNotDisconnected; sim/authfail.go ignores the
+// error): the Conn says StateConnected while the client library has ended,
+// and no member ever expires the session, whose ephemeral nodes stay for
+// good (a real leader expires it at its timeout, as the standalone
+// simulator does). Met as "liveness" behind a candidate node nobody owns
+// (both elections, within 2000 checks of the suite's seed) and "member
+// left behind" (the double barrier, after 2725 checks). To put back once
+// the simulator fails authentication on an ensemble as it does standalone.
+var noAuthFailOnEnsemble = map[string]bool{"Election": true, "ElectionSingleNode": true, "BarrierDouble": true}
 
 func init() {
 	// Every recipe machine. On an ensemble a session outlives an outage
