@@ -80,7 +80,7 @@ func init() {
 			m.cfg.authFail = false
 		}
 		m.Name += "Ensemble"
-		m.What += ", on a 3-member ensemble"
+		m.What += ", on an ensemble" // (at most 46 characters: zksim explore's column)
 		m.cfg.members = ensembleMembers
 		m.ciChecks = ensembleChecks
 		Recipes = append(Recipes, m)

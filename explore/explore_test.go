@@ -29,6 +29,9 @@ func TestRecipe(t *testing.T) {
 		if got, ok := explore.Recipe(m.Name); !ok || got.Name != m.Name || got.What == "" {
 			t.Errorf("Recipe(%q) = %+v, %v", m.Name, got, ok)
 		}
+		if len(m.What) > 46 { // zksim explore's column
+			t.Errorf("%s's What %q is longer than 46 characters", m.Name, m.What)
+		}
 	}
 	if _, ok := explore.Recipe("NoSuchRecipe"); ok {
 		t.Error("Recipe(NoSuchRecipe) found one")
