@@ -32,8 +32,9 @@ import (
 // In all three, a call returns nil, its context's error, or an error
 // saying that its session can no longer act (explainError), and the
 // retries keep their documented timing on the virtual clock: the backoff
-// between repeats (timedConn), and the cleanup of a cancelled Enter giving
-// up after, and only after, 1.5 session timeouts of continuous downtime
+// between repeats (timedConn), and the cleanup of a cancelled Enter going
+// on while its session may live, however long the connection is down, and
+// ending soon after the session is known ended or the connection is back
 // (checkCleanup, checkGaveUp).
 
 const barrierPath = "/barrier/b"

@@ -140,10 +140,10 @@ func (a *electionAPI) campaignAfterLoss(t *rapid.T) {
 	}
 	var cs []*client
 	for _, c := range w.awake() {
-		// (Not while the node is still ours, its hold presumed lost
-		// after a long disconnection: a campaign would take it again,
-		// the same term.) Or a leader, whose node a third party
-		// deletes first.
+		// (Not while the node is still ours, its hold Lost to a long
+		// disconnection: the campaign would delete it first, which the
+		// plain Acquire explores; this action is about a node already
+		// gone.) Or a leader, whose node a third party deletes first.
 		lc := a.f.cs[c.idx]
 		_, leads := lc.h.(singleNodeHold)
 		leads = leads && lc.holding.Load() && lc.h.State() == recipes.Held && lc.conn == c.conn && w.owner(a.path) == c.conn.SessionID()
@@ -169,7 +169,7 @@ func (a *electionAPI) campaignAfterLoss(t *rapid.T) {
 	lc.holding.Store(false) // the process drops the lost hold
 	lc.prev, lc.again = nil, true
 	h := singleNodeHold{SingleNode: old.SingleNode, c: c, conn: c.conn, timed: old.timed}
-	a.f.acquireHold(c, h)
+	a.f.acquireHold(c, h, false)
 	if a.ends == nil {
 		a.ends = map[*client]*holdEnd{}
 	}

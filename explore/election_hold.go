@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"pgregory.net/rapid"
@@ -53,7 +54,14 @@ type electionHold struct {
 	resume   bool
 	proclaim string   // the value to proclaim once leading, "" for none
 	own      *ownSeen // the Election's Conn
+	// called: the last Acquire called the Election (Campaign or Resume);
+	// a resume whose own create failed did not.
+	called *atomic.Bool
 }
+
+// untouched reports whether the last Acquire failed before it called the
+// Election: the Election's last hold is as it was (see lockFamily.acquire).
+func (h electionHold) untouched() bool { return !h.called.Load() }
 
 // ownSeen is a Conn that notes when an Exists of key found the node owned
 // by the Conn's session: from then on, a Resume with key has found it
@@ -94,7 +102,7 @@ func (o *ownSeen) found() bool {
 
 func newElectionHold(t *rapid.T, c *client) holdable {
 	own := &ownSeen{Conn: libConn(c)}
-	h := electionHold{Election: election.New(own, electionDir), c: c, conn: c.conn, own: own}
+	h := electionHold{Election: election.New(own, electionDir), c: c, conn: c.conn, own: own, called: new(atomic.Bool)}
 	if t != nil {
 		h.resume = rapid.Bool().Draw(t, "resume")
 		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
@@ -119,6 +127,7 @@ func (h electionHold) Acquire(ctx context.Context) error {
 }
 
 func (h electionHold) acquire(ctx context.Context) error {
+	h.called.Store(!h.resume)
 	if !h.resume {
 		err := h.Campaign(ctx, []byte("v"))
 		reportCall(h.c, h.conn, "Campaign", err, h)
@@ -135,6 +144,7 @@ func (h electionHold) acquire(ctx context.Context) error {
 		conn = h.c.renewing.Current()
 	}
 	h.own.watch(key)
+	h.called.Store(true)
 	if err = h.Resume(ctx, key); err != nil && !h.own.found() {
 		// Resume had not found it ours: it leaves it (once it has, it
 		// deletes it on any error, which the orphan check sees).

@@ -40,21 +40,43 @@ const ensembleMembers = 3
 // under a minute.
 const ensembleChecks = 100
 
+// noAuthFailOnEnsemble are the machines whose ensemble variant leaves out
+// the FailAuth action, for a gap of the simulator's ensemble (sim and
+// zkmem, not the recipes): on an ensemble the zkmem Conn redials a member
+// by itself, so when the simulator fails a client's authentication on a
+// reconnection the Conn may be connected already, and zkmem's
+// Conn.FailAuth refuses (ErrNotDisconnected; sim/authfail.go ignores the
+// error): the Conn says StateConnected while the client library has ended,
+// and no member ever expires the session, whose ephemeral nodes stay for
+// good (a real leader expires it at its timeout, as the standalone
+// simulator does). Met as "liveness" behind a candidate node nobody owns
+// (both elections, within 2000 checks of the suite's seed), "member left
+// behind" (the double barrier, after 2725 checks) and "auth failure
+// ignored" (the semaphore, after 10151 checks: its Release's delete went
+// through). To put back once the simulator fails authentication on an
+// ensemble as it does standalone; the other machines may meet it in
+// longer runs.
+var noAuthFailOnEnsemble = map[string]bool{"Election": true, "ElectionSingleNode": true, "BarrierDouble": true, "LockSemaphore": true}
+
 func init() {
-	// Not yet Election, LockMutex and BarrierDouble: on an ensemble a
-	// session outlives an outage with no leader (no member expires it,
-	// and the next leader gives it a fresh timeout), but their cleanups
-	// give up once a session timeout of downtime has passed, presuming
-	// the session gone, and leave a node of a live session behind
-	// ("orphan", "cleanup gave up early"): on `zksim explore -seed 3` and
-	// in a few hundred checks of the suite's seed.
-	for _, name := range []string{"QueueFIFO", "QueueLocking", "Barrier"} {
+	// Every recipe machine. On an ensemble a session outlives an outage
+	// with no leader (no member expires it, and the next leader gives it
+	// a fresh timeout), so the recipes' cleanups never presume a session
+	// expired from the time their connection has been down
+	// (recipes/internal/retry.CleanupContext; property_test's
+	// testdata/findings25/README.md, "orphan").
+	for _, name := range []string{"QueueFIFO", "QueueLocking", "Barrier",
+		"Election", "LockMutex", "BarrierDouble", "LockRWMutex", "LockSemaphore",
+		"ElectionSingleNode", "QueuePriority", "BarrierStart"} {
 		m, ok := Recipe(name)
 		if !ok {
 			panic("explore: no recipe machine " + name)
 		}
+		if noAuthFailOnEnsemble[name] {
+			m.cfg.authFail = false
+		}
 		m.Name += "Ensemble"
-		m.What += ", on a 3-member ensemble"
+		m.What += ", on an ensemble" // (at most 46 characters: zksim explore's column)
 		m.cfg.members = ensembleMembers
 		m.ciChecks = ensembleChecks
 		Recipes = append(Recipes, m)

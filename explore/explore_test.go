@@ -22,12 +22,15 @@ func TestFlawWhat(t *testing.T) {
 }
 
 func TestRecipe(t *testing.T) {
-	if len(explore.Recipes) != 14 { // 11, and 3 of them again on an ensemble
-		t.Errorf("%d recipe machines, want 14", len(explore.Recipes))
+	if len(explore.Recipes) != 22 { // 11, and all of them again on an ensemble
+		t.Errorf("%d recipe machines, want 22", len(explore.Recipes))
 	}
 	for _, m := range explore.Recipes {
 		if got, ok := explore.Recipe(m.Name); !ok || got.Name != m.Name || got.What == "" {
 			t.Errorf("Recipe(%q) = %+v, %v", m.Name, got, ok)
+		}
+		if len(m.What) > 46 { // zksim explore's column
+			t.Errorf("%s's What %q is longer than 46 characters", m.Name, m.What)
 		}
 	}
 	if _, ok := explore.Recipe("NoSuchRecipe"); ok {

@@ -21,8 +21,9 @@ import (
 // arguments (the action Args). A call that began on one session and
 // returns on another returns ErrSessionExpired or its context's error,
 // never nil (checkSession): the member went with its session. The cleanup
-// of a cancelled Enter gives up after, and only after, 1.5 session
-// timeouts of continuous downtime (checkCleanup, checkGaveUp).
+// of a cancelled Enter never gives up while its session may live, and
+// ends soon after it is known ended or the connection is back
+// (checkCleanup, checkGaveUp).
 //
 // Races arranged on purpose (group_races.go): a newcomer may join an open
 // double-barrier round just after its last member listed the members and
@@ -113,68 +114,60 @@ func (f *groupFamily) applied(c *client, r *zkmem.Request) {
 
 // The cleanup of a cancelled Enter (deleting our member node) runs under
 // retry.CleanupContext: it goes on for as long as the session may be
-// alive, and gives up once the connection has been down, without a break,
-// for one and a half session timeouts (the server has expired the session
-// by then), of 10 s if the Conn reports none (the last process's
-// timedConn does not: timedConn.presumedExpiry). Both halves are timings of the virtual clock: the cleanup's
-// downtime clock starts when it finds the connection down, which is no
-// earlier than the later of the cancel and the last change away from
-// connected.
+// alive, however long the connection stays down (only the server expires
+// a session, and on an ensemble none expires while there is no leader),
+// and ends once the session is known to have ended (the client heard it
+// expired, or its Conn was closed or failed to authenticate) or once the
+// connection is back and the delete goes through. checkGaveUp holds it to
+// the first half, checkCleanup to the second, on the virtual clock.
 //
-// cleanupSlack is how long past the presumed expiry a cleanup may still
-// run, counted from when the client has heard every reply (the failure of
-// a request in flight when the connection broke may reach it late).
+// cleanupSlack is how long a cleanup may still run once its client has
+// heard everything (nothing in flight) and its session ended; with the
+// connection back, cleanupSlack plus the retries' longest backoff
+// (backoff's 500 ms), before the delete leaves.
 const cleanupSlack = 50 * time.Millisecond
 
-// checkCleanup tracks when each client's connection went down, and records
-// a violation when the cleanup of a cancelled Enter runs on past
-// its presumed expiry (plus cleanupSlack) of continuous downtime with nothing
-// in flight. Call it with f.mu held.
+// sessionEnded reports whether a Conn in state st knows its session ended.
+func sessionEnded(st zksim.State) bool {
+	return st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed
+}
+
+// checkCleanup records a violation when the cleanup of a cancelled Enter
+// runs on, with nothing in flight and its process awake, for longer than
+// cleanupSlack after its client heard its session ended, or than
+// cleanupSlack and the longest backoff after it heard its connection back.
+// Call it with f.mu held.
 func (f *groupFamily) checkCleanup() {
 	now := f.w.sw.Now()
 	for i, c := range f.w.clients {
 		st := c.conn.State()
 		m := f.ms[i]
-		if st == zksim.StateConnected {
-			f.downSince[i], m.quiet = -1, -1
-			continue
-		}
-		if f.downSince[i] < 0 {
-			f.downSince[i] = now
-		}
-		if st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed || m.cancelled < 0 || !c.busy("enter") {
-			continue
-		}
-		// A request in flight (sent in a connected instant) ends with a
-		// reply the cleanup waits for: the quiet starts after the last.
-		if f.w.inFlight(c) {
+		ended := sessionEnded(st)
+		if m.cancelled < 0 || !c.busy("enter") || c.paused() || f.w.inFlightAny(c) || !(ended || st == zksim.StateConnected) {
 			m.quiet = -1
-		} else if m.quiet < 0 {
+			continue
+		}
+		if m.quiet < 0 {
 			m.quiet = now
 		}
-		// The cleanup's clock starts over when the client hears of a
-		// connection, which a delayed delivery may tell after the fact.
-		if start := max(m.quiet, m.conn.heardUp()); m.quiet >= 0 && now-start > m.conn.presumedExpiry()+cleanupSlack {
-			f.w.violate(kindCleanupPastPresumedExpiry, "p%d's cancelled Enter still cleans up after %v of continuous downtime", i, now-start)
+		limit, why := cleanupSlack, "its session ended"
+		if !ended {
+			limit, why = cleanupSlack+backoff(12), "its connection came back"
+		}
+		if now-m.quiet > limit {
+			f.w.violate(kindCleanupRanOn, "p%d's cancelled Enter still cleans up %v after %s, with nothing in flight", i, now-m.quiet, why)
 		}
 	}
 }
 
-// checkGaveUp records a violation when a cancelled Enter whose member node
-// existed returns while the connection is down, before its presumed expiry of
-// continuous downtime: its cleanup gave up too early.
-func (f *groupFamily) checkGaveUp(c *client, m *member, conn *sim.Conn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+// checkGaveUp records a violation when an Enter returns an error while its
+// session lives, its client does not know it ended and its connection is
+// down, leaving its member node behind: its cleanup gave up (while
+// connected, the same is kindMemberLeftBehind).
+func (f *groupFamily) checkGaveUp(c *client, conn *sim.Conn, mine []string) {
 	st := conn.State()
-	if m.cancelled < 0 || !m.owned || conn != c.session() || st == zksim.StateConnected || st == zksim.StateExpired || st == zksim.StateClosed || st == zksim.StateAuthFailed {
+	if len(mine) == 0 || !f.w.sessionAlive(conn) || st == zksim.StateConnected || sessionEnded(st) {
 		return
 	}
-	down := f.downSince[c.idx]
-	if down < 0 {
-		down = f.w.sw.Now() // went down at this instant: not yet seen by check
-	}
-	if d := f.w.sw.Now() - max(down, m.cancelled); d < m.conn.presumedExpiry() {
-		f.w.violate(kindCleanupGaveUpEarly, "p%d's cancelled Enter gave up its cleanup after %v of continuous downtime", c.idx, d)
-	}
+	f.w.violate(kindCleanupGaveUpEarly, "p%d's Enter returned with its connection down (%v) and its member node %s of a live session still there", c.idx, st, mine[0])
 }

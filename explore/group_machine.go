@@ -43,9 +43,6 @@ type groupFamily struct {
 	mu      sync.Mutex
 	ms      []*member
 	arrived int // members whose Enter (Wait) began, ever
-	// downSince is, by client, when its Conn last went from connected to
-	// any other state (-1 while connected): see checkCleanup.
-	downSince []time.Duration
 	// count is the member nodes by owner session when the directory's
 	// pzxid was pzxid (see owners).
 	count map[int64]int
@@ -73,12 +70,11 @@ type member struct {
 	left    bool  // Leave returned nil
 	round   int64 // the czxid of the gate when Enter (Wait) returned nil
 	// cancelled is when the Cancel action cancelled the member's Enter
-	// (-1: not cancelled); owned, whether its member node existed then
-	// (so its cleanup must delete it); quiet, when since then its Conn
-	// was first down with nothing in flight (-1: not yet, or connected
-	// again).
+	// (-1: not cancelled); quiet, when since then its client
+	// last began to wait with nothing in flight, its process awake and
+	// its Conn connected or its session known ended (-1: not now; see
+	// checkCleanup).
 	cancelled, quiet time.Duration
-	owned            bool
 }
 
 // newGroupFamily makes the machine of a group of size members (0: all the
@@ -101,15 +97,12 @@ func newGroupFamily(w *world, t *rapid.T, leave bool, size int) *groupFamily {
 			c.lateWatchEnd = rapid.Bool().Draw(t, fmt.Sprintf("p%d late watch end", c.idx))
 		}
 		f.ms = append(f.ms, f.newMember(c))
-		f.downSince = append(f.downSince, -1)
 	}
 	return f
 }
 
 func (f *groupFamily) newMember(c *client) *member {
 	tc := newTimedConn(f.w, c)
-	// The last process's client library reports no session timeout.
-	tc.noTimeout = c.idx == len(f.w.clients)-1
 	if f.leave {
 		b, err := barrier.NewDouble(tc, f.dir, f.size)
 		if err != nil {
@@ -144,7 +137,7 @@ func (f *groupFamily) renew(c *client) {
 func (f *groupFamily) enter(c *client) {
 	f.mu.Lock()
 	m := f.ms[c.idx]
-	m.cancelled, m.quiet, m.owned = -1, -1, false
+	m.cancelled, m.quiet = -1, -1
 	m.conn.reset()
 	f.arrived++
 	f.mu.Unlock()
@@ -161,9 +154,8 @@ func (f *groupFamily) enter(c *client) {
 		alive := f.w.sessionAlive(conn)
 		mine := f.w.ownedUnder(f.dir, conn.SessionID())
 		if err != nil {
-			f.checkGaveUp(c, m, conn)
-			// On error our member node is deleted (checked while connected:
-			// a cleanup cut by a long downtime presumes the session expired).
+			f.checkGaveUp(c, conn, mine)
+			// On error our member node is deleted.
 			if alive && conn.State() == zksim.StateConnected && len(mine) > 0 {
 				f.w.violate(kindMemberLeftBehind, "p%d's Enter returned %v but its member node %s is still there", c.idx, err, mine[0])
 			}
@@ -198,9 +190,8 @@ func (f *groupFamily) enter(c *client) {
 // cancel cancels c's Enter and Leave, noting when, for the cleanup checks.
 func (f *groupFamily) cancel(c *client) {
 	if c.busy("enter") && f.ms[c.idx].cancelled < 0 {
-		owned := len(f.w.ownedUnder(f.dir, c.conn.SessionID())) > 0
 		f.mu.Lock()
-		f.ms[c.idx].cancelled, f.ms[c.idx].owned = f.w.sw.Now(), owned
+		f.ms[c.idx].cancelled = f.w.sw.Now()
 		f.mu.Unlock()
 	}
 	c.stop("enter")
@@ -339,8 +330,10 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 		// the others stay: its Leave waits for them.
 		"ExpireWaiting": f.expireWaiting,
 		// Outage: a member whose Enter waits is cut off and cancelled; the
-		// connection stays down past the presumed expiry of its cleanup
-		// (which checkCleanup and checkGaveUp time), then comes back.
+		// connection stays down for twice the session timeout, then comes
+		// back: the cleanup waits all along (checkGaveUp) and ends soon
+		// after (checkCleanup), having deleted the member node or heard
+		// the session expired.
 		"Outage": func(t *rapid.T) {
 			var entering []*client
 			for _, c := range f.w.awake() {
@@ -349,13 +342,10 @@ func (f *groupFamily) actions() map[string]func(*rapid.T) {
 				}
 			}
 			c := drawClient(t, entering, "outage")
-			f.mu.Lock()
-			m := f.ms[c.idx]
-			f.mu.Unlock()
 			f.w.partition(t, c)
 			f.w.runFor(t, 50*time.Millisecond)
 			f.cancel(c)
-			f.w.runFor(t, m.conn.presumedExpiry()+time.Second)
+			f.w.runFor(t, 2*sessionTimeout)
 			f.w.heal(t, c)
 		},
 	}

@@ -305,12 +305,13 @@ const (
 	// its member node is gone.
 	kindMemberNodeGone kind = "member node gone"
 
-	// kindCleanupPastPresumedExpiry: a cancelled Enter still cleans up after
-	// the session timeout of continuous downtime.
-	kindCleanupPastPresumedExpiry kind = "cleanup past presumed expiry"
+	// kindCleanupRanOn: a cancelled Enter still cleans up, with nothing in
+	// flight, well after its client heard its session ended or its
+	// connection back.
+	kindCleanupRanOn kind = "cleanup ran on"
 
-	// kindCleanupGaveUpEarly: a cancelled Enter gave up its cleanup before the
-	// session timeout of continuous downtime.
+	// kindCleanupGaveUpEarly: an Enter returned with its connection down,
+	// leaving the member node of its live session.
 	kindCleanupGaveUpEarly kind = "cleanup gave up early"
 
 	// kindTwoLeaders: two electors lead on live sessions (flaws25.go).

@@ -82,7 +82,7 @@ var allKinds = []kind{
 	kindGateWritten,
 	kindTwoMemberNodes,
 	kindMemberNodeGone,
-	kindCleanupPastPresumedExpiry,
+	kindCleanupRanOn,
 	kindCleanupGaveUpEarly,
 }
 

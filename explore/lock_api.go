@@ -113,6 +113,7 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 	via := rapid.SampledFrom(vias).Draw(t, "via")
 	conn := c.conn
 	lc.h, lc.conn = h, conn
+	lc.api.downFrom, lc.api.longDown = -1, false
 	lc.cancelled.Store(0)
 	if via == "Try" {
 		lc.api.before = map[string]bool{}

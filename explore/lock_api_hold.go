@@ -54,6 +54,11 @@ type apiClient struct {
 	// released that a release of it was called: machine goroutine only.
 	since    time.Duration
 	released bool
+	// downFrom is when the client's Conn last left StateConnected (-1:
+	// connected); longDown, that it has stayed down for the session
+	// timeout since the acquisition began: machine goroutine only.
+	downFrom time.Duration
+	longDown bool
 	closed   atomic.Bool // its process closed the session
 	ownerCache
 }

@@ -159,6 +159,14 @@ func (f *lockFamily) checkHolds(owners map[int64]*client) {
 		} else {
 			lc.api.h, lc.api.key, lc.api.last, lc.api.doubtful, lc.api.since, lc.api.released = h, key, recipes.NotHeld, -1, -1, false
 		}
+		switch now := w.sw.Now(); {
+		case lc.conn.State() == zksim.StateConnected:
+			lc.api.downFrom = -1
+		case lc.api.downFrom < 0:
+			lc.api.downFrom = now
+		case now-lc.api.downFrom >= lc.conn.SessionTimeout():
+			lc.api.longDown = true
+		}
 		f.checkEnd(c, lc, h, st, owners)
 		switch {
 		case st != recipes.Doubtful:
@@ -217,7 +225,12 @@ func (f *lockFamily) checkEnd(c *client, lc *lockClient, h apiHold, st recipes.H
 		}
 	case recipes.Lost:
 		cs := lc.conn.State()
-		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout()
+		// (A hold first seen Lost, as its call returns, may have been
+		// Doubtful for the session timeout before: a semaphore's Acquire
+		// holds its lease while it releases its internal lock, which
+		// waits out any downtime.)
+		timedOut := lc.api.last == recipes.Doubtful && lc.api.since >= 0 && w.sw.Now()-lc.api.since >= lc.conn.SessionTimeout() ||
+			lc.api.last == recipes.NotHeld && lc.api.longDown
 		if f.owned(lc, h, owners) && cs != zksim.StateExpired && cs != zksim.StateClosed && !w.sw.AuthFailed(lc.conn.Index()) && !lc.api.closed.Load() && !timedOut {
 			w.violate(kindHoldState, "p%d's hold became Lost (from %v) with its node there, its Conn %v", c.idx, lc.api.last, cs)
 		}

@@ -231,17 +231,19 @@ func (f *lockFamily) holders() []*client {
 
 func (f *lockFamily) acquire(t *rapid.T, c *client) {
 	h := f.kept(c)
+	relock := false
 	switch {
 	case f.cs[c.idx].holding.Load():
 		// Its hold was Lost: it acquires again with the same object,
 		// without a release (see lostHolders).
 		f.cs[c.idx].unreleased.Store(true)
 		f.cs[c.idx].holding.Store(false)
+		relock = true
 	case h == nil || !rapid.Bool().Draw(t, "same object"):
 		h = f.kind.newHold(t, c)
 	}
 	f.cs[c.idx].again = false
-	f.acquireHold(c, h)
+	f.acquireHold(c, h, relock)
 }
 
 // acquirers are the processes that may acquire: the idle ones, and those
@@ -260,6 +262,13 @@ func (f *lockFamily) lostHolders() []*client {
 	for _, c := range f.w.awake() {
 		lc := f.cs[c.idx]
 		if lc.h == nil || !lc.holding.Load() || lc.conn != c.conn || lc.again || lc.h.State() != recipes.Lost {
+			continue
+		}
+		if _, lease := lc.h.(apiLease); lease {
+			// A semaphore's next Acquire is a new lease, which deletes
+			// nothing of the last one: a process releases a Lost lease
+			// (its node may remain, its session alive: a lease Lost to
+			// a long disconnection on an ensemble without a leader).
 			continue
 		}
 		if slices.ContainsFunc([]string{"acquire", "release", "write", "relock", "unlock", "close", "campaign again", "resign idle", "proclaim", "resume"}, c.busy) {
@@ -288,8 +297,9 @@ func (f *lockFamily) kept(c *client) holdable {
 	return lc.h
 }
 
-// acquireHold starts the acquisition h by c.
-func (f *lockFamily) acquireHold(c *client, h holdable) {
+// acquireHold starts the acquisition h by c; relock: h's last hold was
+// Lost and the process holds it still (lostHolders).
+func (f *lockFamily) acquireHold(c *client, h holdable, relock bool) {
 	lc := f.cs[c.idx]
 	conn := c.conn
 	lc.h, lc.conn = h, conn
@@ -301,6 +311,13 @@ func (f *lockFamily) acquireHold(c *client, h holdable) {
 			f.acquired(c, conn, h)
 			lc.holding.Store(true)
 			_ = f.write(ctx, c, conn, h) // a holder uses what it holds
+		} else if u, ok := h.(interface{ untouched() bool }); ok && relock && u.untouched() {
+			// An election resumed with a node of the process's own,
+			// whose create failed before it called the Election: the
+			// Lost hold is as it was, its node included (on an
+			// ensemble the session may live on), still the process's
+			// to release or campaign again with.
+			lc.holding.Store(true)
 		}
 		return err
 	})

@@ -231,13 +231,10 @@ func (f *lockFamily) checkProtected(owners map[int64]*client) {
 			}
 			p := strings.TrimSuffix(dir, "/") + "/" + name
 			c, ok := owners[w.owner(p)]
-			// (A client that has not heard from the server since its
-			// connection went down may have given up cleaning up: a
-			// cleanup presumes the session expired after 1.5 session
-			// timeouts of downtime, retry.CleanupContext, though the
-			// server, which may have heard from the client library
-			// meanwhile, keeps it a little longer.)
-			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") || c.conn.State() != zksim.StateConnected {
+			// (Whatever the connection's state: a cleanup waits out any
+			// downtime, retry.CleanupContext, until the node is deleted or
+			// the client knows its session ended.)
+			if _, returned := f.protected.created[p]; !ok || returned || c.busy("protected") || sessionEnded(c.conn.State()) {
 				continue
 			}
 			w.violate(kindOrphan, "%s belongs to p%d, whose protected create has returned without it", p, c.idx)

@@ -68,10 +68,6 @@ type timedConn struct {
 	zksim.Conn
 	w   *world
 	idx int // the client's index
-	// noTimeout makes SessionTimeout report 0, as a client library does
-	// before its first session: the recipes then presume expiry after
-	// 1.5 × 10 s of downtime.
-	noTimeout bool
 	// shared: the recipes also call the Conn from goroutines that do not
 	// retry through recipes/internal/retry (a hold tracker re-verifies its
 	// node on the next connection event, an operation may sit in a
@@ -223,14 +219,6 @@ func (tc *timedConn) resetLocked() {
 // replay with the seed.
 func (tc *timedConn) RandReader() io.Reader { return zksim.RandReader(tc.Conn) }
 
-// SessionTimeout implements zksim.Conn: 0 with noTimeout.
-func (tc *timedConn) SessionTimeout() time.Duration {
-	if tc.noTimeout {
-		return 0
-	}
-	return tc.Conn.SessionTimeout()
-}
-
 // State implements zksim.Conn: it notes when the recipe first reads
 // StateConnected after a connection loss.
 func (tc *timedConn) State() zksim.State {
@@ -244,25 +232,6 @@ func (tc *timedConn) State() zksim.State {
 		tc.mu.Unlock()
 	}
 	return st
-}
-
-// heardUp is when the client last heard that its Conn was connected (-1:
-// never).
-func (tc *timedConn) heardUp() time.Duration {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	return tc.connectedAt
-}
-
-// presumedExpiry is how long a cleanup on tc waits out continuous
-// downtime before it presumes the session expired: 1.5 session timeouts,
-// of 10 s when the Conn reports none.
-func (tc *timedConn) presumedExpiry() time.Duration {
-	d := tc.SessionTimeout()
-	if d <= 0 {
-		d = 10 * time.Second
-	}
-	return d * 3 / 2
 }
 
 // begin checks the timing of a request about to be sent; read tells a

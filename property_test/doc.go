@@ -15,10 +15,9 @@
 //     TestLockRWMutex, TestLockSemaphore, TestElection,
 //     TestElectionSingleNode, TestQueueFIFO, TestQueuePriority,
 //     TestQueueLocking, TestBarrier, TestBarrierDouble, TestBarrierStart;
-//     and on a 3-member ensemble, at a tenth of the checks,
-//     TestQueueFIFOEnsemble, TestQueueLockingEnsemble, TestBarrierEnsemble
-//     (their open findings, and the election's:
-//     testdata/findings25/README.md).
+//     and every one of them again on a 3-member ensemble, at a tenth of
+//     the checks: TestLockMutexEnsemble, ..., TestBarrierStartEnsemble
+//     (their findings: testdata/findings25/README.md).
 //     Actions are client operations (acquire, release, write to a fenced
 //     resource, cancel, offer, take, enter, leave, ...), the faults of the
 //     catalogue and the passing of virtual time. The invariants of the

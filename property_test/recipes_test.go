@@ -30,11 +30,20 @@ func TestQueueFIFO(t *testing.T)          { checkRecipe(t, "QueueFIFO") }
 func TestQueuePriority(t *testing.T)      { checkRecipe(t, "QueuePriority") }
 func TestQueueLocking(t *testing.T)       { checkRecipe(t, "QueueLocking") }
 
-// The machines on a 3-member ensemble (explore/ensemble.go), at a tenth of
-// the budget unless -rapid.checks says otherwise.
-func TestQueueFIFOEnsemble(t *testing.T)    { checkRecipe(t, "QueueFIFOEnsemble") }
-func TestQueueLockingEnsemble(t *testing.T) { checkRecipe(t, "QueueLockingEnsemble") }
-func TestBarrierEnsemble(t *testing.T)      { checkRecipe(t, "BarrierEnsemble") }
+// Every machine again on a 3-member ensemble (explore/ensemble.go), at a
+// tenth of the budget unless -rapid.checks says otherwise.
+func TestBarrierEnsemble(t *testing.T)       { checkRecipe(t, "BarrierEnsemble") }
+func TestBarrierDoubleEnsemble(t *testing.T) { checkRecipe(t, "BarrierDoubleEnsemble") }
+func TestBarrierStartEnsemble(t *testing.T)  { checkRecipe(t, "BarrierStartEnsemble") }
+
+func TestLockMutexEnsemble(t *testing.T)          { checkRecipe(t, "LockMutexEnsemble") }
+func TestLockRWMutexEnsemble(t *testing.T)        { checkRecipe(t, "LockRWMutexEnsemble") }
+func TestLockSemaphoreEnsemble(t *testing.T)      { checkRecipe(t, "LockSemaphoreEnsemble") }
+func TestElectionEnsemble(t *testing.T)           { checkRecipe(t, "ElectionEnsemble") }
+func TestElectionSingleNodeEnsemble(t *testing.T) { checkRecipe(t, "ElectionSingleNodeEnsemble") }
+func TestQueueFIFOEnsemble(t *testing.T)          { checkRecipe(t, "QueueFIFOEnsemble") }
+func TestQueuePriorityEnsemble(t *testing.T)      { checkRecipe(t, "QueuePriorityEnsemble") }
+func TestQueueLockingEnsemble(t *testing.T)       { checkRecipe(t, "QueueLockingEnsemble") }
 
 // checkRecipe checks the recipe machine called name from the suite's
 // seed, in parallel with the other recipe machines.
@@ -53,7 +62,10 @@ func TestEveryRecipeHasATest(t *testing.T) {
 	tests := map[string]bool{"LockMutex": true, "LockRWMutex": true, "LockSemaphore": true, "Election": true,
 		"ElectionSingleNode": true, "QueueFIFO": true, "QueuePriority": true, "QueueLocking": true,
 		"Barrier": true, "BarrierDouble": true, "BarrierStart": true,
-		"QueueFIFOEnsemble": true, "QueueLockingEnsemble": true, "BarrierEnsemble": true}
+		"BarrierEnsemble": true, "BarrierDoubleEnsemble": true, "BarrierStartEnsemble": true,
+		"LockMutexEnsemble": true, "LockRWMutexEnsemble": true, "LockSemaphoreEnsemble": true,
+		"ElectionEnsemble": true, "ElectionSingleNodeEnsemble": true, "QueueFIFOEnsemble": true,
+		"QueuePriorityEnsemble": true, "QueueLockingEnsemble": true}
 	for _, m := range explore.Recipes {
 		if !tests[m.Name] {
 			t.Errorf("explore.Recipes has %s, which has no Test%[1]s", m.Name)

@@ -46,10 +46,13 @@
 // deletes the znodes it created, so an abandoned attempt leaves no orphan
 // behind. That cleanup outlives the context: it waits out connection
 // losses for as long as the session may be alive, and stops only when the
-// nodes are gone, the session has ended, or the connection has been down
-// for one and a half session timeouts without a break (the server has then
-// expired the session, which deletes ephemeral nodes). So a call can return
-// some time after its context is done. A client that failed to
+// nodes are gone or the session is known to have ended (the client heard
+// it expired, or the Conn was closed). It never presumes an expiry from
+// how long the connection has been down: on a ZooKeeper ensemble no
+// session expires while there is no leader, and a new leader gives every
+// session a fresh timeout, so a client may come back to its session after
+// any outage. So a call can return long after its context is done (close
+// the Conn to end it at once: the session's ephemeral nodes go with it). A client that failed to
 // authenticate (zksim.StateAuthFailed, as ZooKeeper's Java client after a
 // rejected credential) can do nothing more: a call returns
 // zksim.ErrAuthFailed, a cleanup stops (the server deletes the session's
@@ -120,7 +123,10 @@
 //     the holder must stop acting as holder until it is Held again;
 //   - LOST, the session expired, or the connection stayed down for the
 //     whole session timeout, or the node was deleted, or the Conn was
-//     closed: the hold is certainly gone ([Lost]), for good.
+//     closed: the hold is certainly gone ([Lost]), for good. After a long
+//     disconnection its node may remain while the session lives on (on an
+//     ensemble none expires while there is no leader): release the hold
+//     (or take it again with the same object) to delete it.
 //
 // Even a holder that reacts to these states can act late (a process pause
 // outlasts its session without the process noticing). Only a fencing token

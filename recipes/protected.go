@@ -46,7 +46,7 @@ func CreateProtectedEphemeralSequential(ctx context.Context, conn zksim.Conn, pa
 	guid := seqnode.NewGUID(conn)
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.DeleteGUID(cctx, conn, dir, guid)
 		}

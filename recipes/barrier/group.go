@@ -69,7 +69,7 @@ func (g *group) enter(ctx context.Context) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, g.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.Delete(cctx, g.conn, g.dir+"/"+g.me)
 		}

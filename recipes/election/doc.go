@@ -72,7 +72,10 @@
 //   - Lost: the session expired, or the connection stayed down for the
 //     whole session timeout, or our node was deleted, or the Conn was
 //     closed (Curator's LOST). Another candidate leads or soon will. Final:
-//     campaign again (with a new Conn if the session expired);
+//     campaign again (with a new Conn if the session expired), or Resign:
+//     after a long disconnection our node may remain while the session
+//     lives on (on an ensemble none expires while there is no leader),
+//     and either deletes it;
 //   - Released: Resign was called. Final.
 //
 // The leader's Token (the czxid of its node) increases with every new

@@ -65,8 +65,9 @@ func newElection(conn zksim.Conn, dir string, herd bool, cfg config) *Election {
 // a layout this election cannot order (see the package doc).
 //
 // After a Lost leadership, Campaign may be called again (on a new Conn if
-// the session expired); it first deletes what is left of the old node (if
-// the session ends meanwhile, it returns an error matching
+// the session expired); it first deletes what is left of the old node, as
+// a cleanup does (waiting out connection losses even after ctx is done;
+// if the session ends meanwhile, it returns an error matching
 // zksim.ErrSessionExpired, having campaigned on no other session). After
 // Resign, or a Campaign that failed, it may be called again too.
 func (e *Election) Campaign(ctx context.Context, value []byte) error {
@@ -134,7 +135,18 @@ func (e *Election) Proclaim(ctx context.Context, value []byte) error {
 // Leader returns the current leader: the candidate with the lowest
 // sequence number. It returns ErrNoLeader when there is no candidate. It
 // blocks only for the round trips, and across connection losses.
+//
+// It syncs before it lists the candidates, so that a Leader call that
+// begins after a Campaign returned (on any client) sees that candidate, or
+// a later one: on an ensemble the caller's member may lag behind the
+// leader's commits (ZooKeeper's reads are sequentially consistent, not
+// linearizable; only a read after a sync sees every write that completed
+// before it). The sync costs one round trip more. Observe needs none: its
+// watch fires when its member applies a change it missed.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
+	if err := syncDir(ctx, e.conn, e.dir); err != nil {
+		return Leader{}, err
+	}
 	for {
 		l, ok, _, err := e.look(ctx, false)
 		if err != nil {
@@ -264,3 +276,12 @@ func (e *Election) Watch() (recipes.HoldState, <-chan struct{}) { return e.holde
 // Done returns a channel closed when the current leadership ends (Lost or
 // Released); already closed when we do not lead.
 func (e *Election) Done() <-chan struct{} { return e.holder.Done() }
+
+// syncDir syncs the caller's member with the leader (Leader's doc),
+// across connection losses.
+func syncDir(ctx context.Context, conn zksim.Conn, dir string) error {
+	return retry.Do(ctx, conn, func() error {
+		_, err := conn.Sync(ctx, dir)
+		return err
+	})
+}

@@ -46,7 +46,10 @@ func NewSingleNode(conn zksim.Conn, path string, opts ...Option) *SingleNode {
 
 // Campaign blocks until we lead (we created the node at path), ctx is
 // done, or the session can no longer act. On error it deletes the node if
-// a create of ours made it.
+// a create of ours made it. After a Lost leadership it first deletes our
+// node if it is still there (waiting out connection losses even after ctx
+// is done, as a cleanup does), so that a new leadership has a new node
+// and a larger Token.
 func (s *SingleNode) Campaign(ctx context.Context, value []byte) (err error) {
 	s.mu.Lock()
 	if s.campaigning || (s.tracker != nil && !s.tracker.State().Final()) {
@@ -54,10 +57,35 @@ func (s *SingleNode) Campaign(ctx context.Context, value []byte) (err error) {
 		return ErrCampaigning
 	}
 	s.campaigning = true
+	lost := s.tracker != nil && s.leading
 	s.mu.Unlock()
+	// A call belongs to the session it began on (recipes/doc.go).
+	session := s.conn.SessionID()
+	if lost {
+		// Our last leadership was Lost but its node may remain (a
+		// disconnection as long as the session timeout, the session
+		// alive: on an ensemble none expires without a leader). Taking
+		// it back would lead again with the lost term's token: delete
+		// it first, as a cleanup that outlives ctx, and lead with a new
+		// node.
+		cctx, cancel := retry.CleanupContext(ctx)
+		err := s.deleteIfOurs(cctx)
+		cancel()
+		s.mu.Lock()
+		if err == nil {
+			s.leading = false
+		}
+		s.mu.Unlock()
+	}
+	if session != 0 && s.conn.SessionID() != session {
+		s.mu.Lock()
+		s.campaigning = false
+		s.mu.Unlock()
+		return zksim.ErrSessionExpired
+	}
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = s.deleteIfOurs(cctx)
 		}
@@ -146,8 +174,13 @@ func (s *SingleNode) Resign(ctx context.Context) error {
 }
 
 // Leader returns the current leader, or ErrNoLeader when the node at path
-// does not exist.
+// does not exist. Like Election.Leader it syncs first, so that a call that
+// begins after a Campaign returned (on any client) sees that leader, or a
+// later one.
 func (s *SingleNode) Leader(ctx context.Context) (Leader, error) {
+	if err := syncDir(ctx, s.conn, s.path); err != nil {
+		return Leader{}, err
+	}
 	l, ok, _, err := read(ctx, s.conn, s.path, false)
 	if err != nil {
 		return Leader{}, err

@@ -100,7 +100,11 @@
 //     now: stop touching the protected resource until Held again;
 //   - Lost: the session expired, or the connection stayed down for the
 //     whole session timeout, or the lock node was deleted, or the Conn was
-//     closed (Curator's LOST). Someone else may hold the lock. Final.
+//     closed (Curator's LOST). Someone else may hold the lock. Final. A
+//     hold Lost to a long disconnection may leave its node behind: the
+//     session may live on (on an ensemble none expires while there is no
+//     leader), and the node with it, blocking the others. Unlock (or Lock
+//     again) deletes it; release a Lost lease of a Semaphore.
 //   - Released: Unlock was called. Final.
 //
 // A holder can be paused past its session expiry without noticing, so a
@@ -122,9 +126,8 @@
 // cleanup ignores ctx and goes on for as long as the session may be alive:
 // a node left behind by a live session would block every later contender
 // until the session ends. So after ctx is done these calls return once the
-// node is deleted, or the session is known to have ended (expired, Conn
-// closed), or the connection has been down for one and a half session
-// timeouts without a break (by then the server has expired the session,
-// which deletes the node anyway). A connection that flaps, or a process
-// pause, can keep a cancelled call waiting longer than that.
+// node is deleted, or the session is known to have ended (the client heard
+// it expired, or the Conn was closed), however long the connection stays
+// down meanwhile: only the server expires a session, and on an ensemble
+// none expires while there is no leader (see package recipes).
 package lock

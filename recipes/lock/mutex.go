@@ -67,8 +67,10 @@ func newMutex(conn zksim.Conn, dir, name string, markers []string, rule contend.
 //
 // A Mutex may be locked again after any outcome of its last call: after
 // Unlock, after a Lock that failed, and after its hold was Lost, without
-// Unlock; Lock then first deletes what is left of the Lost hold (if the
-// session ends meanwhile, it returns an error matching
+// Unlock; Lock then first deletes what is left of the Lost hold, as a
+// cleanup does (waiting out connection losses even after ctx is done: see
+// Cancellation in the package doc; if the session ends meanwhile, it
+// returns an error matching
 // zksim.ErrSessionExpired, having contended on no other session).
 func (m *Mutex) Lock(ctx context.Context) error { return m.lock(ctx, false) }
 

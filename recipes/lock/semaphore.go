@@ -66,7 +66,10 @@ type Lease struct {
 
 // Acquire blocks until it holds a lease, ctx is done, or the session can no
 // longer act. It waits first for the internal lock, then for a lease to be
-// free. On error it deletes the nodes it created. It returns an error
+// free. Once it holds a lease it releases the internal lock, waiting out
+// connection losses (however long: see Cancellation in the package doc),
+// so the lease it returns may already be Doubtful or Lost: check its
+// State. On error it deletes the nodes it created. It returns an error
 // matching recipes.ErrForeignNodes when the directory holds another
 // layout's semaphore it can see, and in the Kazoo layout one matching
 // zksim.ErrBadArguments when dir's data says another number of leases. A
@@ -87,10 +90,10 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 	}
 	defer func() {
 		// Runs after the lease cleanup below, even when ctx is done: it
-		// goes on until the node is deleted or the session has ended (or
-		// is presumed expired, see retry.CleanupContext). The lease (or
+		// goes on until the node is deleted or the session is known to
+		// have ended (see retry.CleanupContext). The lease (or
 		// the error) is still the answer.
-		cctx, cancel := retry.CleanupContext(ctx, s.conn)
+		cctx, cancel := retry.CleanupContext(ctx)
 		defer cancel()
 		_ = m.Unlock(cctx)
 	}()
@@ -106,7 +109,7 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 	guid := seqnode.NewGUID(s.conn)
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.DeleteGUID(cctx, s.conn, leases, guid)
 		}
@@ -184,7 +187,10 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 
 // Release gives the lease back: its state becomes Released and its node is
 // deleted, waiting out connection losses until ctx is done. A lease node
-// already gone (the lease was Lost) counts as released.
+// already gone (the lease was Lost) counts as released. Release a Lost
+// lease too: after a long disconnection its node may remain, taking a
+// permit for as long as the session lives (see Lost in the package doc);
+// the next Acquire is a new lease and deletes nothing of this one.
 func (l *Lease) Release(ctx context.Context) error {
 	l.h.Stop()
 	err := seqnode.Delete(ctx, l.conn, l.h.Path)

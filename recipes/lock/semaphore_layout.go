@@ -45,7 +45,7 @@ func (s *Semaphore) kazooLease(ctx context.Context, try bool) (_ *Lease, err err
 	p := seqnode.Join(s.dir, seqnode.KazooGUID(seqnode.NewGUID(s.conn)))
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, s.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.DeleteOwned(cctx, s.conn, p)
 		}

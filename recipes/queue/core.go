@@ -76,7 +76,7 @@ func (c *core) offer(ctx context.Context, data []byte, name string) (err error) 
 	mark := "offer:" + guid
 	defer func() {
 		if err != nil && ctx.Err() != nil {
-			cctx, cancel := retry.CleanupContext(ctx, c.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.DeleteGUID(cctx, c.conn, c.dir, guid)
 		}

@@ -193,7 +193,7 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 	mayBeOurs := false
 	defer func() {
 		if (err != nil || !ok) && mayBeOurs {
-			cctx, cancel := retry.CleanupContext(ctx, q.conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			if rerr := it.release(cctx); err == nil && errors.Is(rerr, zksim.ErrAuthFailed) {
 				err = rerr
@@ -406,7 +406,7 @@ func (it *Item) release(ctx context.Context) error {
 // the call (its ctx done meanwhile), a claim of our live session must not
 // stay behind once we report it lost.
 func (it *Item) cleanup(ctx context.Context) {
-	cctx, cancel := retry.CleanupContext(ctx, it.q.conn)
+	cctx, cancel := retry.CleanupContext(ctx)
 	defer cancel()
 	_ = it.release(cctx)
 }

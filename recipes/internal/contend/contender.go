@@ -106,7 +106,7 @@ func (c *Contender) Adopt(ctx context.Context, p string) (h *Hold, err error) {
 	}
 	defer func() {
 		if err != nil {
-			cctx, cancel := retry.CleanupContext(ctx, c.Conn)
+			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
 			_ = seqnode.Delete(cctx, c.Conn, p)
 		}
@@ -194,7 +194,7 @@ func (c *Contender) wait(ctx context.Context, p string, try bool) (*zksim.Stat, 
 
 // abandon deletes whatever node guid named, after a failed Acquire.
 func (c *Contender) abandon(ctx context.Context, guid string) {
-	cctx, cancel := retry.CleanupContext(ctx, c.Conn)
+	cctx, cancel := retry.CleanupContext(ctx)
 	defer cancel()
 	_ = seqnode.DeleteGUID(cctx, c.Conn, c.Dir, guid)
 }

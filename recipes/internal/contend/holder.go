@@ -8,6 +8,7 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes"
 	"github.com/zksim/zksim/recipes/internal/hold"
+	"github.com/zksim/zksim/recipes/internal/retry"
 )
 
 // ErrBusy is what Holder.Acquire returns, having done nothing, while the
@@ -38,7 +39,9 @@ func NewHolder(c Contender) *Holder { return &Holder{c: c} }
 
 // Acquire takes a new hold whose node carries data, as Contender.Acquire
 // does. When the last hold was Lost without a Release it first deletes
-// what is left of it, best effort; if the session the call began on ends
+// what is left of it, under retry.CleanupContext (waiting out connection
+// losses even after ctx is done, for as long as the session may be
+// alive); if the session the call began on ends
 // meanwhile (a client library that renews it goes on with another), it
 // returns zksim.ErrSessionExpired without contending. It returns ErrBusy
 // while a hold has not ended or another Acquire is under way.
@@ -62,12 +65,17 @@ func (s *Holder) take(ctx context.Context, acquire func() (*Hold, error)) error 
 	var err error
 	if old != nil {
 		// The node may outlive the hold (a suspension that lasted the
-		// session timeout but not an expiry): delete it, best effort. A
-		// call belongs to the session it began on (recipes/doc.go): if
-		// that session ended meanwhile (a client library that renews it
-		// goes on with another), the call ends here.
+		// session timeout but not an expiry; on an ensemble without a
+		// leader the session lives on): delete it first, as a cleanup
+		// that outlives ctx, for as long as the session may be alive,
+		// since it would block every other contender. A call belongs to
+		// the session it began on (recipes/doc.go): if that session ended
+		// meanwhile (a client library that renews it goes on with
+		// another), the call ends here.
 		session := s.c.Conn.SessionID()
-		_ = s.c.Release(ctx, old)
+		cctx, cancel := retry.CleanupContext(ctx)
+		_ = s.c.Release(cctx, old)
+		cancel()
 		if session != 0 && s.c.Conn.SessionID() != session {
 			err = zksim.ErrSessionExpired
 		}

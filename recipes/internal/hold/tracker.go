@@ -202,8 +202,11 @@ func (t *Tracker) run(ctx context.Context, events <-chan zksim.Event) {
 				return
 			}
 		case <-lostC:
-			// Down for the whole session timeout: the server has expired
-			// the session, or will before we can reconnect (Curator's LOST).
+			// Down for the whole session timeout: the server may have
+			// expired the session, or may before we can reconnect
+			// (Curator's LOST). The node may still be there (on an
+			// ensemble no session expires without a leader): Release
+			// deletes it.
 			t.set(recipes.Lost)
 			return
 		}

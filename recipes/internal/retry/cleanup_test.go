@@ -16,11 +16,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// timeout is the session timeout of every test session; limit is how long
-// a cleanup waits for a connection that stays down.
+// timeout is the session timeout of every test session; longDown is a
+// downtime far past it (the 1.5 session timeouts after which a cleanup
+// once presumed its session expired, three times over).
 const (
-	timeout = 10 * time.Second
-	limit   = timeout + timeout/2
+	timeout  = 10 * time.Second
+	longDown = 3 * (timeout + timeout/2)
 )
 
 // cleanupEnv is one zkmem server, an observer session and a session that
@@ -78,7 +79,7 @@ type cleanup struct {
 func (e *cleanupEnv) startCleanup(t *testing.T) *cleanup {
 	parent, cancelParent := context.WithCancel(context.Background())
 	cancelParent()
-	ctx, cancel := retry.CleanupContext(parent, e.owner)
+	ctx, cancel := retry.CleanupContext(parent)
 	c := &cleanup{cancel: cancel, start: time.Now(), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
@@ -113,7 +114,7 @@ func (c *cleanup) wait() error {
 
 // TestCleanupOutlastsFlappingConnection: the connection flaps, down for
 // nine tenths of the session timeout each time with an instant of
-// connection between: four times the downtime limit in total while the
+// connection between: several session timeouts in total while the
 // session lives. The cleanup goes on and deletes the node when the
 // connection comes back for good.
 func TestCleanupOutlastsFlappingConnection(t *testing.T) {
@@ -158,7 +159,7 @@ func TestCleanupOutlastsFlappingConnection(t *testing.T) {
 
 // TestCleanupOutlastsSlowRetries: each time the connection comes back the
 // delete is lost with it (the request never reaches the server), so the
-// cleanup keeps retrying for far longer than the downtime limit; it ends
+// cleanup keeps retrying for several session timeouts; it ends
 // once a delete goes through.
 func TestCleanupOutlastsSlowRetries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -195,55 +196,84 @@ func TestCleanupOutlastsSlowRetries(t *testing.T) {
 	})
 }
 
-// TestCleanupGivesUpAfterContinuousDowntime: a connection that stays down
-// ends the cleanup after exactly the downtime limit (virtual time), with an
-// error Final accepts; the server has expired the session by then, and the
-// node with it.
-func TestCleanupGivesUpAfterContinuousDowntime(t *testing.T) {
+// TestCleanupWaitsToHearOfTheExpiry: a connection that stays down never
+// ends the cleanup, however long: the server has expired the session (and
+// deleted the node), but the cleanup ends only when the client hears of
+// it, at its reconnection.
+func TestCleanupWaitsToHearOfTheExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newCleanupEnv(t)
 		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		c := e.startCleanup(t)
-		time.Sleep(limit - time.Nanosecond)
+		time.Sleep(longDown)
 		if !c.running() {
-			t.Fatalf("cleanup ended after %v: %v", c.took, c.err)
-		}
-		err := c.wait()
-		if !errors.Is(err, retry.ErrPresumedExpired) || !retry.Final(err) {
-			t.Fatalf("cleanup: %v, want ErrPresumedExpired (Final)", err)
-		}
-		if c.took != limit {
-			t.Fatalf("cleanup gave up after %v, want %v", c.took, limit)
+			t.Fatalf("cleanup ended after %v of downtime: %v", c.took, c.err)
 		}
 		if e.exists(t) {
-			t.Fatal("the session outlived the downtime limit")
+			t.Fatal("the session outlived its timeout on a standalone server")
+		}
+		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); !errors.Is(err, zksim.ErrSessionExpired) {
+			t.Fatalf("reconnect: %v, want ErrSessionExpired", err)
+		}
+		if err := c.wait(); !errors.Is(err, zksim.ErrSessionExpired) || !retry.Final(err) {
+			t.Fatalf("cleanup: %v, want ErrSessionExpired (Final)", err)
+		}
+		if c.took != longDown {
+			t.Fatalf("cleanup ended after %v, want %v", c.took, longDown)
 		}
 	})
 }
 
-// TestCleanupDowntimeCountsFromLastConnection: after a flap the cleanup
-// waits the whole limit again, counted from the moment the connection went
-// down for the last time.
-func TestCleanupDowntimeCountsFromLastConnection(t *testing.T) {
+// TestCleanupOutlastsAnEnsembleWithoutALeader: on an ensemble no session
+// expires while there is no leader, and the next leader gives every
+// session a fresh timeout (ZooKeeper 3.8). A cleanup cut off from the
+// ensemble for far longer than its session timeout therefore goes on, and
+// deletes the node of its live session once a leader serves it again; a
+// cleanup that gave up after some downtime would leave the node behind for
+// the session's life.
+func TestCleanupOutlastsAnEnsembleWithoutALeader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newCleanupEnv(t)
-		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
-		c := e.startCleanup(t)
-		time.Sleep(timeout / 2)
-		if err := e.owner.Server().Control(e.owner.SessionID()).Reconnect(); err != nil {
+		ctx := context.Background()
+		ens := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{})
+		t.Cleanup(ens.Close)
+		connect := func() *zkmem.Conn {
+			c, err := ens.Connect(zkmem.WithMembers(0, 1, 2), zkmem.WithSessionTimeout(timeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			return c
+		}
+		owner, observer := connect(), connect()
+		if _, err := owner.Create(ctx, "/n", nil, zksim.ModeEphemeral, zksim.OpenACL()); err != nil {
 			t.Fatal(err)
 		}
-		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
-		lastDown := time.Now()
-		time.Sleep(limit - time.Nanosecond)
-		if !c.running() {
-			t.Fatalf("cleanup ended after %v: %v", c.took, c.err)
+		ens.Crash(ens.Leader()) // an election starts: no member serves
+		synctest.Wait()
+		if st := owner.State(); st == zksim.StateConnected {
+			t.Fatalf("owner %v with no leader", st)
 		}
-		if err := c.wait(); !errors.Is(err, retry.ErrPresumedExpired) {
-			t.Fatalf("cleanup: %v, want ErrPresumedExpired", err)
+		parent, cancelParent := context.WithCancel(ctx)
+		cancelParent()
+		cctx, cancel := retry.CleanupContext(parent)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- retry.Do(cctx, owner, func() error { return owner.Delete(cctx, "/n", -1) }) }()
+		time.Sleep(longDown)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("cleanup ended after %v with no leader, its session alive: %v", longDown, err)
+		default:
 		}
-		if got := c.start.Add(c.took).Sub(lastDown); got != limit {
-			t.Fatalf("cleanup gave up %v after the last disconnect, want %v", got, limit)
+		if _, err := ens.Elect(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("cleanup: %v", err)
+		}
+		if ok, _, err := observer.Exists(ctx, "/n"); err != nil || ok {
+			t.Fatalf("/n exists %v (%v) after the cleanup", ok, err)
 		}
 	})
 }
@@ -315,10 +345,9 @@ func TestCleanupCancel(t *testing.T) {
 // deadline of its own.
 func TestCleanupContextKeepsValuesNotCancellation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newCleanupEnv(t)
 		type key struct{}
 		parent, cancel := context.WithTimeout(context.WithValue(t.Context(), key{}, "v"), time.Second)
-		ctx, cancelCleanup := retry.CleanupContext(parent, e.owner)
+		ctx, cancelCleanup := retry.CleanupContext(parent)
 		defer cancelCleanup()
 		cancel()
 		if ctx.Err() != nil {
@@ -337,7 +366,7 @@ func TestCleanupContextKeepsValuesNotCancellation(t *testing.T) {
 	})
 }
 
-// TestWaitConnectedUnboundedOutsideCleanup: without a CleanupContext,
+// TestWaitConnectedUnboundedOutsideCleanup: without a CleanupContext too,
 // WaitConnected has no downtime limit; it waits until the client learns
 // of the expiry.
 func TestWaitConnectedUnboundedOutsideCleanup(t *testing.T) {
@@ -346,7 +375,7 @@ func TestWaitConnectedUnboundedOutsideCleanup(t *testing.T) {
 		e.owner.Server().Control(e.owner.SessionID()).Disconnect()
 		done := make(chan error, 1)
 		go func() { done <- retry.WaitConnected(t.Context(), e.owner) }()
-		time.Sleep(3 * limit)
+		time.Sleep(longDown)
 		synctest.Wait()
 		select {
 		case err := <-done:

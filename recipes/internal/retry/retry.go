@@ -21,10 +21,9 @@ import (
 // Conn connected with another SessionID. (A Conn that has no session yet,
 // SessionID 0, takes the first it gets.)
 //
-// Under a context made by CleanupContext it also gives up, with
-// ErrPresumedExpired, once the connection has been down for one and a half
-// session timeouts without a break: a connected spell, however short,
-// starts the count again.
+// It never gives up on a session for the time the connection has been
+// down: only the server expires a session, and the client hears of it when
+// it reconnects (see CleanupContext).
 func WaitConnected(ctx context.Context, conn zksim.Conn) error {
 	return waitConnected(ctx, conn, conn.SessionID())
 }
@@ -38,16 +37,6 @@ func waitConnected(ctx context.Context, conn zksim.Conn, session int64) error {
 	defer cancel()
 	// Subscribe before reading the state, so no change is missed between.
 	events := conn.SessionEvents(sctx)
-	// The downtime clock starts now, when we find the connection down:
-	// later than the server's, which stopped hearing from us no later.
-	var expired <-chan time.Time
-	limit, bounded := ctx.Value(downtimeKey{}).(time.Duration)
-	var clock *time.Timer
-	if bounded {
-		clock = time.NewTimer(limit)
-		defer clock.Stop()
-		expired = clock.C
-	}
 	for {
 		switch conn.State() {
 		case zksim.StateConnected:
@@ -72,14 +61,6 @@ func waitConnected(ctx context.Context, conn zksim.Conn, session int64) error {
 				// connected to a new session by now), ours is over.
 				return zksim.ErrSessionExpired
 			}
-			if bounded && ev.State == zksim.StateConnected {
-				// Connected again, if only briefly (the state we read
-				// next may already be down again): the session was
-				// renewed, the downtime starts over.
-				clock.Reset(limit)
-			}
-		case <-expired:
-			return ErrPresumedExpired
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -167,48 +148,34 @@ func pause(ctx context.Context, conn zksim.Conn, session int64, losses int) erro
 	}
 }
 
-// ErrPresumedExpired is what the retries under a CleanupContext return
-// once the connection has been down, without a break, for one and a half
-// session timeouts: the server has expired the session by then (its clock
-// started no later than ours), and with it every ephemeral node, although
-// the client has not been told yet.
-var ErrPresumedExpired = errors.New("recipes: connection down for 1.5 session timeouts: session presumed expired")
-
-// downtimeKey is the key of the value a CleanupContext carries: how long
-// the connection may stay down, without a break, before WaitConnected
-// gives up.
-type downtimeKey struct{}
-
 // CleanupContext returns the context for deleting what a call created after
 // the call's own ctx is done: it keeps ctx's values and drops its
 // cancellation. It has no deadline: a cleanup goes on for as long as the
 // session may be alive (a node left behind by a live session is an orphan
 // that blocks every later contender until the session ends). The retries
-// under it (Do, Pause, WaitConnected) end when the session is known to have
-// ended (expired, Conn closed: see Final), or with ErrPresumedExpired once
-// the connection has been down, without a break, for one and a half session
-// timeouts (of 10 s if the Conn reports none). A connection that flaps, or
-// a process pause, can take longer in total while the session lives on;
-// only continuous downtime proves it expired.
+// under it (Do, Pause, WaitConnected) end only when the session is known
+// to have ended: the client heard it expired (zksim.ErrSessionExpired, or
+// its library replaced it with another), its Conn was closed
+// (zksim.ErrClosing) or failed to authenticate (zksim.ErrAuthFailed); see
+// Final. They never presume an expiry from the time the connection has
+// been down: only the server expires a session, and on a ZooKeeper
+// ensemble none expires while there is no leader, and a new leader gives
+// every session a full timeout again, so a client cut off for longer than
+// its session timeout may come back to its live session (and to the node
+// a cleanup that gave up would have left behind for good).
 //
 // It starts no goroutine and sends nothing. The cleanup must wait for the
 // connection only through this package (Do, Pause, WaitConnected) and
 // must not wait on anything else. The cancel function releases the context;
-// it also ends the cleanup, for a caller that must stop early.
-func CleanupContext(ctx context.Context, conn zksim.Conn) (context.Context, context.CancelFunc) {
-	d := conn.SessionTimeout()
-	if d <= 0 {
-		d = 10 * time.Second
-	}
-	ctx = context.WithValue(context.WithoutCancel(ctx), downtimeKey{}, d+d/2)
-	return context.WithCancel(ctx)
+// it also ends the cleanup, for a caller that must stop early (closing the
+// Conn does too).
+func CleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithoutCancel(ctx))
 }
 
 // Final reports whether err means the session can no longer act: it
-// expired (or, under a CleanupContext, is presumed expired: see
-// ErrPresumedExpired) or its Conn was closed. Ephemeral nodes of such a
-// session are gone (or about to be).
+// expired or its Conn was closed. Ephemeral nodes of such a session are
+// gone (or about to be).
 func Final(err error) bool {
-	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing) ||
-		errors.Is(err, ErrPresumedExpired)
+	return errors.Is(err, zksim.ErrSessionExpired) || errors.Is(err, zksim.ErrClosing)
 }

@@ -78,13 +78,14 @@ func Join(dir, name string) string {
 
 // FindGUIDIn lists dir (retrying across connection losses) and returns the
 // child carrying guid. A missing dir holds no such child.
+//
+// It syncs before it lists (syncedChildren): it looks for a create of ours
+// whose reply was lost, and after the connection loss the client may be
+// served by a member of an ensemble that has not applied that create yet
+// (the client never saw its zxid, so the member admits it); listing there
+// would miss the node and the caller would create a second one.
 func FindGUIDIn(ctx context.Context, conn zksim.Conn, dir, guid string) (string, bool, error) {
-	var children []string
-	err := retry.Do(ctx, conn, func() error {
-		var err error
-		children, _, err = conn.Children(ctx, dir)
-		return err
-	})
+	children, err := syncedChildren(ctx, conn, dir)
 	if errors.Is(err, zksim.ErrNoNode) {
 		return "", false, nil
 	}
@@ -98,14 +99,10 @@ func FindGUIDIn(ctx context.Context, conn zksim.Conn, dir, guid string) (string,
 // DeleteGUID deletes every child of dir that carries guid: the cleanup of
 // a protected create that was abandoned, whether or not it was applied.
 // It retries across connection losses; a session that expired or a Conn
-// that was closed has nothing left to delete.
+// that was closed has nothing left to delete. It syncs before it lists, as
+// FindGUIDIn does, so that a member behind the create does not hide it.
 func DeleteGUID(ctx context.Context, conn zksim.Conn, dir, guid string) error {
-	var children []string
-	err := retry.Do(ctx, conn, func() error {
-		var err error
-		children, _, err = conn.Children(ctx, dir)
-		return err
-	})
+	children, err := syncedChildren(ctx, conn, dir)
 	if errors.Is(err, zksim.ErrNoNode) || retry.Final(err) {
 		return nil
 	}
@@ -236,3 +233,18 @@ func OwnedStat(ctx context.Context, conn zksim.Conn, p string) (*zksim.Stat, err
 // collision, a hand-made node, or a node of a fixed name that a third
 // party deleted and another session created since.
 var ErrNotOwner = errors.New("recipes: node owned by another session")
+
+// syncedChildren syncs conn's member with the leader, then lists dir,
+// retrying both across connection losses.
+func syncedChildren(ctx context.Context, conn zksim.Conn, dir string) ([]string, error) {
+	var children []string
+	err := retry.Do(ctx, conn, func() error {
+		if _, err := conn.Sync(ctx, dir); err != nil {
+			return err
+		}
+		var err error
+		children, _, err = conn.Children(ctx, dir)
+		return err
+	})
+	return children, err
+}
