@@ -67,6 +67,15 @@ type countingConn struct {
 	slot       int // which candidate uses it
 }
 
+// SessionID is 0 until the gate binds cc to a connection, as for a Conn
+// with no session yet (the recipes take the first session it gets).
+func (cc *countingConn) SessionID() int64 {
+	if cc.Conn == nil {
+		return 0
+	}
+	return cc.Conn.SessionID()
+}
+
 func (cc *countingConn) read(bytes int64) {
 	cc.c.reads.Add(1)
 	cc.c.replyBytes.Add(replyHeaderBytes + bytes)
