@@ -237,7 +237,6 @@ func (w *World) Connect() (*Conn, error) {
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
-	lag := w.lagSnapshot()
 	zc, err := w.srv.Connect(append([]zkmem.ConnOption{
 		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
 		zkmem.WithReconnectDelay(farFuture),
@@ -254,7 +253,6 @@ func (w *World) Connect() (*Conn, error) {
 	w.applyOK.grow(len(w.sessions))
 	w.deliver.grow(len(w.sessions))
 	w.notef("%s connect session %#x timeout %v", s.name, zc.SessionID(), zc.SessionTimeout())
-	w.afterSessionOpened(s, lag)
 	return s.conn, nil
 }
 
