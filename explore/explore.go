@@ -98,6 +98,24 @@ func (m Machine) Check(t *testing.T) {
 // rapid has read it.
 var seedGate sync.Mutex
 
+// holdSeed takes seedGate and sets rapid's seed to seed (0: the
+// -rapid.seed flag as it is). The caller calls release (any number of
+// times) once rapid has read the seed, and defers it for the failures on
+// the way.
+func holdSeed(t *testing.T, seed uint64) (release func()) {
+	t.Helper()
+	seedGate.Lock()
+	var once sync.Once
+	release = func() { once.Do(seedGate.Unlock) }
+	if seed != 0 {
+		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
+			release()
+			t.Fatal(err)
+		}
+	}
+	return release
+}
+
 // CheckFrom checks m as Check does, from the rapid seed seed (0: the
 // -rapid.seed flag as it is), and may run at the same time as the
 // CheckFrom of other tests (t.Parallel): rapid reads its seed from a
@@ -109,15 +127,8 @@ var seedGate sync.Mutex
 // of its seed alone. Nothing else may set rapid's flags while it runs.
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	t.Helper()
-	seedGate.Lock()
-	var once sync.Once
-	release := func() { once.Do(seedGate.Unlock) }
+	release := holdSeed(t, seed)
 	defer release()
-	if seed != 0 {
-		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	opts := harness.ExploreOptions{Started: release}
 	if !userSet["rapid.checks"] {
 		opts.Checks = m.ciChecks // 0 for most: -rapid.checks
@@ -142,15 +153,8 @@ func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 // are the same whatever runs beside it.
 func CheckPropertyFrom(t *testing.T, seed uint64, prop func(*rapid.T)) {
 	t.Helper()
-	seedGate.Lock()
-	var once sync.Once
-	release := func() { once.Do(seedGate.Unlock) }
+	release := holdSeed(t, seed)
 	defer release()
-	if seed != 0 {
-		if err := flag.Set("rapid.seed", strconv.FormatUint(seed, 10)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rapid.Check(t, func(t *rapid.T) {
 		release()
 		prop(t)

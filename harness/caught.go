@@ -209,8 +209,7 @@ var reproduceSeed = regexp.MustCompile(`-rapid\.seed=(\d+)`)
 // something outside the seed decide). It returns the trace.
 func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 	t.Helper()
-	var traces [2]string
-	for i := range traces {
+	return replayTwice(t, seed, func() ([]string, bool) {
 		r := newRunner(t, m)
 		var got []string
 		r.sink = func(trace string) { got = append(got, trace) }
@@ -222,13 +221,25 @@ func Replay[P any](t *testing.T, m Machine[P], seed uint64) string {
 		failed := false
 		rapid.Check(c, r.replayProperty(&failed))
 		undo()
+		return got, failed || c.Failed()
+	})
+}
+
+// replayTwice runs replay, one replay of seed, twice, and fails t unless
+// both failed with the same first trace (the check the seed reproduces),
+// which it returns.
+func replayTwice(t *testing.T, seed uint64, replay func() (traces []string, failed bool)) string {
+	t.Helper()
+	var traces [2]string
+	for i := range traces {
+		got, failed := replay()
 		switch {
-		case !failed && !c.Failed():
+		case !failed:
 			t.Fatalf("replay %d of seed %d did not fail", i+1, seed)
 		case len(got) == 0:
 			t.Fatalf("replay %d of seed %d gave no trace", i+1, seed)
 		}
-		traces[i] = got[0] // the first check: the one the seed reproduces
+		traces[i] = got[0]
 	}
 	if traces[0] != traces[1] {
 		t.Fatalf("two replays of seed %d gave different traces:\n%s\n---\n%s", seed, traces[0], traces[1])

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,22 +51,7 @@ func holdFlags(prop func(*rapid.T), first func()) (gated func(*rapid.T), release
 // and any further check passes at once without drawing.
 func replayConcurrently[P any](t *testing.T, m Machine[P], seed uint64) string {
 	t.Helper()
-	var traces [2]string
-	for i := range traces {
-		got, failed := replayOnceConcurrently(t, m, seed)
-		switch {
-		case !failed:
-			t.Fatalf("replay %d of seed %d did not fail", i+1, seed)
-		case len(got) == 0:
-			t.Fatalf("replay %d of seed %d gave no trace", i+1, seed)
-		}
-		traces[i] = got[0] // the first check: the one the seed reproduces
-	}
-	if traces[0] != traces[1] {
-		t.Fatalf("two replays of seed %d gave different traces:\n%s\n---\n%s", seed, traces[0], traces[1])
-	}
-	t.Logf("replayed twice from seed %d: the same trace (%d lines), byte for byte", seed, strings.Count(traces[0], "\n"))
-	return traces[0]
+	return replayTwice(t, seed, func() ([]string, bool) { return replayOnceConcurrently(t, m, seed) })
 }
 
 // replayOnceConcurrently is one replay of replayConcurrently: the traces
