@@ -168,7 +168,11 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 		line(results[i])
 	})
 	elapsed := time.Since(start).Seconds()
-	fmt.Fprintf(out, "  %d checks in %.1fs on %d workers: %.0f checks per second\n", checks, elapsed, o.parallel, float64(checks)/elapsed)
+	workers := "workers"
+	if o.parallel == 1 {
+		workers = "worker"
+	}
+	fmt.Fprintf(out, "  %d checks in %.1fs on %d %s: %.0f checks per second\n", checks, elapsed, o.parallel, workers, float64(checks)/elapsed)
 	if o.flawed {
 		fmt.Fprintf(out, "  the broken recipes (each must be caught, and its failing run shrunk):\n")
 		if err := flag.Set("rapid.checks", flawChecks); err != nil {
