@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"testing/synctest"
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/zkmem"
@@ -57,8 +58,13 @@ func serveFrameRequests() [][]byte {
 
 // TestServeFrameServesAsServe: the frames ServeFrame serves from
 // ParseFrame's decoding get the very replies Serve gives when it decodes
-// them itself, and are counted as received.
+// them itself, and are counted as received. (In a bubble, so that the two
+// servers' znodes get the same times.)
 func TestServeFrameServesAsServe(t *testing.T) {
+	synctest.Test(t, testServeFrameServesAsServe)
+}
+
+func testServeFrameServesAsServe(t *testing.T) {
 	serve := func(parsed bool) (*recorded, *conn) {
 		zs := zkmem.NewServer(zkmem.Options{})
 		t.Cleanup(zs.Close)
