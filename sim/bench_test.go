@@ -93,6 +93,13 @@ func benchSchedule(b *testing.B, cfg sim.Config, setup func(w *sim.World) error)
 // the scheduler, the clients, the garbage collector), which other
 // processes on a shared machine disturb less than the real time.
 func benchSteps(b *testing.B, setup func(t *testing.T) (step func(), end func())) {
+	benchStepsPer(b, "event", setup)
+}
+
+// benchStepsPer is benchSteps for steps that are not simulator events:
+// its metrics are per unit (events/s becomes unit+"s/s", ns/event
+// "ns/"+unit, cpu-ns/event "cpu-ns/"+unit).
+func benchStepsPer(b *testing.B, unit string, setup func(t *testing.T) (step func(), end func())) {
 	batches := make(chan int)     // steps to take; closed at the end
 	done := make(chan struct{})   // set up, or a batch taken
 	result := make(chan error, 1) // the bubble's end
@@ -141,10 +148,10 @@ func benchSteps(b *testing.B, setup func(t *testing.T) (step func(), end func())
 	if err := <-result; err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
-	b.ReportMetric(float64(el.Nanoseconds())/float64(b.N), "ns/event")
+	b.ReportMetric(float64(b.N)/el.Seconds(), unit+"s/s")
+	b.ReportMetric(float64(el.Nanoseconds())/float64(b.N), "ns/"+unit)
 	if cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/"+unit)
 	}
 }
 
@@ -161,7 +168,19 @@ func benchSteps(b *testing.B, setup func(t *testing.T) (step func(), end func())
 // processor's caches once n is large.
 //
 //	go test -run '^$' -bench 'Schedule$|WakeFloor' -benchtime 200000x ./sim/
-func BenchmarkWakeFloor(b *testing.B) {
+func BenchmarkWakeFloor(b *testing.B) { wakeFloor(b, false) }
+
+// BenchmarkWakeFloorReused is BenchmarkWakeFloor with nothing allocated
+// per request, as the simulator's clients do since they reuse their
+// request records (session.spare): each goroutine's request, and its
+// channel of one slot, serve all its requests; a delivery sends on the
+// channel instead of closing it. What is left is the Go runtime's part
+// alone: synctest.Wait and the wake-up of one goroutine among n.
+//
+//	go test -run '^$' -bench 'Schedule$|WakeFloor' -benchtime 200000x ./sim/
+func BenchmarkWakeFloorReused(b *testing.B) { wakeFloor(b, true) }
+
+func wakeFloor(b *testing.B, reuse bool) {
 	type request struct {
 		done chan struct{}
 		res  [20]uintptr // what the reply carries: a sim.Conn call's result is as big
@@ -176,8 +195,11 @@ func BenchmarkWakeFloor(b *testing.B) {
 				)
 				for range n {
 					go func() {
+						r := &request{done: make(chan struct{}, 1)}
 						for {
-							r := &request{done: make(chan struct{})}
+							if !reuse {
+								r = &request{done: make(chan struct{})}
+							}
 							mu.Lock()
 							arrived = append(arrived, r)
 							mu.Unlock()
@@ -205,6 +227,13 @@ func BenchmarkWakeFloor(b *testing.B) {
 					l[len(l)-1] = nil
 					return l[:len(l)-1]
 				}
+				wake := func(r *request) {
+					if reuse {
+						r.done <- struct{}{}
+					} else {
+						close(r.done)
+					}
+				}
 				rng := rand.New(rand.NewPCG(1, 0))
 				step = func() {
 					take()
@@ -219,7 +248,7 @@ func BenchmarkWakeFloor(b *testing.B) {
 					k -= len(pending) // deliver
 					r := replied[k]
 					replied = remove(replied, k)
-					close(r.done)
+					wake(r)
 				}
 				end = func() {
 					take()
@@ -227,7 +256,7 @@ func BenchmarkWakeFloor(b *testing.B) {
 					stop = true
 					mu.Unlock()
 					for _, r := range append(pending, replied...) {
-						close(r.done)
+						wake(r)
 					}
 				}
 				return step, end

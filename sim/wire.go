@@ -57,7 +57,7 @@ type wireClient struct {
 type wireReq struct {
 	pipe    *pipe
 	body    []byte        // without its length prefix
-	op      int32         // the wire op code (0 for the handshake and a hangup)
+	frame   zkwire.Frame  // body parsed (not for the handshake and a hangup), served as is
 	connect bool          // the handshake's ConnectRequest
 	hangup  bool          // not a frame: the client closed the connection
 	gate    chan struct{} // not a frame: the client is about to dial
@@ -338,7 +338,7 @@ func (w *World) executeWire(s *session, req *request) {
 		w.serveWaiting(s, req)
 		return
 	}
-	p.fc.Serve(r.body)
+	p.fc.ServeFrame(r.body, &r.frame)
 	w.servedWire(s, req, false)
 }
 
@@ -557,10 +557,14 @@ func (w *World) deliverWire(s *session, it item) {
 }
 
 // wireFrame is the record of a frame a go-zookeeper client sent: its
-// request and what the frame adds to it, one allocation for the two.
+// request, what the frame adds to it, and the FIFO item of its reply, one
+// allocation for the three; buf holds the frame's body, and is kept when
+// the record is recycled (the server copies what it keeps of a body).
 type wireFrame struct {
-	req request
-	r   wireReq
+	req   request
+	r     wireReq
+	reply wireItem
+	buf   []byte
 }
 
 // recycle keeps the record of a frame whose reply was delivered as the
@@ -574,7 +578,7 @@ func (wc *wireClient) recycle(w *World, req *request) {
 	}
 	w.mu.Lock()
 	if f.r.replies--; f.r.replies == 0 && wc.spare == nil {
-		*f = wireFrame{}
+		*f = wireFrame{buf: f.buf[:0]}
 		wc.spare = f
 	}
 	w.mu.Unlock()

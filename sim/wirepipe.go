@@ -113,7 +113,7 @@ func (p *pipe) Write(b []byte) (int, error) {
 		if n < 0 || len(data) < 4+n {
 			break
 		}
-		body := slices.Clone(data[4 : 4+n])
+		body := data[4 : 4+n]
 		data = data[4+n:]
 		p.arrive(p.request(body))
 	}
@@ -128,7 +128,8 @@ func (p *pipe) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// request makes the request a frame is. Called with w.mu held.
+// request makes the request a frame is, from a copy of body (the
+// caller's). Called with w.mu held.
 func (p *pipe) request(body []byte) *request {
 	rec := p.s.wire.spare
 	if rec != nil {
@@ -136,6 +137,8 @@ func (p *pipe) request(body []byte) *request {
 	} else {
 		rec = new(wireFrame)
 	}
+	rec.buf = append(rec.buf[:0], body...)
+	body = rec.buf
 	r := &rec.r
 	*r = wireReq{pipe: p, body: body, rec: rec}
 	req := &rec.req
@@ -150,8 +153,9 @@ func (p *pipe) request(body []byte) *request {
 		}
 		return req
 	}
-	f, ok := zkwire.ParseFrame(body)
-	r.op = f.Op
+	var ok bool
+	r.frame, ok = zkwire.ParseFrame(body)
+	f := &r.frame
 	req.desc = f.Request
 	switch {
 	case !ok || f.Request.Op == zkmem.OpAny:
@@ -169,8 +173,9 @@ func (p *pipe) request(body []byte) *request {
 			}
 			r.body = jute.Marshal(slices.Clone(body[:8]), &sw)
 			req.size = len(r.body)
+			r.frame = zkwire.Frame{Xid: f.Xid, Op: f.Op} // served from the new body
 		}
-		req.name = f.Request.Op.String()
+		req.name = req.desc.Op.String()
 	default:
 		req.name = f.Request.Op.String()
 	}
@@ -255,15 +260,23 @@ func (o *pipeOut) Frame(b []byte) {
 	p := (*pipe)(o)
 	s, w := p.s, p.s.w
 	label, isReply := frameLabel(p, b)
-	it := item{kind: itemFrame, wire: &wireItem{pipe: p, frame: b, label: label}}
+	it := item{kind: itemFrame}
 	if isReply {
 		it.req = s.wire.serving
 		if it.req == nil {
-			it.wire.label = "reply"
+			label = "reply"
 		}
 	}
 	w.mu.Lock()
 	if !p.cliClosed {
+		// The reply's item lives in its request's record while that
+		// serves no other item (see wireClient.recycle).
+		if it.req != nil && it.req.wire.rec != nil && it.req.wire.replies == 0 {
+			it.wire = &it.req.wire.rec.reply
+		} else {
+			it.wire = new(wireItem)
+		}
+		*it.wire = wireItem{pipe: p, frame: b, label: label}
 		if it.req != nil {
 			it.req.wire.replies++
 		}

@@ -432,6 +432,12 @@ func (c *conn) handle(body []byte) bool {
 		c.answered(h, zxid, true, start)
 		return true
 	}
+	return c.run(h, req, reads, start)
+}
+
+// run runs a decoded request (reads for a multiRead), received at start,
+// and counts it. It reports whether the connection goes on.
+func (c *conn) run(h jute.RequestHeader, req *zkmem.Request, reads []*zkmem.Request, start time.Time) bool {
 	c.cur = current{xid: h.Xid, op: h.Type}
 	var resp zkmem.Response
 	if h.Type == jute.OpMultiRead {
@@ -569,10 +575,12 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 	} else if c.cur.op == jute.OpExists && resp.Stat == nil {
 		hdr.Err = jute.ErrNoNode
 	} else {
-		body = replyBody(c.cur.op, req, resp)
+		c.cur.zxid = zxid
+		c.enqueue(appendReply(hdr, c.cur.op, req, resp), resp.Closed || c.cur.op == jute.OpCloseSession)
+		return
 	}
 	c.cur.zxid = zxid
-	c.enqueue(jute.AppendFrame(nil, &hdr, body), resp.Closed || c.cur.op == jute.OpCloseSession)
+	c.enqueue(jute.AppendReply(nil, hdr, body), resp.Closed || c.cur.op == jute.OpCloseSession)
 }
 
 // Event implements zkmem.Sink: a watch notification (zxid -1 in its header,

@@ -71,7 +71,9 @@
 // [Server.NewFrameConnAt] makes one to a member's port of an ensemble
 // (NewEnsemble), whose handshake the member admits or refuses
 // ([FrameConn.Refused] says why).
-// [ParseFrame] describes a request frame as zkmem's request descriptor.
+// [ParseFrame] describes a request frame as zkmem's request descriptor;
+// [FrameConn.ServeFrame] serves the frame so described without decoding it
+// again.
 //
 // # Fault controls
 //

@@ -1,6 +1,7 @@
 package zkwire
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/zksim/zksim"
@@ -171,6 +172,32 @@ func multiRequest(r *jute.MultiRequest) (*zkmem.Request, bool) {
 		req.Path = req.Ops[0].OpPath()
 	}
 	return req, true
+}
+
+// appendReply returns the frame of a successful reply to the wire op op,
+// as jute.AppendReply(nil, hdr, replyBody(op, req, resp)) does, in one
+// allocation: the bodies of the common replies are encoded from the
+// stack, not made Records on the heap.
+func appendReply(hdr jute.ReplyHeader, op int32, req *zkmem.Request, resp *zkmem.Response) []byte {
+	e := jute.Encoder{B: jute.AppendReply(make([]byte, 0, 128+len(resp.Data)), hdr, nil)}
+	switch op {
+	case jute.OpGetData:
+		r := jute.GetDataResponse{Data: resp.Data, Stat: fromStat(resp.Stat)}
+		r.Encode(&e)
+	case jute.OpExists, jute.OpSetData, jute.OpSetACL:
+		r := jute.StatResponse{Stat: fromStat(resp.Stat)}
+		r.Encode(&e)
+	case jute.OpCreate:
+		r := jute.PathRequest{Path: resp.Path}
+		r.Encode(&e)
+	case jute.OpCreate2, jute.OpCreateTTL, jute.OpCreateContainer:
+		r := jute.Create2Response{Path: resp.Path, Stat: fromStat(resp.Stat)}
+		r.Encode(&e)
+	default:
+		e.B = jute.Marshal(e.B, replyBody(op, req, resp))
+	}
+	binary.BigEndian.PutUint32(e.B, uint32(len(e.B)-4))
+	return e.B
 }
 
 // replyBody is the body of a successful reply to the wire op op.

@@ -107,6 +107,28 @@ func (fc *FrameConn) Serve(body []byte) bool {
 	return more
 }
 
+// ServeFrame is Serve for a frame ParseFrame described: f, what
+// ParseFrame(body) returned, is not decoded again. A frame given the
+// handshake's place, or one ParseFrame did not decode, is served as Serve
+// serves it. f's request is the server's from then on: serve it once.
+func (fc *FrameConn) ServeFrame(body []byte, f *Frame) bool {
+	if fc.over {
+		return false
+	}
+	if !fc.started || !f.decoded {
+		return fc.Serve(body)
+	}
+	c := fc.c
+	start := time.Now()
+	c.recv.Add(1)
+	c.srv.received.Add(1)
+	more := c.run(jute.RequestHeader{Xid: f.Xid, Type: f.Op}, f.req, f.reads, start)
+	if !more {
+		fc.end()
+	}
+	return more
+}
+
 // Hangup tells the server the client closed the connection: the session,
 // if this is still its connection, is detached (it lives until its
 // timeout). It does nothing on a connection that is over.
@@ -155,6 +177,13 @@ type Frame struct {
 	// zkmem.OpMultiRead). Its Op is zkmem.OpAny for an op zkmem does not
 	// run (an unknown code).
 	Request zkmem.Request
+
+	// What ServeFrame runs, as ParseFrame decoded it: decoded is false
+	// for a frame ParseFrame could not describe fully (ServeFrame then
+	// decodes the body as Serve does).
+	decoded bool
+	req     *zkmem.Request
+	reads   []*zkmem.Request
 }
 
 // ParseFrame decodes a request frame's body (not a handshake's): ok is
@@ -175,6 +204,7 @@ func ParseFrame(body []byte) (f Frame, ok bool) {
 	if !ok {
 		return f, false
 	}
+	f.decoded, f.req, f.reads = true, req, reads
 	switch {
 	case req != nil:
 		f.Request = *req

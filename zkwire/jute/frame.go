@@ -54,11 +54,37 @@ func ReadFrame(r io.Reader, max int, buf []byte) ([]byte, error) {
 	return ReadFrameBody(r, n, max, buf)
 }
 
+// frameCap is the capacity a new frame starts with: most replies (a
+// header, a Stat, a little data) fit, so the frame is one allocation, not
+// one per doubling.
+const frameCap = 128
+
 // AppendFrame appends a frame holding the encoding of the records.
 func AppendFrame(dst []byte, rs ...Record) []byte {
+	if dst == nil {
+		dst = make([]byte, 0, frameCap)
+	}
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	dst = Marshal(dst, rs...)
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	return dst
+}
+
+// AppendReply appends a reply frame: h, then body (nil for none). It is
+// AppendFrame(dst, &h, body) without h leaving the caller's stack.
+func AppendReply(dst []byte, h ReplyHeader, body Record) []byte {
+	if dst == nil {
+		dst = make([]byte, 0, frameCap)
+	}
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(h.Xid))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(h.Zxid))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(h.Err))
+	if body != nil {
+		dst = Marshal(dst, body)
+	}
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	return dst
 }

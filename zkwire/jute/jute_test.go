@@ -229,3 +229,17 @@ func TestBufferNullApartFromEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendReply: AppendReply writes what AppendFrame writes for the
+// header and the body, after what dst holds.
+func TestAppendReply(t *testing.T) {
+	h := ReplyHeader{Xid: -2, Zxid: 1<<40 + 3, Err: -101}
+	for _, body := range []Record{nil, &StatResponse{Stat: Stat{Version: 4}}, &GetDataResponse{Data: bytes.Repeat([]byte("x"), 300)}} {
+		for _, dst := range [][]byte{nil, []byte("head")} {
+			want := AppendFrame(bytes.Clone(dst), &h, body)
+			if got := AppendReply(bytes.Clone(dst), h, body); !bytes.Equal(got, want) {
+				t.Errorf("AppendReply(%q, %+v, %T) = %v, want %v", dst, h, body, got, want)
+			}
+		}
+	}
+}
