@@ -338,8 +338,13 @@ func (w *World) executeWire(s *session, req *request) {
 		w.serveWaiting(s, req)
 		return
 	}
+	var lag *lagSnap
+	if r.connect {
+		lag = w.lagSnapshot()
+	}
 	p.fc.Serve(r.body)
 	w.servedWire(s, req, false)
+	w.afterSessionOpened(s, lag)
 }
 
 // servedWire follows a frame the server has run: its connection, its
