@@ -150,6 +150,7 @@ func newView(core *Server) *Server {
 		zxid:         core.zxid,
 		dataWatches:  newWatchTable(),
 		childWatches: newWatchTable(),
+		epochs:       &core.epoch,
 	}
 }
 
