@@ -104,6 +104,32 @@ func ensembleCases() []ensembleCase {
 			require.NoError(e.t, e.answered(done, "sync"))
 			require.Equal(e.t, []byte("new"), e.data(r, e.p("a")))
 		}},
+		{"new-session-reads-earlier-writes", func(e *ensEnv) {
+			// A member answers a new session only once it has applied its
+			// createSession, which the leader committed after every write
+			// that had returned: a client that connects through a lagging
+			// member reads them. (A real member's answer waits for the
+			// catch-up; zkmem's lagging member applies up to the session.)
+			f := e.followers[0]
+			catchUp := e.lag(f)
+			e.create(e.admin, e.p("a"), []byte("x"), zksim.ModePersistent)
+			var c zksim.Conn
+			seen := false
+			done := pending(func() error {
+				var err error
+				if c, err = e.ens.Connect(e.ctx, e.ens.Facts().MaxSessionTimeout, f); err != nil {
+					return err
+				}
+				seen, _, err = c.Exists(e.ctx, e.p("a"))
+				return err
+			})
+			time.Sleep(pendingWait)
+			catchUp()
+			require.NoError(e.t, e.answered(done, "connect through the lagging member, then exists"))
+			e.t.Cleanup(func() { _ = c.Close() })
+			require.Equal(e.t, f, e.ens.MemberOf(c))
+			require.True(e.t, seen, "the new session on member %d misses a node created before it", f)
+		}},
 		{"watch-event-before-new-data", func(e *ensEnv) {
 			// A client on a lagging member gets neither the event nor the
 			// data of a change before its member applies it, and once it

@@ -54,7 +54,8 @@
 // to lag, crash, restart and isolate members and to move a client to the
 // next member of its list. They check what a client sees of an ensemble:
 // its own writes on a follower, never an older state after a move, sync
-// then read, a watch event before the data it announces, ephemerals and
+// then read, a new session that reads every write that returned before it
+// connected, a watch event before the data it announces, ephemerals and
 // sessions through a member crash and a leader change, and read-only mode.
 // The project's test runs them on a real ensemble (zktest.OpenRealEnsemble).
 //

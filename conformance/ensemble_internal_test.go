@@ -9,8 +9,8 @@ import (
 // usable in go test -run, none shared with the main suite.
 func TestEnsembleCaseNames(t *testing.T) {
 	names := EnsembleCaseNames()
-	if len(names) != 8 {
-		t.Errorf("%d ensemble cases, want 8: %q", len(names), names)
+	if len(names) != 9 {
+		t.Errorf("%d ensemble cases, want 9: %q", len(names), names)
 	}
 	valid := regexp.MustCompile(`^ensemble/[a-z0-9-]+$`)
 	seen := make(map[string]bool)

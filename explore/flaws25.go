@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkmem"
 )
 
@@ -24,11 +26,16 @@ import (
 // staleDoneFamily.sync) is the correct code, which must pass: its
 // property test runs it (TestStaleReadsWithSync).
 //
-//   - ElectorTrustsStaleRead: after its session expired, an elector that
-//     led looks for its old node on its new session (Apache Helix, issue
-//     1118: the new session landed on a slower server); a member that has
-//     not applied the expiry still shows the node, and it believes it
-//     still leads while another is elected: two leaders.
+//   - ElectorTrustsStaleRead: an elector that led is cut off, and opens
+//     a new client before its old session has expired (it will not wait
+//     for one disconnected that long); once it hears that the old session
+//     expired, it looks for its old node through the new client (Apache
+//     Helix, issue 1118: the new session landed on a slower server). A
+//     member that applied the new session's creation but not the expiry,
+//     committed after it, still shows the node, and the elector believes
+//     it still leads while another is elected: two leaders. (A session
+//     opened after the expiry cannot read it stale: its member applies
+//     the expiry before it answers the connect.)
 //   - WorkerDoneFromStaleListing: a worker declares the work done when
 //     its listing of the work directory is empty (Apache Pravega, issues
 //     3755 and 3958); a member that has not applied the producer's creates
@@ -94,21 +101,31 @@ type staleElector struct {
 	mu      sync.Mutex
 	node    map[int]string // each client's node, as it believes
 	leading map[int]bool
+	// on is the session each client leads or campaigns on.
+	on map[int]*sim.Conn
 	// led is the node each client last led with, until it resigned or
 	// saw the node deleted: a session that expired keeps it.
 	led map[int]string
+	// spare is the client a process opened while its old one was cut
+	// off, before the old session expired (ExpireLeader); renew looks
+	// for the old node through it. It stays open, idle unless the
+	// process leads through it.
+	spare map[int]*sim.Conn
 }
 
 func newStaleElector(w *world, withSync bool) *staleElector {
 	_, _ = w.observer.Create(w.ctx, staleElectDir, nil, zksim.ModePersistent, zksim.OpenACL())
 	_, _ = w.observer.Create(w.ctx, staleTraffic, nil, zksim.ModePersistent, zksim.OpenACL())
-	return &staleElector{w: w, sync: withSync, node: map[int]string{}, leading: map[int]bool{}, led: map[int]string{}}
+	return &staleElector{w: w, sync: withSync, node: map[int]string{}, leading: map[int]bool{},
+		on: map[int]*sim.Conn{}, led: map[int]string{}, spare: map[int]*sim.Conn{}}
 }
 
-func (f *staleElector) set(c *client, node string, leading bool) {
+// set records c's node, whether it leads with it, and the session it
+// does so on.
+func (f *staleElector) set(c *client, conn *sim.Conn, node string, leading bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.node[c.idx], f.leading[c.idx] = node, leading
+	f.node[c.idx], f.leading[c.idx], f.on[c.idx] = node, leading, conn
 	if leading {
 		f.led[c.idx] = node
 	}
@@ -128,8 +145,14 @@ func (f *staleElector) forget(c *client, node string) {
 func (f *staleElector) campaign(ctx context.Context, c *client) error {
 	conn := c.session()
 	// Its nodes carry its session's name, so that it finds the node a
-	// create whose reply was lost made (a protected create).
+	// create whose reply was lost made (a protected create). It syncs
+	// first: the member it reconnected to after the loss may not have
+	// applied that create (the client never saw its zxid), and a second
+	// node would stay the lowest with nobody leading on it.
 	prefix := fmt.Sprintf("c%d-n-", conn.Index())
+	if _, err := conn.Sync(ctx, staleElectDir); err != nil {
+		return err
+	}
 	names, _, err := conn.Children(ctx, staleElectDir)
 	if err != nil {
 		return err
@@ -145,9 +168,9 @@ func (f *staleElector) campaign(ctx context.Context, c *client) error {
 			return err
 		}
 	}
-	f.set(c, me, false)
+	f.set(c, conn, me, false)
 	defer func() {
-		f.set(c, me, false)
+		f.set(c, conn, me, false)
 		if ctx.Err() != nil {
 			f.forget(c, me) // it resigns
 			_ = conn.Delete(context.WithoutCancel(ctx), me, -1)
@@ -174,10 +197,10 @@ func (f *staleElector) campaign(ctx context.Context, c *client) error {
 		if !ok {
 			continue
 		}
-		f.set(c, me, i == 0)
+		f.set(c, conn, me, i == 0)
 		select {
 		case ev := <-ch:
-			f.set(c, me, false)
+			f.set(c, conn, me, false)
 			if ev.Type != zksim.EventNodeDeleted {
 				return zksim.ErrConnectionLoss // a session event: start over
 			}
@@ -213,21 +236,42 @@ func (f *staleElector) actions() map[string]func(*rapid.T) {
 			}
 		},
 		// ExpireLeader: once a client leads (the idle ones campaign, for
-		// up to a session timeout), its session expires.
+		// up to a session timeout), its connection is cut off, and its
+		// process opens a new client (spare) rather than wait for the old
+		// one; then its old session expires, and the old client, back,
+		// hears of it (renew follows).
 		"ExpireLeader": func(t *rapid.T) {
 			defer w.hw.Quiet()()
 			if len(f.leaders()) == 0 {
-				for _, c := range w.awake() {
-					if !c.busy("") {
-						c.start("campaign", func(ctx context.Context) error { return f.campaign(ctx, c) })
-					}
-				}
+				f.campaignIdle(nil)
 				w.hw.RunUntil(t, sessionTimeout, func() bool { return len(f.leaders()) > 0 })
 			}
-			c := drawClient(t, f.leaders(), "expire leader")
-			// The followers lag, behind other applications' writes and
-			// then the expiry, and the leader learns of it at once: its
-			// next session may be served by one that has not applied it.
+			var awake []*client // a paused process could not hear of its expiry
+			for _, c := range f.leaders() {
+				if !c.paused() {
+					awake = append(awake, c)
+				}
+			}
+			c := drawClient(t, awake, "expire leader")
+			f.campaignIdle(c) // the others, to be elected after it
+			w.partition(t, c)
+			spare, err := w.sw.Connect()
+			if err != nil {
+				w.heal(t, c)
+				if w.sw.Members() > 1 && errors.Is(err, zksim.ErrConnectionLoss) {
+					t.SkipNow() // no member takes a new session now (an election)
+				}
+				t.Fatalf("connect: %v", err)
+			}
+			w.trace("p%d opens a new client: session c%d", c.idx, spare.Index())
+			f.mu.Lock()
+			f.spare[c.idx] = spare
+			f.mu.Unlock()
+			// The spare's member applied the commits up to its session's
+			// creation. The followers lag, behind other applications'
+			// writes and then the expiry, which the old client hears of
+			// as it reconnects: the spare's member may not have applied
+			// it yet.
 			lagFollowers(t, w)
 			for range backlog {
 				if _, err := w.observer.Set(w.ctx, staleTraffic, nil, -1); err != nil {
@@ -235,20 +279,38 @@ func (f *staleElector) actions() map[string]func(*rapid.T) {
 				}
 			}
 			w.inject(t, faults.Expire(c.conn.Index()))
-			for i := 0; i < 20 && c.busy("campaign") && w.sw.Enabled() > 0 && !w.violated(); i++ {
+			w.heal(t, c)
+			for i := 0; i < 20 && c.conn.State() != zksim.StateExpired && w.sw.Enabled() > 0 && !w.violated(); i++ {
 				w.step(t)
 			}
 		},
 	}
 }
 
-// leaders returns the clients that lead on a live session.
+// campaignIdle starts a campaign for each client other than except that
+// is not paused, runs nothing and does not believe it leads.
+func (f *staleElector) campaignIdle(except *client) {
+	for _, c := range f.w.awake() {
+		if c != except && !c.busy("") && !f.leads(c) {
+			c.start("campaign", func(ctx context.Context) error { return f.campaign(ctx, c) })
+		}
+	}
+}
+
+// leads reports whether c believes it leads.
+func (f *staleElector) leads(c *client) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.leading[c.idx]
+}
+
+// leaders returns the clients that lead on their process's session, live.
 func (f *staleElector) leaders() []*client {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*client
 	for _, c := range f.w.clients {
-		if f.leading[c.idx] && f.w.sessionLive(c) {
+		if f.leading[c.idx] && f.on[c.idx] == c.conn && f.w.sessionLive(c) {
 			out = append(out, c)
 		}
 	}
@@ -256,19 +318,27 @@ func (f *staleElector) leaders() []*client {
 }
 
 // renew: c has a new session, its old one expired. If it led then, it
-// looks for its old node on the new session, and leads on if it is
-// there: with the sync first, the member has applied the expiry, which
-// deleted the node; without it (the flaw), a member behind still shows it.
+// looks for its old node through the client it opened before the expiry
+// (spare), or else on the new session, and leads on through it if the
+// node is there: with the sync first, the member has applied the expiry,
+// which deleted the node; without it (the flaw), the spare's member, which
+// applied the spare's creation and not the expiry committed after it, may
+// still show it. (The new session's member applied the expiry before it
+// answered the connect.)
 func (f *staleElector) renew(c *client) {
 	f.mu.Lock()
 	old := f.led[c.idx]
 	delete(f.led, c.idx)
 	f.leading[c.idx] = false
+	conn := f.spare[c.idx]
+	delete(f.spare, c.idx)
 	f.mu.Unlock()
 	if old == "" {
 		return
 	}
-	conn := c.session()
+	if conn == nil {
+		conn = c.session()
+	}
 	c.start("resume", func(ctx context.Context) error {
 		if f.sync {
 			if _, err := conn.Sync(ctx, staleElectDir); err != nil {
@@ -277,7 +347,7 @@ func (f *staleElector) renew(c *client) {
 		}
 		ok, _, err := conn.Exists(ctx, old)
 		if err == nil && ok {
-			f.set(c, old, true) // still ours, it believes, and it leads on
+			f.set(c, conn, old, true) // still ours, it believes, and it leads on
 		}
 		return err
 	})
@@ -289,7 +359,7 @@ func (f *staleElector) check() {
 	defer f.mu.Unlock()
 	var leaders []int
 	for _, c := range f.w.clients {
-		if f.leading[c.idx] && f.w.sessionLive(c) {
+		if f.leading[c.idx] && f.w.hw.SessionLive(f.on[c.idx].SessionID()) {
 			leaders = append(leaders, c.idx)
 		}
 	}
@@ -298,13 +368,10 @@ func (f *staleElector) check() {
 	}
 }
 
-// live: every client campaigns, until the owner of the lowest node leads.
+// live: every client that does not lead campaigns, until the owner of the
+// lowest node leads.
 func (f *staleElector) live() bool {
-	for _, c := range f.w.clients {
-		if !c.busy("") && !c.paused() {
-			c.start("campaign", func(ctx context.Context) error { return f.campaign(ctx, c) })
-		}
-	}
+	f.campaignIdle(nil)
 	names := f.w.children(staleElectDir)
 	if len(names) == 0 {
 		return false
@@ -313,7 +380,7 @@ func (f *staleElector) live() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, c := range f.w.clients {
-		if f.leading[c.idx] && f.node[c.idx] == staleElectDir+"/"+names[0] && f.w.sessionLive(c) {
+		if f.leading[c.idx] && f.node[c.idx] == staleElectDir+"/"+names[0] && f.w.hw.SessionLive(f.on[c.idx].SessionID()) {
 			return true
 		}
 	}

@@ -583,3 +583,42 @@ func (w *World) lagHorizon(horizon time.Duration) time.Duration {
 	}
 	return horizon
 }
+
+// lagSnap is what afterSessionOpened compares against: the commits each
+// member had not applied before a session opened, and the sessions.
+type lagSnap struct {
+	pending []int
+	snap    ensSnap
+}
+
+// lagSnapshot records, before a session opens, what the members lag
+// behind (nil when none lags: nothing can change).
+func (w *World) lagSnapshot() *lagSnap {
+	if w.ens == nil || w.ens.nLag == 0 {
+		return nil
+	}
+	l := &lagSnap{pending: make([]int, len(w.ens.lagging)), snap: w.ensSnapshot()}
+	for m := range l.pending {
+		l.pending[m] = w.ens.e.Pending(m)
+	}
+	return l
+}
+
+// afterSessionOpened follows a session that opened through a lagging
+// member (s's, by Connect or a go-zookeeper client's handshake): the
+// member applied the commits it lagged behind up to the session's
+// createSession before it answered (zkmem's Ensemble.Connect and
+// OpenSessionAt), which may answer calls waiting for it and let clients
+// waiting for a member in.
+func (w *World) afterSessionOpened(s *session, l *lagSnap) {
+	if l == nil {
+		return
+	}
+	synctest.Wait()
+	for m, before := range l.pending {
+		if after := w.ens.e.Pending(m); after < before {
+			w.notef("m%d applied the %d commits it lagged behind, then the createSession of %s", m, before-after, s.name)
+		}
+	}
+	w.ensReconcile(l.snap)
+}

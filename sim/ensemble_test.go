@@ -373,3 +373,57 @@ func TestEnsembleSlowWriteAcrossAnElection(t *testing.T) {
 		}
 	})
 }
+
+// TestEnsembleConnectThroughALaggingMember: a session opened through a
+// lagging member reads every write committed before it (the member
+// applied them, then the createSession, before it answered), and a call
+// of another client that waited for that member is answered then.
+func TestEnsembleConnectThroughALaggingMember(t *testing.T) {
+	tried := 0
+	for seed := range uint64(20) {
+		cfg := sim.Config{Seed: seed, Clients: 1, Members: 3, Server: zkmemOptions()}
+		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+			e := w.Ensemble()
+			m := w.Member(0)
+			if m == e.Leader() {
+				return // c0 must be on a follower
+			}
+			require.NoError(t, w.Faults().Lag(m))
+			for f := range 3 {
+				if f != e.Leader() && f != m {
+					require.NoError(t, w.Faults().Lag(f))
+				}
+			}
+			var done atomic.Bool
+			var err error
+			w.Go(func(ctx context.Context) {
+				_, err = w.Conn(0).Create(ctx, "/x", nil, zksim.ModePersistent, zksim.OpenACL())
+				done.Store(true)
+			})
+			for !strings.Contains(w.TraceString(), "c0 apply create /x -> waits for its member") {
+				require.NoError(t, w.Step())
+			}
+			c, cerr := w.Connect()
+			require.NoError(t, cerr)
+			if w.Member(1) != m {
+				return // c1 reached another member first
+			}
+			tried++
+			require.Zero(t, e.Pending(m))
+			require.Contains(t, w.TraceString(), fmt.Sprintf("m%d applied the 1 commits it lagged behind, then the createSession of c1", m))
+			var seen bool
+			var serr error
+			var read atomic.Bool
+			w.Go(func(ctx context.Context) {
+				seen, _, serr = c.Exists(ctx, "/x")
+				read.Store(true)
+			})
+			require.NoError(t, w.Run(func() bool { return read.Load() && done.Load() }))
+			require.NoError(t, serr)
+			require.True(t, seen, "c1 misses /x, created before its session")
+			require.NoError(t, err)
+			require.True(t, w.Lagging(m), "m%d lags on", m)
+		})
+	}
+	require.Positive(t, tried, "no seed connected c1 through c0's lagging member")
+}

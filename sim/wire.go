@@ -338,8 +338,13 @@ func (w *World) executeWire(s *session, req *request) {
 		w.serveWaiting(s, req)
 		return
 	}
+	var lag *lagSnap
+	if r.connect {
+		lag = w.lagSnapshot()
+	}
 	p.fc.ServeFrame(r.body, &r.frame)
 	w.servedWire(s, req, false)
+	w.afterSessionOpened(s, lag)
 }
 
 // servedWire follows a frame the server has run: its connection, its

@@ -237,6 +237,7 @@ func (w *World) Connect() (*Conn, error) {
 	s.name = fmt.Sprintf("c%d", s.idx)
 	s.rand.init(w.cfg.Seed, s.idx)
 	s.prio = w.pct.priority()
+	lag := w.lagSnapshot()
 	zc, err := w.srv.Connect(append([]zkmem.ConnOption{
 		zkmem.WithSessionTimeout(w.cfg.SessionTimeout),
 		zkmem.WithReconnectDelay(farFuture),
@@ -253,6 +254,7 @@ func (w *World) Connect() (*Conn, error) {
 	w.applyOK.grow(len(w.sessions))
 	w.deliver.grow(len(w.sessions))
 	w.notef("%s connect session %#x timeout %v", s.name, zc.SessionID(), zc.SessionTimeout())
+	w.afterSessionOpened(s, lag)
 	return s.conn, nil
 }
 

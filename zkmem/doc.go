@@ -137,10 +137,11 @@
 // Server.OpenSession and ResumeSession attach a session to the leader (a
 // connection to no member in particular, such as zkwire's own port).
 //
-// Not modelled: a session opened through a lagging member is answered
-// before the member applied its createSession (a real member answers once
-// it applied the commits before it, so the client reads every write that
-// returned before it connected).
+// A member answers a new session only once it applied the session's
+// createSession, as ZooKeeper's does: a lagging member applies the commits
+// it lags behind up to it (at once, where a real member's answer waits for
+// them), so the client reads every write that returned before it
+// connected; the member lags on after it.
 //
 // getEphemerals is a read too: a member that fell behind lists the
 // session's ephemerals as it applied them, in the order of its own copy of

@@ -62,7 +62,10 @@ func isWrite(op OpCode) bool {
 
 // Connect opens a session through the first member of the client's list
 // (WithMembers) that serves clients: a createSession transaction the
-// leader commits. It fails with ErrNoMember when none does (an election,
+// leader commits, which the member applies before it answers, as a
+// ZooKeeper member does (a lagging member applies the commits it lags
+// behind up to it first, and still lags after it): the client never reads
+// a state older than its session. It fails with ErrNoMember when none does (an election,
 // every member down), with zksim.ErrClosing once the ensemble is closed,
 // and as Server.Connect does for bad options. A client that allows
 // read-only mode (WithCanBeReadOnly) also takes a member in read-only mode:
@@ -89,6 +92,12 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 			return nil, fmt.Errorf("zkmem: WithMembers: no member %d in an ensemble of %d", i, len(e.members))
 		}
 	}
+	redial := false
+	defer func() {
+		if redial { // after the unlock below
+			e.redialWaiting()
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -106,6 +115,9 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 		}
 		sess := s.openSession(c.cfg.sessionTimeout, c.cfg.addr, (*connSink)(c))
 		sess.view, sess.member, sess.readOnly = m.view, m, ro
+		if !ro {
+			redial = e.applyCreateSession(m)
+		}
 		c.sess, c.at = sess, k
 		c.lastZxid = m.view.zxid
 		if ro {

@@ -150,6 +150,7 @@ func newView(core *Server) *Server {
 		zxid:         core.zxid,
 		dataWatches:  newWatchTable(),
 		childWatches: newWatchTable(),
+		epochs:       &core.epoch,
 	}
 }
 
@@ -261,7 +262,9 @@ func (e *Ensemble) servesRO(m *member) bool {
 
 // Lag makes member i stop applying commits: they queue until CatchUp, or
 // ApplyNext applies them one by one. Its clients keep reading its state,
-// and a write of theirs is answered once the member applied it.
+// and a write of theirs is answered once the member applied it. A session
+// that opens through it makes it apply the queued commits up to the
+// session's createSession first (see Connect).
 func (e *Ensemble) Lag(i int) {
 	e.core.mu.Lock()
 	defer e.core.mu.Unlock()

@@ -23,12 +23,19 @@ import (
 // saw none), fails with ErrZxidAhead. The session is
 // read-only, which readOnly reports, when i serves read-only clients only:
 // writes and sync then fail with zksim.ErrNotReadOnly. It panics for a
-// member that does not exist.
+// member that does not exist. As Ensemble.Connect, the member applies the
+// session's createSession before it answers.
 func (e *Ensemble) OpenSessionAt(i int, timeout time.Duration, lastZxid int64, addr netip.Addr, sink Sink, canBeReadOnly bool) (sess *Session, readOnly bool, err error) {
 	if !addr.IsValid() {
 		return nil, false, errNoClientAddr
 	}
 	s := e.core
+	redial := false
+	defer func() {
+		if redial { // after the unlock below
+			e.redialWaiting()
+		}
+	}()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -41,6 +48,9 @@ func (e *Ensemble) OpenSessionAt(i int, timeout time.Duration, lastZxid int64, a
 	}
 	sess = s.openSession(timeout, addr, sink)
 	sess.view, sess.member, sess.readOnly = m.view, m, ro
+	if !ro {
+		redial = e.applyCreateSession(m)
+	}
 	if ro {
 		// The leader does not hear of a read-only connection: the
 		// session's clock runs.

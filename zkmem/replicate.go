@@ -298,6 +298,27 @@ func (e *Ensemble) applySeqs(m *member, zxid int64) {
 	}
 }
 
+// applyCreateSession makes m apply the commits it lags behind up to the
+// createSession the leader just committed for a session opening through
+// it: a ZooKeeper member answers the connect once it applied that
+// transaction (FinalRequestProcessor, behind every earlier commit), so the
+// client reads no state older than its session. A member that lags goes
+// on lagging after it. It reports whether m applied anything while
+// clients wait for a member (call redialWaiting after unlocking). Called
+// with core.mu held, right after the createSession's commit.
+func (e *Ensemble) applyCreateSession(m *member) (redial bool) {
+	applied := false
+	for m.view.zxid < e.core.zxid && e.applyNext(m) {
+		applied = true
+	}
+	if !applied {
+		return false
+	}
+	e.settle(m)
+	e.trim()
+	return len(e.waiting) > 0
+}
+
 // trim drops the entries every member applied. Called with core.mu held.
 func (e *Ensemble) trim() {
 	low := e.core.zxid

@@ -39,6 +39,10 @@ type Server struct {
 	// ens is the ensemble whose committed state this server holds, nil for
 	// a standalone server (ensemble.go).
 	ens *Ensemble
+	// epochs, on an ensemble member's view, is the core's epoch: one count
+	// for every member, since a session moves between members and keeps
+	// the epoch it was last notified in (nil: the Server's own epoch).
+	epochs *uint64
 }
 
 // firstSessionID is the id of the first session a server hands out: server
@@ -212,16 +216,21 @@ func (s *Server) commit(t *txn) {
 // NodeChildrenChanged, and for NodeDeleted the node's child watches too,
 // each session hearing once.
 func (s *Server) trigger(typ zksim.EventType, path string, acl *aclList) {
-	s.epoch++
+	ep := &s.epoch
+	if s.epochs != nil {
+		ep = s.epochs
+	}
+	*ep++
+	epoch := *ep
 	fired := s.fired[:0]
 	switch typ {
 	case zksim.EventNodeChildrenChanged:
-		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.childWatches.trigger(path, typ, epoch, fired)
 	case zksim.EventNodeDeleted:
-		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
-		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.dataWatches.trigger(path, typ, epoch, fired)
+		fired = s.childWatches.trigger(path, typ, epoch, fired)
 	default:
-		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.dataWatches.trigger(path, typ, epoch, fired)
 	}
 	if len(fired) > 1 {
 		sortSessions(fired)
