@@ -142,8 +142,9 @@ func (pt *proxyTable) reconnect(ctx context.Context, c zksim.Conn) error {
 }
 
 // reconnectSettle is how long reconnect waits after the Conn is connected
-// again (see reconnect).
-const reconnectSettle = 50 * time.Millisecond
+// again (see reconnect). 50 ms was too short once in a CI run under -race
+// on 2 busy cores: the race detector caught go-zookeeper's read.
+const reconnectSettle = 250 * time.Millisecond
 
 // expire holds c's connection cut past its session timeout, so that the
 // server expires the session (it checks every tick), then restores it and
