@@ -254,13 +254,20 @@ func (c *core) receiptTrouble(ctx context.Context, res []zksim.OpResult, err err
 // receiptSays reads our receipt after a lost multi reply and reports
 // whether the multi was applied: the receipt then holds name at the next
 // version. Either way it records the receipt's current version. With name
-// "" it only does that.
+// "" it only does that. It syncs first: the client may have moved to a
+// member of an ensemble that has not applied the multi yet (it never saw
+// the multi's zxid, so the member admits it), where the receipt would say
+// "not applied" and the call would add the item again (an offer) or lose
+// the item it removed (a remove).
 func (c *core) receiptSays(ctx context.Context, name string) (bool, error) {
 	var (
 		data []byte
 		st   *zksim.Stat
 	)
 	err := retry.Do(ctx, c.conn, func() error {
+		if _, err := c.conn.Sync(ctx, c.receipt); err != nil {
+			return err
+		}
 		var err error
 		data, st, err = c.conn.Get(ctx, c.receipt)
 		return err
