@@ -280,12 +280,12 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 
 // Ack acknowledges the item: it and our claim are deleted in one multi, so
 // no other consumer will get it. It waits out connection losses (after a
-// lost reply it checks whether the item is gone). It returns an error
-// matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted): the item then belongs to another consumer. A Conn that went
-// on with a new session once ours expired (a client library that renews
-// sessions) has lost the claim: ErrClaimLost with ErrSessionExpired, and
-// nothing is deleted. An item already
+// lost reply it syncs and checks whether its claim and the item are gone).
+// It returns an error matching ErrClaimLost if our claim is gone (session
+// expired, or the claim was deleted): the item then belongs to another
+// consumer. A Conn that went on with a new session once ours expired (a
+// client library that renews sessions) has lost the claim: ErrClaimLost
+// with ErrSessionExpired, and nothing is deleted. An item already
 // acknowledged or released gets ErrClaimLost at once: the claim's path may
 // be another consumer's claim by then.
 func (it *Item) Ack(ctx context.Context) (err error) {
