@@ -145,8 +145,9 @@ type queueFamily struct {
 	held       map[int]*queue.Item
 	holdThen   map[int]string
 	lostClaims map[*queue.Item]bool
-	// lostReplies: the items whose Ack's reply HeldRace had lost.
-	lostReplies map[*queue.Item]bool
+	// lostReplies: the items whose Ack's reply HeldRace had lost, with
+	// claimDeletes as the race began.
+	lostReplies map[*queue.Item]int
 	// plain: priority queue, the items a plain Queue value of the producer
 	// offered (plainQueue); plainQ is that value, plainC the session it
 	// was made for (a Renewing's value lives on).
@@ -179,7 +180,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]int{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}

@@ -115,7 +115,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	case "item", "lost item", "expired check":
 		f.deleted[k] = true
 	case "lost reply":
-		f.lostReplies[it] = true
+		f.lostReplies[it] = f.claimDeletes
 	}
 	f.holdThen[i] = then
 	f.mu.Unlock()
@@ -200,17 +200,22 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	}
 	f.checkSession(c, conn, ctx, op, err)
 	f.mu.Lock()
-	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
+	lost := f.lostClaims[it]
+	deletesAt, lostReply := f.lostReplies[it]
+	// An Ack that outlasted HeldRace's wait (no quorum, say) may meet a
+	// later Delete action of the item or a claim: the multi whose reply
+	// was lost then failed.
+	touched := f.deleted[k] || f.claimDeletes != deletesAt
 	delete(f.lostClaims, it)
 	delete(f.lostReplies, it)
 	f.mu.Unlock()
 	if err == nil && lost {
 		f.w.violate(kindCallOnALostClaim, "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
 	}
-	// With its claim in place and no one else at work, an Ack whose
-	// reply was lost was applied: it must say so, unless the call or
-	// the session ended meanwhile.
-	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+	// With its claim and item in place and no one else at work, an Ack
+	// whose reply was lost was applied: it must say so, unless the call
+	// or the session ended meanwhile.
+	if lostReply && !touched && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
 		f.w.violate(kindAppliedAckReportedLost, "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err
