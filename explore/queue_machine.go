@@ -148,6 +148,15 @@ type queueFamily struct {
 	// lostReplies: the items whose Ack's reply HeldRace had lost, with
 	// claimDeletes as the race began.
 	lostReplies map[*queue.Item]int
+	// racer is the consumer whose Ack or Release HeldRace let go on, until
+	// that call returns (nil when none): no other consumer call begins
+	// meanwhile (take), even once the Ack has outlasted HeldRace's wait
+	// (an ensemble without a quorum, say), so that the race's outcome
+	// stays its alone. (The package's known limit: an Ack that lost its
+	// reply after a third party deleted its claim, and found claim and
+	// item gone because another consumer claimed and acknowledged the
+	// item meanwhile, reports it delivered too.)
+	racer *client
 	// plain: priority queue, the items a plain Queue value of the producer
 	// offered (plainQueue); plainQ is that value, plainC the session it
 	// was made for (a Renewing's value lives on).

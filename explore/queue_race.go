@@ -53,8 +53,9 @@ import (
 // the claim was deleted)", and Release "returns ErrClaimLost if our claim
 // was already gone"; an Ack never succeeds on an item a third party
 // deleted (lockingCall checks it), and no claim is left behind
-// (checkClaims). The race runs only while every other consumer is idle, so
-// that no one can claim the item again before the holder's call ends.
+// (checkClaims). The race runs only while every other consumer is idle,
+// and no other consumer call begins until the holder's call returns
+// (racer), so that no one can claim the item again before it ends.
 var heldRaces = []string{"claim", "item", "lost claim", "lost item", "lost reply"}
 
 // heldRace runs the action HeldRace: it makes a consumer hold an item if
@@ -156,6 +157,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	if ch, ok := f.holds[i]; ok {
 		close(ch)
 		delete(f.holds, i)
+		f.racer = c
 	}
 	f.mu.Unlock()
 	if expire != nil {
@@ -200,6 +202,9 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	}
 	f.checkSession(c, conn, ctx, op, err)
 	f.mu.Lock()
+	if f.racer == c {
+		f.racer = nil
+	}
 	lost := f.lostClaims[it]
 	deletesAt, lostReply := f.lostReplies[it]
 	// An Ack that outlasted HeldRace's wait (no quorum, say) may meet a
