@@ -147,8 +147,21 @@ func (c *core) poll(ctx context.Context) ([]byte, bool, error) {
 	}
 }
 
-// take removes and returns the first item, waiting for one.
+// take removes and returns the first item, waiting for one. A priority
+// queue's take syncs first: its member, lagging behind an Offer that
+// returned before the call began, would list the queue without that item
+// and hand out a lower-priority one while it waits (a FIFO queue's head
+// is the oldest item, which a lagging member lists too).
 func (c *core) take(ctx context.Context) ([]byte, error) {
+	if c.prioritized {
+		err := retry.Do(ctx, c.conn, func() error {
+			_, err := c.conn.Sync(ctx, c.dir)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	for {
 		items, w, err := c.list(ctx, true)
 		if err != nil {

@@ -14,8 +14,12 @@
 // client (a member serving a read may lag behind the quorum: ZooKeeper's
 // reads are sequentially consistent, only a read after a sync is up to
 // date). A TryTake reports ErrEmpty only for a queue that had no unclaimed
-// item at some time during the call. Take does not sync: its watch
-// fires once its member applies an item it did not list. The reads that
+// item at some time during the call. The Take of a Queue or LockingQueue
+// does not sync: its watch fires once its member applies an item it did
+// not list, and the head of a FIFO queue is its oldest item, which a
+// lagging member lists too. A PriorityQueue's Take syncs once first, so
+// that it hands out the head of every item offered before it began, not a
+// lower-priority one its member had applied. The reads that
 // decide a call's outcome sync too: after a lost reply the client may
 // have moved to a member that has not applied its own change (it never
 // saw the change's zxid), so the receipt read that tells an Offer or a

@@ -283,3 +283,31 @@ func TestReceiptAfterALostReplyOnALaggingMember(t *testing.T) {
 		})
 	})
 }
+
+// TestPriorityTakeAfterOfferOnALaggingMember: a PriorityQueue Take that
+// begins after an Offer of a higher priority returned gets that item,
+// even when the consumer's member has not applied the Offer yet: the
+// Take syncs first, where a listing on the member would show only the
+// item of lower priority.
+func TestPriorityTakeAfterOfferOnALaggingMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e, producer, consumer := laggingPair(t)
+		e.CatchUp(1)
+		p := queue.NewPriority(producer, "/q")
+		require.NoError(t, p.Offer(ctx, []byte("low"), 5))
+		n, err := queue.NewPriority(consumer, "/q").Len(ctx) // the member has it
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		e.Lag(1)
+		require.NoError(t, p.Offer(ctx, []byte("high"), 1))
+		require.NotZero(t, e.Pending(1))
+		var data []byte
+		err = answerAfterCatchUp(t, e, func() (err error) {
+			data, err = queue.NewPriority(consumer, "/q").Take(ctx)
+			return err
+		})
+		require.NoError(t, err)
+		require.Equal(t, []byte("high"), data)
+	})
+}
