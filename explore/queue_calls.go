@@ -76,6 +76,12 @@ func (f *queueFamily) offer(p *client, prio int32, plain bool) {
 }
 
 func (f *queueFamily) take(c *client, wait bool, end string) {
+	f.mu.Lock()
+	racer := f.racer
+	f.mu.Unlock()
+	if racer != nil && racer != c {
+		return // not while HeldRace's call runs on
+	}
 	f.noteCall(c)
 	q := f.cons[c.idx]
 	before := f.present()

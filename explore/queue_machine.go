@@ -145,8 +145,18 @@ type queueFamily struct {
 	held       map[int]*queue.Item
 	holdThen   map[int]string
 	lostClaims map[*queue.Item]bool
-	// lostReplies: the items whose Ack's reply HeldRace had lost.
-	lostReplies map[*queue.Item]bool
+	// lostReplies: the items whose Ack's reply HeldRace had lost, with
+	// claimDeletes as the race began.
+	lostReplies map[*queue.Item]int
+	// racer is the consumer whose Ack or Release HeldRace let go on, until
+	// that call returns (nil when none): no other consumer call begins
+	// meanwhile (take), even once the Ack has outlasted HeldRace's wait
+	// (an ensemble without a quorum, say), so that the race's outcome
+	// stays its alone. (The package's known limit: an Ack that lost its
+	// reply after a third party deleted its claim, and found claim and
+	// item gone because another consumer claimed and acknowledged the
+	// item meanwhile, reports it delivered too.)
+	racer *client
 	// plain: priority queue, the items a plain Queue value of the producer
 	// offered (plainQueue); plainQ is that value, plainC the session it
 	// was made for (a Renewing's value lives on).
@@ -179,7 +189,7 @@ func newQueueFamily(w *world, kind queueKind) *queueFamily {
 		calls: make([]int, len(w.clients)), attempts: map[string]int{}, names: map[string]int{},
 		seen: map[string]bool{}, removedBy: map[int]int{}, failedIDs: map[int]bool{}, deleted: map[int]bool{}, withdrawn: map[int]bool{}, emptyWatch: map[int]bool{},
 		holds: map[int]chan struct{}{}, done: map[int][]*queue.Item{},
-		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]bool{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
+		held: map[int]*queue.Item{}, holdThen: map[int]string{}, lostClaims: map[*queue.Item]bool{}, lostReplies: map[*queue.Item]int{}, cancelAts: map[int]*cancelPoint{}, expireAts: map[int]*expirePoint{}, claimGone: map[int]bool{}, plain: map[int]bool{}, itemNums: map[string]int{}, mayRefuse: map[int]bool{}}
 	for _, c := range w.clients {
 		f.cons = append(f.cons, kind.consumer(c))
 	}

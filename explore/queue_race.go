@@ -53,8 +53,9 @@ import (
 // the claim was deleted)", and Release "returns ErrClaimLost if our claim
 // was already gone"; an Ack never succeeds on an item a third party
 // deleted (lockingCall checks it), and no claim is left behind
-// (checkClaims). The race runs only while every other consumer is idle, so
-// that no one can claim the item again before the holder's call ends.
+// (checkClaims). The race runs only while every other consumer is idle,
+// and no other consumer call begins until the holder's call returns
+// (racer), so that no one can claim the item again before it ends.
 var heldRaces = []string{"claim", "item", "lost claim", "lost item", "lost reply"}
 
 // heldRace runs the action HeldRace: it makes a consumer hold an item if
@@ -115,7 +116,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	case "item", "lost item", "expired check":
 		f.deleted[k] = true
 	case "lost reply":
-		f.lostReplies[it] = true
+		f.lostReplies[it] = f.claimDeletes
 	}
 	f.holdThen[i] = then
 	f.mu.Unlock()
@@ -156,6 +157,7 @@ func (f *queueFamily) heldRace(t *rapid.T) {
 	if ch, ok := f.holds[i]; ok {
 		close(ch)
 		delete(f.holds, i)
+		f.racer = c
 	}
 	f.mu.Unlock()
 	if expire != nil {
@@ -200,17 +202,25 @@ func (f *queueFamily) finishHold(ctx context.Context, c *client, it *queue.Item)
 	}
 	f.checkSession(c, conn, ctx, op, err)
 	f.mu.Lock()
-	lost, lostReply := f.lostClaims[it], f.lostReplies[it]
+	if f.racer == c {
+		f.racer = nil
+	}
+	lost := f.lostClaims[it]
+	deletesAt, lostReply := f.lostReplies[it]
+	// An Ack that outlasted HeldRace's wait (no quorum, say) may meet a
+	// later Delete action of the item or a claim: the multi whose reply
+	// was lost then failed.
+	touched := f.deleted[k] || f.claimDeletes != deletesAt
 	delete(f.lostClaims, it)
 	delete(f.lostReplies, it)
 	f.mu.Unlock()
 	if err == nil && lost {
 		f.w.violate(kindCallOnALostClaim, "p%d's %s of item %d succeeded, but a third party had deleted its claim", c.idx, op, k)
 	}
-	// With its claim in place and no one else at work, an Ack whose
-	// reply was lost was applied: it must say so, unless the call or
-	// the session ended meanwhile.
-	if lostReply && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
+	// With its claim and item in place and no one else at work, an Ack
+	// whose reply was lost was applied: it must say so, unless the call
+	// or the session ended meanwhile.
+	if lostReply && !touched && errors.Is(err, queue.ErrClaimLost) && ctx.Err() == nil && (conn == nil || conn == began(c)) && f.w.sessionLive(c) && c.conn.State() == zksim.StateConnected {
 		f.w.violate(kindAppliedAckReportedLost, "p%d's Ack of item %d returned %v after a lost reply, but the Ack was applied", c.idx, k, err)
 	}
 	return then != "release", err

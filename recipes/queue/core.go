@@ -147,8 +147,21 @@ func (c *core) poll(ctx context.Context) ([]byte, bool, error) {
 	}
 }
 
-// take removes and returns the first item, waiting for one.
+// take removes and returns the first item, waiting for one. A priority
+// queue's take syncs first: its member, lagging behind an Offer that
+// returned before the call began, would list the queue without that item
+// and hand out a lower-priority one while it waits (a FIFO queue's head
+// is the oldest item, which a lagging member lists too).
 func (c *core) take(ctx context.Context) ([]byte, error) {
+	if c.prioritized {
+		err := retry.Do(ctx, c.conn, func() error {
+			_, err := c.conn.Sync(ctx, c.dir)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	for {
 		items, w, err := c.list(ctx, true)
 		if err != nil {
@@ -254,13 +267,20 @@ func (c *core) receiptTrouble(ctx context.Context, res []zksim.OpResult, err err
 // receiptSays reads our receipt after a lost multi reply and reports
 // whether the multi was applied: the receipt then holds name at the next
 // version. Either way it records the receipt's current version. With name
-// "" it only does that.
+// "" it only does that. It syncs first: the client may have moved to a
+// member of an ensemble that has not applied the multi yet (it never saw
+// the multi's zxid, so the member admits it), where the receipt would say
+// "not applied" and the call would add the item again (an offer) or lose
+// the item it removed (a remove).
 func (c *core) receiptSays(ctx context.Context, name string) (bool, error) {
 	var (
 		data []byte
 		st   *zksim.Stat
 	)
 	err := retry.Do(ctx, c.conn, func() error {
+		if _, err := c.conn.Sync(ctx, c.receipt); err != nil {
+			return err
+		}
 		var err error
 		data, st, err = c.conn.Get(ctx, c.receipt)
 		return err

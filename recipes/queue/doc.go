@@ -14,8 +14,18 @@
 // client (a member serving a read may lag behind the quorum: ZooKeeper's
 // reads are sequentially consistent, only a read after a sync is up to
 // date). A TryTake reports ErrEmpty only for a queue that had no unclaimed
-// item at some time during the call. Take does not sync: its watch
-// fires once its member applies an item it did not list.
+// item at some time during the call. The Take of a Queue or LockingQueue
+// does not sync: its watch fires once its member applies an item it did
+// not list, and the head of a FIFO queue is its oldest item, which a
+// lagging member lists too. A PriorityQueue's Take syncs once first, so
+// that it hands out the head of every item offered before it began, not a
+// lower-priority one its member had applied. The reads that
+// decide a call's outcome sync too: after a lost reply the client may
+// have moved to a member that has not applied its own change (it never
+// saw the change's zxid), so the receipt read that tells an Offer or a
+// remove whether its multi was applied, and the look at a LockingQueue
+// claim (Ack after a lost reply, Release, a claim's cleanup), follow a
+// sync. Release thus reports a claim deleted before it began as lost.
 //
 // # Znode layout
 //
@@ -80,5 +90,7 @@
 // consumer claims and acknowledges the item before the first Ack looks,
 // both Acks return nil: the item is reported delivered twice. Telling the
 // two apart would take an acknowledgement record in the Ack's multi, as
-// the receipts do for removes; the recipe does not keep one.
+// the receipts do for removes; the recipe does not keep one. Likewise a
+// Release whose delete's reply was lost takes its claim, found gone, for
+// deleted by that delete, though a third party may have deleted it first.
 package queue

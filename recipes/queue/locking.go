@@ -250,15 +250,23 @@ func (q *LockingQueue) claim(ctx context.Context, name string) (_ *Item, ok bool
 }
 
 // claimIsMine reports whether the claim node exists, is owned by our
-// session and holds our token.
+// session and holds our token. It syncs first: on an ensemble our member
+// may lag behind a delete of the claim (a third party's, or our own whose
+// reply was lost) and still serve it, and the answer decides whether a
+// call reports the claim lost (Release), takes its lost Ack for applied
+// (Ack) or leaves a claim of ours behind (claim).
 func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 	var (
 		data []byte
 		st   *zksim.Stat
 	)
+	p := it.q.claims + "/" + it.name
 	err := retry.Do(ctx, it.q.conn, func() error {
+		if _, err := it.q.conn.Sync(ctx, p); err != nil {
+			return err
+		}
 		var err error
-		data, st, err = it.q.conn.Get(ctx, it.q.claims+"/"+it.name)
+		data, st, err = it.q.conn.Get(ctx, p)
 		return err
 	})
 	if errors.Is(err, zksim.ErrNoNode) {
@@ -272,12 +280,12 @@ func (it *Item) claimIsMine(ctx context.Context) (bool, error) {
 
 // Ack acknowledges the item: it and our claim are deleted in one multi, so
 // no other consumer will get it. It waits out connection losses (after a
-// lost reply it checks whether the item is gone). It returns an error
-// matching ErrClaimLost if our claim is gone (session expired, or the claim
-// was deleted): the item then belongs to another consumer. A Conn that went
-// on with a new session once ours expired (a client library that renews
-// sessions) has lost the claim: ErrClaimLost with ErrSessionExpired, and
-// nothing is deleted. An item already
+// lost reply it syncs and checks whether its claim and the item are gone).
+// It returns an error matching ErrClaimLost if our claim is gone (session
+// expired, or the claim was deleted): the item then belongs to another
+// consumer. A Conn that went on with a new session once ours expired (a
+// client library that renews sessions) has lost the claim: ErrClaimLost
+// with ErrSessionExpired, and nothing is deleted. An item already
 // acknowledged or released gets ErrClaimLost at once: the claim's path may
 // be another consumer's claim by then.
 func (it *Item) Ack(ctx context.Context) (err error) {
@@ -366,9 +374,15 @@ func claimLost(err error) error {
 }
 
 // Release hands the item back without acknowledging it: our claim is
-// deleted and the next consumer gets the item. It returns ErrClaimLost if
-// our claim was already gone, or the item already acknowledged or
-// released.
+// deleted and the next consumer gets the item. It waits out connection
+// losses. It returns ErrClaimLost if our claim was already gone when the
+// call began (session expired, or the claim deleted: it syncs before it
+// looks, so a member of an ensemble that lags behind the delete does not
+// hide it) or went before our delete reached it, and at once if the item
+// was already acknowledged or released. A Conn that went on with a new
+// session once ours expired gets ErrClaimLost with ErrSessionExpired, and
+// nothing is deleted. After a lost reply of its delete, a claim found gone
+// is taken for deleted by us (see the known limit of the package doc).
 func (it *Item) Release(ctx context.Context) (err error) {
 	if it.done.Load() {
 		return ErrClaimLost
@@ -388,7 +402,48 @@ func (it *Item) Release(ctx context.Context) (err error) {
 	if !mine {
 		return ErrClaimLost
 	}
-	return claimLost(seqnode.DeleteOwned(ctx, it.q.conn, it.q.claims+"/"+it.name))
+	return it.deleteClaim(ctx)
+}
+
+// deleteClaim deletes our claim, which claimIsMine just found ours, for
+// Release. ZooKeeper applies a delete at the leader, so ErrNoNode from the
+// first one means the claim was deleted by someone else (or went with our
+// session) after our look: lost. After a connection loss our delete may
+// have been applied with its reply lost; a claim found gone then is taken
+// for deleted by us, a claim still ours is deleted again.
+func (it *Item) deleteClaim(ctx context.Context) error {
+	q := it.q
+	p := q.claims + "/" + it.name
+	for losses := 0; ; {
+		if err := it.sameSession(); err != nil {
+			return err
+		}
+		err := q.conn.Delete(ctx, p, -1)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zksim.ErrNoNode):
+			if losses == 0 {
+				return ErrClaimLost
+			}
+			return nil // our delete whose reply was lost was applied
+		case errors.Is(err, zksim.ErrConnectionLoss):
+			// Bound to our claim's session, as Ack's wait.
+			if err := retry.PauseOn(ctx, q.conn, it.session, losses); err != nil {
+				return claimLost(err)
+			}
+			losses++
+			mine, err := it.claimIsMine(ctx)
+			if err != nil {
+				return claimLost(err)
+			}
+			if !mine {
+				return nil // deleted by our lost delete, as far as we can tell
+			}
+		default:
+			return claimLost(err)
+		}
+	}
 }
 
 // release deletes our claim if it is ours. Between the check and the

@@ -41,7 +41,9 @@ func (q *PriorityQueue) TryTake(ctx context.Context) ([]byte, error) {
 	return orEmpty(q.c.poll(ctx))
 }
 
-// Take removes and returns the head, blocking as Queue.Take.
+// Take removes and returns the head, blocking as Queue.Take. It syncs
+// first, so that it sees every item offered before it began (see the
+// package doc).
 func (q *PriorityQueue) Take(ctx context.Context) ([]byte, error) { return q.c.take(ctx) }
 
 // Len returns the number of items in the queue.
