@@ -31,6 +31,11 @@ type Server struct {
 	dataWatches  *watchTable
 	childWatches *watchTable
 	epoch        uint64             // watch-trigger epoch, see watchTable.trigger
+	// epochs, in an ensemble member's view, is the ensemble's epoch
+	// counter (its core's epoch), which every member's view shares: a
+	// session that moves between members must never meet an epoch it was
+	// fired in already, or it misses the event (nil: epoch).
+	epochs *uint64
 	fired        []*Session         // scratch list of sessions to notify
 	txnBuf       txn                // the transaction in the making; one at a time
 	conns        map[*Conn]struct{} // every Conn not yet closed
@@ -212,16 +217,21 @@ func (s *Server) commit(t *txn) {
 // NodeChildrenChanged, and for NodeDeleted the node's child watches too,
 // each session hearing once.
 func (s *Server) trigger(typ zksim.EventType, path string, acl *aclList) {
-	s.epoch++
+	counter := &s.epoch
+	if s.epochs != nil {
+		counter = s.epochs
+	}
+	*counter++
+	epoch := *counter
 	fired := s.fired[:0]
 	switch typ {
 	case zksim.EventNodeChildrenChanged:
-		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.childWatches.trigger(path, typ, epoch, fired)
 	case zksim.EventNodeDeleted:
-		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
-		fired = s.childWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.dataWatches.trigger(path, typ, epoch, fired)
+		fired = s.childWatches.trigger(path, typ, epoch, fired)
 	default:
-		fired = s.dataWatches.trigger(path, typ, s.epoch, fired)
+		fired = s.dataWatches.trigger(path, typ, epoch, fired)
 	}
 	if len(fired) > 1 {
 		sortSessions(fired)
