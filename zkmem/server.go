@@ -31,11 +31,6 @@ type Server struct {
 	dataWatches  *watchTable
 	childWatches *watchTable
 	epoch        uint64             // watch-trigger epoch, see watchTable.trigger
-	// epochs, in an ensemble member's view, is the ensemble's epoch
-	// counter (its core's epoch), which every member's view shares: a
-	// session that moves between members must never meet an epoch it was
-	// fired in already, or it misses the event (nil: epoch).
-	epochs *uint64
 	fired        []*Session         // scratch list of sessions to notify
 	txnBuf       txn                // the transaction in the making; one at a time
 	conns        map[*Conn]struct{} // every Conn not yet closed
@@ -44,6 +39,11 @@ type Server struct {
 	// ens is the ensemble whose committed state this server holds, nil for
 	// a standalone server (ensemble.go).
 	ens *Ensemble
+	// epochs, in an ensemble member's view, is the ensemble's epoch
+	// counter (its core's epoch), which every member's view shares: a
+	// session that moves between members must never meet an epoch it was
+	// fired in already, or it misses the event (nil: epoch).
+	epochs *uint64
 }
 
 // firstSessionID is the id of the first session a server hands out: server
