@@ -93,10 +93,18 @@ func (w *World) renewTo(s *session) *Conn {
 }
 
 // renewLater tries renewTo again lagTick from now, as a library keeps
-// trying to open its new session while no ensemble member takes one.
+// trying to open its new session while no ensemble member takes one. A
+// library whose process is paused (s's client, Pause) tries nothing until
+// it resumes: a renewal meanwhile would leave the calls the process made
+// on the old session held by a pause nobody ends, as the process goes on
+// with the new one.
 func (w *World) renewLater(s *session) {
 	w.schedule(w.now+lagTick, &timed{kind: tEnsemble, fn: func() {
 		if s.renew.Current() != s.conn {
+			return
+		}
+		if s.paused {
+			w.renewLater(s)
 			return
 		}
 		if next := w.renewTo(s); next != nil {

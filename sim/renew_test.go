@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
@@ -93,5 +95,59 @@ func TestRenewingClosedRenewsNothing(t *testing.T) {
 		if st := r.State(); st != zksim.StateExpired && st != zksim.StateClosed {
 			t.Errorf("closed Renewing in state %v, want StateExpired or StateClosed", st)
 		}
+	})
+}
+
+// A Renewing whose process is paused renews nothing until it resumes: a
+// call the process made on its expired session before the pause gets its
+// answer (ErrSessionExpired) once it resumes, and only then does the
+// library open its new session. Found by exploration (TestElectionEnsemble,
+// "liveness"): the library renewed while the process was paused, the
+// process went on with the new session, and the old client's pause, which
+// held the call's request, was never ended: the Campaign never returned.
+func TestRenewingPausedRenewsAfterItResumes(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 1, Members: 3, SessionTimeout: time.Second, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		r := w.Renewing(0)
+		inject := func(f faults.StepFault) {
+			t.Helper()
+			require.NoError(t, w.Inject(f))
+		}
+		// The session expires during an election and the process pauses;
+		// its client library learns of the expiry once a leader is
+		// elected, and the process once it resumes, when no member takes
+		// a new session (no quorum): the library keeps trying.
+		leader := w.Ensemble().Leader()
+		require.NoError(t, w.Faults().Crash(leader, -1))
+		inject(faults.Expire(0))
+		inject(faults.Pause(0, -1))
+		require.NoError(t, w.RunFor(time.Second))
+		require.NotEqual(t, -1, w.Ensemble().Leader())
+		other := w.Ensemble().Leader()
+		require.NoError(t, w.Faults().Crash(other, -1))
+		inject(faults.Resume(0))
+		run(t, w, func() bool { return r.State() == zksim.StateExpired })
+		require.NoError(t, w.RunFor(time.Second))
+		require.Equal(t, 0, r.Current().Index())
+
+		// The process pauses with a call on the expired session in
+		// flight; a leader is elected meanwhile.
+		inject(faults.Pause(0, -1))
+		var created box[error]
+		w.Go(func(ctx context.Context) {
+			_, err := r.Create(ctx, "/x", nil, zksim.ModePersistent, open)
+			created.put(err)
+		})
+		require.NoError(t, w.Faults().Restart(leader))
+		require.NoError(t, w.RunFor(2*time.Second))
+		require.NotEqual(t, -1, w.Ensemble().Leader())
+		require.False(t, created.ok(), "a paused process's call returned")
+		require.Equal(t, 0, r.Current().Index(), "the library of a paused process renewed its session")
+
+		inject(faults.Resume(0))
+		run(t, w, created.ok)
+		require.ErrorIs(t, created.get(), zksim.ErrSessionExpired)
+		run(t, w, func() bool { return r.Current().Index() == 1 })
+		require.Equal(t, zksim.StateConnected, r.State())
 	})
 }

@@ -141,8 +141,9 @@ func NewEnsemble(n int, opts EnsembleOptions) *Ensemble {
 }
 
 // newView returns the state a member serves from: its own watch tables,
-// and the committed tree while it keeps up (see diverge). It is guarded by
-// core.mu.
+// and the committed tree while it keeps up (see diverge); its watch
+// triggers count epochs on the core's counter, shared by every member. It
+// is guarded by core.mu.
 func newView(core *Server) *Server {
 	return &Server{
 		opts:         core.opts,

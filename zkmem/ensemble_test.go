@@ -440,3 +440,48 @@ func TestEnsembleConnectRejectsBadMembers(t *testing.T) {
 	require.Equal(t, "observer", zkmem.RoleObserver.String())
 	require.Equal(t, "Role(9)", zkmem.Role(9).String())
 }
+
+// A client that heard of a delete on one member and then moved to a member
+// behind that delete (an event carries no zxid, so the member admits it)
+// reads the node again there with a watch: the watch fires when that
+// member applies the delete, although the session heard the same event
+// from its first member (each member counts its events from the start).
+func TestEnsembleWatchOnALaggingMemberFiresAfterTheSameEventElsewhere(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := newEnsemble(t, 3, zkmem.EnsembleOptions{})
+		w := connectTo(t, e, []int{2})
+		_, err := w.Create(ctx, "/n", []byte("old"), 0, zksim.OpenACL())
+		require.NoError(t, err)
+		r := connectTo(t, e, []int{1, 0})
+		_, _, ch, err := r.GetW(ctx, "/n")
+		require.NoError(t, err)
+		e.Lag(0)
+		require.NoError(t, w.Delete(ctx, "/n", -1))
+		require.Equal(t, zksim.EventNodeDeleted, (<-ch).Type)
+
+		// Member 1 goes: member 0 has applied every zxid r was answered
+		// with, so it takes r, and serves the node it has not deleted yet.
+		e.Crash(1)
+		require.Equal(t, 0, memberOf(e, r))
+		data, _, ch, err := r.GetW(ctx, "/n")
+		require.NoError(t, err)
+		require.Equal(t, []byte("old"), data)
+		select {
+		case ev := <-ch:
+			t.Fatalf("event before member 0 applied the delete: %v", ev)
+		default:
+		}
+		require.True(t, e.ApplyNext(0))
+		select {
+		case ev := <-ch:
+			require.Equal(t, zksim.EventNodeDeleted, ev.Type)
+			require.Equal(t, "/n", ev.Path)
+		default:
+			t.Fatal("member 0 applied the delete but the watch set there did not fire")
+		}
+		ok, _, err := r.Exists(ctx, "/n")
+		require.NoError(t, err)
+		require.False(t, ok)
+	})
+}

@@ -133,3 +133,71 @@ func TestSingleNodeCampaignAfterLossWithoutALeader(t *testing.T) {
 		require.NoError(t, s.Resign(ctx))
 	})
 }
+
+// cancelAfterCreate is a Conn that cancels a context once a create has
+// been answered: a Campaign whose ctx ends while its create's reply is
+// lost.
+type cancelAfterCreate struct {
+	zksim.Conn
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterCreate) Create(ctx context.Context, p string, data []byte, mode zksim.CreateMode, acl []zksim.ACL) (string, error) {
+	defer c.cancel()
+	return c.Conn.Create(ctx, p, data, mode, acl)
+}
+
+// TestSingleNodeCampaignCancelledAfterALostReplyOnALaggingMember: a
+// Campaign's create is applied but its reply lost, the client moves to a
+// member that has not applied the create (it never saw its zxid, so the
+// member admits it), and the Campaign's ctx ends. Its cleanup syncs before
+// it looks for the node, so it finds and deletes it; looking on the
+// lagging member alone, it found nothing and left the node to its live
+// session, blocking every other candidate.
+func TestSingleNodeCampaignCancelledAfterALostReplyOnALaggingMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{})
+		t.Cleanup(e.Close)
+		conn, err := e.Connect(zkmem.WithMembers(0, 1))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = conn.Close() })
+		observer, err := e.Connect(zkmem.WithMembers(2))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = observer.Close() })
+		_, err = conn.Create(context.Background(), "/e", nil, zksim.ModePersistent, zksim.OpenACL())
+		require.NoError(t, err)
+
+		e.Lag(1)
+		e.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpCreate)
+		ctx, cancel := context.WithCancel(context.Background())
+		s := election.NewSingleNode(cancelAfterCreate{Conn: conn, cancel: cancel}, "/e/leader")
+		done := make(chan error, 1)
+		go func() { done <- s.Campaign(ctx, []byte("v")) }()
+		synctest.Wait()
+		require.Equal(t, 1, memberOf(e, conn))
+		e.CatchUp(1)
+		require.ErrorIs(t, <-done, context.Canceled)
+		ok, st, err := observer.Exists(context.Background(), "/e/leader")
+		require.NoError(t, err)
+		require.False(t, ok, "the cancelled Campaign left its node (owner %#x)", ownerOf(st))
+	})
+}
+
+// memberOf returns the member c's session is connected to, -1 if none.
+func memberOf(e *zkmem.Ensemble, c *zkmem.Conn) int {
+	for i := range e.Size() {
+		for _, id := range e.Sessions(i) {
+			if id == c.SessionID() {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func ownerOf(st *zksim.Stat) int64 {
+	if st == nil {
+		return 0
+	}
+	return st.EphemeralOwner
+}

@@ -46,7 +46,8 @@ func NewSingleNode(conn zksim.Conn, path string, opts ...Option) *SingleNode {
 
 // Campaign blocks until we lead (we created the node at path), ctx is
 // done, or the session can no longer act. On error it deletes the node if
-// a create of ours made it. After a Lost leadership it first deletes our
+// a create of ours made it (it syncs first, so that an ensemble member
+// behind that create does not hide it). After a Lost leadership it first deletes our
 // node if it is still there (waiting out connection losses even after ctx
 // is done, as a cleanup does), so that a new leadership has a new node
 // and a larger Token.
@@ -85,9 +86,16 @@ func (s *SingleNode) Campaign(ctx context.Context, value []byte) (err error) {
 	}
 	defer func() {
 		if err != nil {
+			// A create of ours whose reply was lost may have been
+			// applied: sync first, as the client may be served by an
+			// ensemble member that has not applied it yet (it never saw
+			// the create's zxid, so the member admits it), where the
+			// node would look absent and stay behind in a live session.
 			cctx, cancel := retry.CleanupContext(ctx)
 			defer cancel()
-			_ = s.deleteIfOurs(cctx)
+			if syncDir(cctx, s.conn, s.path) == nil {
+				_ = s.deleteIfOurs(cctx)
+			}
 		}
 		s.mu.Lock()
 		s.campaigning = false

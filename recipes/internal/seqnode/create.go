@@ -135,9 +135,19 @@ func Delete(ctx context.Context, conn zksim.Conn, p string) error {
 // every attempt: a delete whose reply was lost may have been applied, and
 // another session may have created p since (a fixed name: a single-node
 // leader, a queue item's claim); sending the delete again blindly would
-// delete theirs. It retries across connection losses.
+// delete theirs. It retries across connection losses, and syncs before it
+// looks again after one: the client may then be served by a member of an
+// ensemble that has not applied the lost delete (it never saw its zxid,
+// so the member admits it), where p would still look ours.
 func DeleteOwned(ctx context.Context, conn zksim.Conn, p string) error {
+	retried := false
 	err := retry.Do(ctx, conn, func() error {
+		if retried {
+			if _, err := conn.Sync(ctx, p); err != nil {
+				return err
+			}
+		}
+		retried = true
 		ok, st, err := conn.Exists(ctx, p)
 		if err != nil || !ok || st.EphemeralOwner != conn.SessionID() {
 			return err

@@ -2,6 +2,7 @@ package seqnode
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 
@@ -78,6 +79,70 @@ func TestCreateProtectedAfterALostReplyOnALaggingMember(t *testing.T) {
 		}
 		if children, _, err := observer.Children(ctx, "/d"); err != nil || len(children) != 1 {
 			t.Fatalf("children %v (%v) after DeleteGUID, want only %s", children, err, r.p)
+		}
+	})
+}
+
+// lossHook is a Conn that calls afterLoss once a delete fails with a
+// connection loss.
+type lossHook struct {
+	zksim.Conn
+	afterLoss func()
+}
+
+func (c lossHook) Delete(ctx context.Context, p string, version int32) error {
+	err := c.Conn.Delete(ctx, p, version)
+	if errors.Is(err, zksim.ErrConnectionLoss) {
+		c.afterLoss()
+	}
+	return err
+}
+
+// TestDeleteOwnedAfterALostReplyOnALaggingMember: DeleteOwned's delete is
+// applied but its reply lost, another session creates the node of the
+// same name, and the client moves to a member behind both (it never saw
+// the delete's zxid, so the member admits it). DeleteOwned syncs before it
+// looks again, so it finds the node another's and leaves it; looking on
+// the lagging member alone, it saw its own node still there and deleted
+// the other session's.
+func TestDeleteOwnedAfterALostReplyOnALaggingMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		e := zkmem.NewEnsemble(3, zkmem.EnsembleOptions{})
+		t.Cleanup(e.Close)
+		conn, err := e.Connect(zkmem.WithMembers(0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		other, err := e.Connect(zkmem.WithMembers(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = other.Close() })
+		if _, err := conn.Create(ctx, "/n", nil, zksim.ModeEphemeral, zksim.OpenACL()); err != nil {
+			t.Fatal(err)
+		}
+		e.Lag(1)
+		e.Server().Control(conn.SessionID()).LoseNextReply(zkmem.OpDelete)
+		hooked := lossHook{Conn: conn, afterLoss: func() {
+			if _, err := other.Create(ctx, "/n", nil, zksim.ModeEphemeral, zksim.OpenACL()); err != nil {
+				t.Error(err)
+			}
+		}}
+		done := make(chan error, 1)
+		go func() { done <- DeleteOwned(ctx, hooked, "/n") }()
+		synctest.Wait()
+		e.CatchUp(1)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		ok, st, err := other.Exists(ctx, "/n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok || st.EphemeralOwner != other.SessionID() {
+			t.Fatalf("DeleteOwned deleted the node another session made after its lost delete (exists %v)", ok)
 		}
 	})
 }
