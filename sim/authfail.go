@@ -36,6 +36,13 @@ var ErrNoAuthFailure = errors.New("sim: a go-zookeeper client never enters State
 // from the failed reconnection). If the session has expired before the
 // client reconnects, the client learns of the expiry instead, as it
 // would.
+//
+// On an ensemble the reconnection is the one a member takes: a client
+// that loses its member moves to another by itself (within the fault or
+// the election that dropped it), and one that finds no member waits;
+// zkmem fails it there (zkmem.Control.FailNextAuth), and the leader
+// expires the session a session timeout after it (or after the election
+// that follows, whose new leader gives every session a fresh timeout).
 func (f *Faults) FailAuth(i int) error {
 	w := f.w
 	s := w.sessions[i]
@@ -44,6 +51,11 @@ func (f *Faults) FailAuth(i int) error {
 	}
 	if s.gone || s.authFailed {
 		return ErrGone
+	}
+	if w.ens != nil {
+		if err := s.ctl.FailNextAuth(); err != nil {
+			return err
+		}
 	}
 	s.failAuth = true
 	return nil
@@ -57,9 +69,10 @@ func (w *World) AuthFailed(i int) bool { return w.sessions[i].authFailed }
 // failing authentication (Faults.FailAuth): the server reopened the
 // session and dropped the connection, and the client gives up for good.
 // It reports false when no failure is armed or the session has expired
-// (the client learns that instead).
+// (the client learns that instead), and on an ensemble, where zkmem fails
+// the reconnection if a member takes it (see authFailedInZkmem).
 func (w *World) reconnectFailsAuth(s *session) bool {
-	if !s.failAuth || s.gone {
+	if !s.failAuth || s.gone || w.ens != nil {
 		return false
 	}
 	s.failAuth, s.authFailed = false, true
@@ -95,4 +108,25 @@ func (w *World) refuseAuthFailed(s *session, req *request) {
 	} else {
 		w.step++
 	}
+}
+
+// authFailedInZkmem follows a reconnection of s that zkmem failed (an
+// ensemble's: Control.FailNextAuth), as reconnectFailsAuth does the
+// standalone one: the member heard the client (the session's expiry clock
+// starts again, its timeout from now) and dropped it; the client stays
+// down for good and hears StateAuthFailed, after StateDisconnected if it
+// had not heard that (it was connected on another member, or dropped
+// while paused). It returns the states the client is to hear.
+func (w *World) authFailedInZkmem(s *session, before zksim.State) []zksim.State {
+	s.failAuth, s.authFailed = false, true
+	w.coverStrike(s, "AuthFailed")
+	s.gen++
+	s.down, s.downSince = true, w.now
+	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+	var tell []zksim.State
+	if before == zksim.StateConnected || s.hiddenDrop {
+		tell = append(tell, zksim.StateDisconnected)
+	}
+	s.hiddenDrop = false
+	return append(tell, zksim.StateAuthFailed)
 }

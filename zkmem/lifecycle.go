@@ -86,6 +86,11 @@ func (c *Conn) reconnect() error {
 		s.mu.Unlock()
 		return stateErr(c.State())
 	}
+	if c.refuseAuth(sess, true) {
+		c.mu.Unlock()
+		s.mu.Unlock()
+		return zksim.ErrAuthFailed
+	}
 	sess.attach((*connSink)(c))
 	// A new connection: the server knows only its address until the client
 	// library sends its credentials again, which it does first thing.

@@ -169,8 +169,11 @@ type reconnector interface{ reconnect() error }
 // its watches are re-registered against the last zxid it saw (a watch whose
 // node changed meanwhile fires at once). If the session expired meanwhile
 // the Conn learns it now (StateExpired, watches end with EventNotWatching)
-// and Reconnect returns zksim.ErrSessionExpired. Reconnecting a connected
-// Conn does nothing. For another transport it returns ErrNotInProcess.
+// and Reconnect returns zksim.ErrSessionExpired. With a failed
+// authentication armed (FailNextAuth) the Conn ends in
+// zksim.StateAuthFailed instead and Reconnect returns zksim.ErrAuthFailed.
+// Reconnecting a connected Conn does nothing. For another transport it
+// returns ErrNotInProcess.
 // On an ensemble it returns once the new member answered the Conn's
 // setWatches, which waits behind the session's writes and syncs that member
 // has not applied yet (it may lag: see Ensemble.Lag). Those can only be
