@@ -166,9 +166,6 @@ func (w *World) deliverHead(s *session) {
 			w.stepf("%s stays down: authentication failed", s.name)
 			break
 		}
-		if w.reconnectFailsAuth(s) {
-			break
-		}
 		before := s.zc.State()
 		at := s.fifoLen()
 		err := s.ctl.Reconnect()
@@ -245,7 +242,7 @@ func (w *World) runTimed(a *timed) {
 			w.checkWire(s)
 			break
 		}
-		if s.gen != a.gen || s.gone || !(s.down || s.paused) || !w.ensMayExpire(s) {
+		if s.gen != a.gen || s.gone || !(s.down || s.paused) || !w.ensMayExpire(s) || !w.authExpiryDue(s) {
 			return
 		}
 		w.coverStrike(s, "Expire")

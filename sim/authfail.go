@@ -37,12 +37,13 @@ var ErrNoAuthFailure = errors.New("sim: a go-zookeeper client never enters State
 // client reconnects, the client learns of the expiry instead, as it
 // would.
 //
-// On an ensemble the reconnection is the one a member takes: a client
-// that loses its member moves to another by itself (within the fault or
-// the election that dropped it), and one that finds no member waits;
-// zkmem fails it there (zkmem.Control.FailNextAuth), and the leader
-// expires the session a session timeout after it (or after the election
-// that follows, whose new leader gives every session a fresh timeout).
+// The failure is armed in zkmem (zkmem.Control.FailNextAuth), which fails
+// the reconnection where a server takes it. On an ensemble that is a
+// member: a client that loses its member moves to another by itself
+// (within the fault or the election that dropped it), and one that finds
+// no member waits; the leader expires the session a session timeout after
+// the failed reconnection (or after the election that follows, whose new
+// leader gives every session a fresh timeout).
 func (f *Faults) FailAuth(i int) error {
 	w := f.w
 	s := w.sessions[i]
@@ -52,43 +53,15 @@ func (f *Faults) FailAuth(i int) error {
 	if s.gone || s.authFailed {
 		return ErrGone
 	}
-	if w.ens != nil {
-		if err := s.ctl.FailNextAuth(); err != nil {
-			return err
-		}
+	if err := s.ctl.FailNextAuth(); err != nil {
+		return err
 	}
-	s.failAuth = true
 	return nil
 }
 
 // AuthFailed reports whether client i's authentication failed: it is in
 // StateAuthFailed (or will be once it hears so).
 func (w *World) AuthFailed(i int) bool { return w.sessions[i].authFailed }
-
-// reconnectFailsAuth is the reconnection of s, at the head of its FIFO,
-// failing authentication (Faults.FailAuth): the server reopened the
-// session and dropped the connection, and the client gives up for good.
-// It reports false when no failure is armed or the session has expired
-// (the client learns that instead), and on an ensemble, where zkmem fails
-// the reconnection if a member takes it (see authFailedInZkmem).
-func (w *World) reconnectFailsAuth(s *session) bool {
-	if !s.failAuth || s.gone || w.ens != nil {
-		return false
-	}
-	s.failAuth, s.authFailed = false, true
-	w.coverStrike(s, "AuthFailed")
-	w.stepf("%s reconnect: authentication failed -> %v", s.name, zksim.StateAuthFailed)
-	// The server heard the client at the reconnection: its expiry clock
-	// starts again; nothing will stop it now.
-	s.gen++
-	s.downSince = w.now
-	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
-	s.push(-1, item{kind: itemState, state: zksim.StateAuthFailed})
-	// The client library ends: its watches end with EventNotWatching
-	// (ErrAuthFailed), so no waiter on a watch waits forever.
-	_ = s.zc.FailAuth() // the connection is down: it cannot fail
-	return true
-}
 
 // refuseAuthFailed serves req, sent by a client whose authentication
 // failed, as its client library does: at once, without the server, with
@@ -110,17 +83,20 @@ func (w *World) refuseAuthFailed(s *session, req *request) {
 	}
 }
 
-// authFailedInZkmem follows a reconnection of s that zkmem failed (an
-// ensemble's: Control.FailNextAuth), as reconnectFailsAuth does the
-// standalone one: the member heard the client (the session's expiry clock
-// starts again, its timeout from now) and dropped it; the client stays
-// down for good and hears StateAuthFailed, after StateDisconnected if it
-// had not heard that (it was connected on another member, or dropped
-// while paused). It returns the states the client is to hear.
+// authFailedInZkmem follows a reconnection of s that zkmem failed
+// (Control.FailNextAuth): the server (a member) heard the client (the
+// session's expiry clock starts again, its timeout from now) and dropped
+// it; the client stays down for good and hears StateAuthFailed, after
+// StateDisconnected if it had not heard that (it was connected on another
+// member, or dropped while paused). It returns the states the client is
+// to hear. The session's generation stays: a paused client resumes when
+// its pause ends (zkmem moves a paused client's Conn, whose reconnection
+// may fail meanwhile); the expiries scheduled before (from the
+// disconnection, or the pause) find the clock started again
+// (authExpiryDue).
 func (w *World) authFailedInZkmem(s *session, before zksim.State) []zksim.State {
-	s.failAuth, s.authFailed = false, true
+	s.authFailed = true
 	w.coverStrike(s, "AuthFailed")
-	s.gen++
 	s.down, s.downSince = true, w.now
 	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
 	var tell []zksim.State
@@ -129,4 +105,12 @@ func (w *World) authFailedInZkmem(s *session, before zksim.State) []zksim.State 
 	}
 	s.hiddenDrop = false
 	return append(tell, zksim.StateAuthFailed)
+}
+
+// authExpiryDue reports whether the expiry of s, due now, may happen as
+// far as a failed authentication goes: the server heard a client whose
+// authentication failed at that reconnection (downSince), so its session
+// expires a session timeout after it, not before.
+func (w *World) authExpiryDue(s *session) bool {
+	return !s.authFailed || w.now >= s.downSince+s.zc.SessionTimeout()-time.Nanosecond
 }

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -160,5 +161,136 @@ func TestFailAuthOnReconnectToAnEnsemble(t *testing.T) {
 	if !strings.Contains(tr, "c0 reconnect: authentication failed -> StateAuthFailed") ||
 		!strings.Contains(tr, "c0 deliver state StateAuthFailed") {
 		t.Errorf("trace lacks the failed authentication:\n%s", tr)
+	}
+}
+
+// A paused client's Conn moves too (the pause hides it from the client):
+// its reconnection failing authentication meanwhile does not cancel the
+// pause's end. The client hears Disconnected and AuthFailed when it
+// resumes, and its session expires a session timeout after the failed
+// reconnection.
+func TestFailAuthOnAnEnsembleWhilePaused(t *testing.T) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		e := w.Ensemble()
+		client := 0
+		if w.Member(0) == e.Leader() {
+			client = 1
+		}
+		if w.Member(client) == e.Leader() {
+			t.Fatal("both clients on the leader")
+		}
+		c := w.Conn(client)
+		var states box[[]zksim.State]
+		events := c.SessionEvents(w.Context())
+		w.Go(func(ctx context.Context) {
+			var seen []zksim.State
+			for ev := range events {
+				seen = append(seen, ev.State)
+				states.put(slices.Clone(seen))
+			}
+		})
+		if err := w.Inject(faults.FailAuth(client)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Inject(faults.Pause(client, time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		// Half-way through the pause (its expiry clock started with it),
+		// the client's member crashes.
+		if err := w.RunFor(500 * time.Millisecond); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		if err := w.Inject(faults.Crash(w.Member(client), -1)); err != nil {
+			t.Fatal(err)
+		}
+		failedAt := w.Now()
+		if c.State() != zksim.StateConnected || !w.AuthFailed(client) {
+			t.Fatalf("paused: the client says %v, AuthFailed %v; want Connected (told nothing yet), true", c.State(), w.AuthFailed(client))
+		}
+		run(t, w, func() bool { return slices.Contains(states.get(), zksim.StateAuthFailed) })
+		if got := states.get(); !slices.Equal(got, []zksim.State{zksim.StateDisconnected, zksim.StateAuthFailed}) {
+			t.Errorf("session events %v, want Disconnected, AuthFailed", got)
+		}
+		if got := w.Now() - failedAt; got != 500*time.Millisecond {
+			t.Errorf("the client heard of the failure %v after it, want when its pause ended (500ms)", got)
+		}
+		if err := w.RunFor(failedAt + c.SessionTimeout() - 100*time.Millisecond - w.Now()); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		if !w.Live(client) {
+			t.Errorf("the session expired before its timeout from the failed reconnection")
+		}
+		if err := w.RunFor(200 * time.Millisecond); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		if w.Live(client) {
+			t.Errorf("the session outlived its timeout after the failed authentication")
+		}
+	})
+}
+
+// A client cut off for a while whose reconnection then fails
+// authentication: its session expires a session timeout after the failed
+// reconnection (the server heard it then), not after the disconnection.
+func TestFailAuthExpiryCountsFromTheReconnection(t *testing.T) {
+	for _, members := range []int{0, 3} {
+		cfg := sim.Config{Seed: 3, Clients: 2, Members: members, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
+		t.Run(fmt.Sprintf("members=%d", members), func(t *testing.T) { failAuthExpiry(t, cfg) })
+	}
+}
+
+// failAuthExpiry runs TestFailAuthExpiryCountsFromTheReconnection on cfg.
+func failAuthExpiry(t *testing.T, cfg sim.Config) {
+	members := cfg.Members
+	{
+		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+			c := w.Conn(0)
+			var created box[error]
+			w.Go(func(ctx context.Context) {
+				_, err := c.Create(ctx, "/e", nil, zksim.ModeEphemeral, open)
+				created.put(err)
+			})
+			run(t, w, created.ok)
+			if err := created.get(); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			if err := w.Inject(faults.FailAuth(0)); err != nil {
+				t.Fatal(err)
+			}
+			cutAt := w.Now()
+			if err := w.Inject(faults.Disconnect(0, time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			run(t, w, func() bool { return w.AuthFailed(0) })
+			if got := w.Now() - cutAt; got != time.Second {
+				t.Fatalf("members %d: the reconnection failed %v after the cut, want 1s", members, got)
+			}
+			exists := func() bool {
+				t.Helper()
+				var found box[bool]
+				w.Go(func(ctx context.Context) {
+					ok, _, err := w.Conn(1).Exists(ctx, "/e")
+					if err != nil {
+						t.Errorf("exists: %v", err)
+					}
+					found.put(ok)
+				})
+				run(t, w, found.ok)
+				return found.get()
+			}
+			if err := w.RunFor(cutAt + 4900*time.Millisecond - w.Now()); err != nil && !errors.Is(err, sim.ErrIdle) {
+				t.Fatal(err)
+			}
+			if !exists() || !w.Live(0) {
+				t.Errorf("members %d: the session ended (live %v) within a session timeout of the failed reconnection", members, w.Live(0))
+			}
+			if err := w.RunFor(200 * time.Millisecond); err != nil && !errors.Is(err, sim.ErrIdle) {
+				t.Fatal(err)
+			}
+			if exists() || w.Live(0) {
+				t.Errorf("members %d: the session outlived its timeout after the failed authentication", members)
+			}
+		})
 	}
 }
