@@ -3,7 +3,6 @@ package sim_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -231,66 +230,58 @@ func TestFailAuthOnAnEnsembleWhilePaused(t *testing.T) {
 }
 
 // A client cut off for a while whose reconnection then fails
-// authentication: its session expires a session timeout after the failed
-// reconnection (the server heard it then), not after the disconnection.
+// authentication on an ensemble: its session expires a session timeout
+// after the failed reconnection (the member heard it then), not after the
+// disconnection. (On one server zkmem's own clock still counts from the
+// disconnection: property_test's testdata/findings25/README.md.)
 func TestFailAuthExpiryCountsFromTheReconnection(t *testing.T) {
-	for _, members := range []int{0, 3} {
-		cfg := sim.Config{Seed: 3, Clients: 2, Members: members, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
-		t.Run(fmt.Sprintf("members=%d", members), func(t *testing.T) { failAuthExpiry(t, cfg) })
-	}
-}
-
-// failAuthExpiry runs TestFailAuthExpiryCountsFromTheReconnection on cfg.
-func failAuthExpiry(t *testing.T, cfg sim.Config) {
-	members := cfg.Members
-	{
-		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
-			c := w.Conn(0)
-			var created box[error]
-			w.Go(func(ctx context.Context) {
-				_, err := c.Create(ctx, "/e", nil, zksim.ModeEphemeral, open)
-				created.put(err)
-			})
-			run(t, w, created.ok)
-			if err := created.get(); err != nil {
-				t.Fatalf("create: %v", err)
-			}
-			if err := w.Inject(faults.FailAuth(0)); err != nil {
-				t.Fatal(err)
-			}
-			cutAt := w.Now()
-			if err := w.Inject(faults.Disconnect(0, time.Second)); err != nil {
-				t.Fatal(err)
-			}
-			run(t, w, func() bool { return w.AuthFailed(0) })
-			if got := w.Now() - cutAt; got != time.Second {
-				t.Fatalf("members %d: the reconnection failed %v after the cut, want 1s", members, got)
-			}
-			exists := func() bool {
-				t.Helper()
-				var found box[bool]
-				w.Go(func(ctx context.Context) {
-					ok, _, err := w.Conn(1).Exists(ctx, "/e")
-					if err != nil {
-						t.Errorf("exists: %v", err)
-					}
-					found.put(ok)
-				})
-				run(t, w, found.ok)
-				return found.get()
-			}
-			if err := w.RunFor(cutAt + 4900*time.Millisecond - w.Now()); err != nil && !errors.Is(err, sim.ErrIdle) {
-				t.Fatal(err)
-			}
-			if !exists() || !w.Live(0) {
-				t.Errorf("members %d: the session ended (live %v) within a session timeout of the failed reconnection", members, w.Live(0))
-			}
-			if err := w.RunFor(200 * time.Millisecond); err != nil && !errors.Is(err, sim.ErrIdle) {
-				t.Fatal(err)
-			}
-			if exists() || w.Live(0) {
-				t.Errorf("members %d: the session outlived its timeout after the failed authentication", members)
-			}
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		var created box[error]
+		w.Go(func(ctx context.Context) {
+			_, err := c.Create(ctx, "/e", nil, zksim.ModeEphemeral, open)
+			created.put(err)
 		})
-	}
+		run(t, w, created.ok)
+		if err := created.get(); err != nil {
+			t.Fatalf("create: %v", err)
+		}
+		if err := w.Inject(faults.FailAuth(0)); err != nil {
+			t.Fatal(err)
+		}
+		cutAt := w.Now()
+		if err := w.Inject(faults.Disconnect(0, time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		run(t, w, func() bool { return w.AuthFailed(0) })
+		if got := w.Now() - cutAt; got != time.Second {
+			t.Fatalf("the reconnection failed %v after the cut, want 1s", got)
+		}
+		exists := func() bool {
+			t.Helper()
+			var found box[bool]
+			w.Go(func(ctx context.Context) {
+				ok, _, err := w.Conn(1).Exists(ctx, "/e")
+				if err != nil {
+					t.Errorf("exists: %v", err)
+				}
+				found.put(ok)
+			})
+			run(t, w, found.ok)
+			return found.get()
+		}
+		if err := w.RunFor(cutAt + 4900*time.Millisecond - w.Now()); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		if !exists() || !w.Live(0) {
+			t.Errorf("the session ended (live %v) within a session timeout of the failed reconnection", w.Live(0))
+		}
+		if err := w.RunFor(200 * time.Millisecond); err != nil && !errors.Is(err, sim.ErrIdle) {
+			t.Fatal(err)
+		}
+		if exists() || w.Live(0) {
+			t.Errorf("the session outlived its timeout after the failed authentication")
+		}
+	})
 }

@@ -72,6 +72,7 @@ type session struct {
 	hiddenDrop   bool // dropped while paused: the client has not been told
 	stayDown     bool // disconnected until Reconnect
 	gone         bool // expired or closed, as the server sees it
+	failAuth     bool // its next reconnection fails authentication (authfail.go)
 	authFailed   bool // its authentication failed: the client is dead
 }
 
