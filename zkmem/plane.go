@@ -61,7 +61,9 @@ func (sess *Session) decide(req *Request) ConnFault {
 //     transaction, watchers are told);
 //   - Pause: the server hears nothing from the client, and so expires the
 //     session after its timeout unless Resume comes first;
-//   - Delay: replies and notifications to the client are held, in order.
+//   - Delay: replies and notifications to the client are held, in order;
+//   - FailNextAuth: the in-process Conn's next reconnection fails
+//     authentication (authfail.go).
 //
 // The in-process Conn realises a closed connection as
 // zksim.ErrConnectionLoss and StateDisconnected; a wire transport by closing
