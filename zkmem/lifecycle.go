@@ -34,7 +34,7 @@ func (c *Conn) lostConnection() {
 // end: the Conn stays on its new one.
 func (c *Conn) faultDrop(conn uint64) {
 	c.mu.Lock()
-	if c.state != zksim.StateConnected && c.state != zksim.StateConnectedReadOnly || c.conns != conn {
+	if (c.state != zksim.StateConnected && c.state != zksim.StateConnectedReadOnly) || c.conns != conn {
 		c.mu.Unlock()
 		return
 	}
