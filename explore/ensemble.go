@@ -40,24 +40,6 @@ const ensembleMembers = 3
 // under a minute.
 const ensembleChecks = 100
 
-// noAuthFailOnEnsemble are the machines whose ensemble variant leaves out
-// the FailAuth action, for a gap of the simulator's ensemble (sim and
-// zkmem, not the recipes): on an ensemble the zkmem Conn redials a member
-// by itself, so when the simulator fails a client's authentication on a
-// reconnection the Conn may be connected already, and zkmem's
-// Conn.FailAuth refuses (ErrNotDisconnected; sim/authfail.go ignores the
-// error): the Conn says StateConnected while the client library has ended,
-// and no member ever expires the session, whose ephemeral nodes stay for
-// good (a real leader expires it at its timeout, as the standalone
-// simulator does). Met as "liveness" behind a candidate node nobody owns
-// (both elections, within 2000 checks of the suite's seed), "member left
-// behind" (the double barrier, after 2725 checks) and "auth failure
-// ignored" (the semaphore, after 10151 checks: its Release's delete went
-// through). To put back once the simulator fails authentication on an
-// ensemble as it does standalone; the other machines may meet it in
-// longer runs.
-var noAuthFailOnEnsemble = map[string]bool{"Election": true, "ElectionSingleNode": true, "BarrierDouble": true, "LockSemaphore": true}
-
 func init() {
 	// Every recipe machine. On an ensemble a session outlives an outage
 	// with no leader (no member expires it, and the next leader gives it
@@ -71,9 +53,6 @@ func init() {
 		m, ok := Recipe(name)
 		if !ok {
 			panic("explore: no recipe machine " + name)
-		}
-		if noAuthFailOnEnsemble[name] {
-			m.cfg.authFail = false
 		}
 		m.Name += "Ensemble"
 		m.What += ", on an ensemble" // (at most 46 characters: zksim explore's column)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/zksim/zksim"
@@ -172,9 +173,12 @@ func (w *World) deliverHead(s *session) {
 		at := s.fifoLen()
 		err := s.ctl.Reconnect()
 		after := s.zc.State()
-		if err != nil {
+		switch {
+		case errors.Is(err, zksim.ErrAuthFailed):
+			w.stepf("%s reconnect: authentication failed -> %v", s.name, after)
+		case err != nil:
 			w.stepf("%s reconnect: %s", s.name, errName(err))
-		} else {
+		default:
 			w.stepf("%s reconnect -> %v", s.name, after)
 		}
 		w.stateChange(s, before, after, at, false)
@@ -220,6 +224,8 @@ func (w *World) stateChange(s *session, before, after zksim.State, at int, autoR
 		tell = append(tell, zksim.StateExpired)
 	case zksim.StateClosed:
 		s.down, s.gone = false, true
+	case zksim.StateAuthFailed:
+		tell = w.authFailedInZkmem(s, before)
 	}
 	for i, st := range tell {
 		pos := at
@@ -239,7 +245,7 @@ func (w *World) runTimed(a *timed) {
 			w.checkWire(s)
 			break
 		}
-		if s.gen != a.gen || s.gone || !(s.down || s.paused) || !w.ensMayExpire(s) {
+		if s.gen != a.gen || s.gone || !(s.down || s.paused) || !w.ensMayExpire(s) || !w.authExpiryDue(s) {
 			return
 		}
 		w.coverStrike(s, "Expire")

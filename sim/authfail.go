@@ -36,6 +36,15 @@ var ErrNoAuthFailure = errors.New("sim: a go-zookeeper client never enters State
 // from the failed reconnection). If the session has expired before the
 // client reconnects, the client learns of the expiry instead, as it
 // would.
+//
+// On an ensemble the failure is armed in zkmem
+// (zkmem.Control.FailNextAuth), which fails the reconnection where a
+// member takes it: a client that loses its member moves to another by
+// itself (within the fault or the election that dropped it), and one that
+// finds no member waits; the leader expires the session a session timeout
+// after the failed reconnection (or after the election that follows,
+// whose new leader gives every session a fresh timeout). On one server
+// the scheduler fails the reconnection itself (reconnectFailsAuth).
 func (f *Faults) FailAuth(i int) error {
 	w := f.w
 	s := w.sessions[i]
@@ -45,21 +54,41 @@ func (f *Faults) FailAuth(i int) error {
 	if s.gone || s.authFailed {
 		return ErrGone
 	}
+	if w.ens != nil {
+		if err := s.ctl.FailNextAuth(); err != nil {
+			return err
+		}
+	}
 	s.failAuth = true
 	return nil
 }
 
 // AuthFailed reports whether client i's authentication failed: it is in
-// StateAuthFailed (or will be once it hears so).
-func (w *World) AuthFailed(i int) bool { return w.sessions[i].authFailed }
+// StateAuthFailed (or will be once it hears so). It asks the client
+// library (the zkmem Conn), which fails the reconnection and ends its
+// watches at once, within the step: a goroutine of the client that a
+// watch's end wakes may ask before the scheduler follows the failure. Safe
+// to call from any goroutine.
+func (w *World) AuthFailed(i int) bool {
+	zc := w.sessions[i].zc
+	return zc != nil && zc.State() == zksim.StateAuthFailed
+}
 
 // reconnectFailsAuth is the reconnection of s, at the head of its FIFO,
-// failing authentication (Faults.FailAuth): the server reopened the
-// session and dropped the connection, and the client gives up for good.
-// It reports false when no failure is armed or the session has expired
-// (the client learns that instead).
+// failing authentication on one server (Faults.FailAuth): the server
+// reopened the session and dropped the connection, and the client gives
+// up for good. It reports false when no failure is armed or the session
+// has expired (the client learns that instead), and on an ensemble, where
+// zkmem fails the reconnection if a member takes it (authFailedInZkmem).
+//
+// zkmem's own expiry clock is not restarted here, only the scheduler's:
+// when the reconnection comes later than the disconnection (a Disconnect
+// with a delay), zkmem expires the session a session timeout after the
+// disconnection, before the scheduler's expiry (property_test's
+// testdata/findings25/README.md; failing it through zkmem, as on an
+// ensemble, would change the standalone traces).
 func (w *World) reconnectFailsAuth(s *session) bool {
-	if !s.failAuth || s.gone {
+	if !s.failAuth || s.gone || w.ens != nil {
 		return false
 	}
 	s.failAuth, s.authFailed = false, true
@@ -95,4 +124,36 @@ func (w *World) refuseAuthFailed(s *session, req *request) {
 	} else {
 		w.step++
 	}
+}
+
+// authFailedInZkmem follows a reconnection of s that zkmem failed
+// (Control.FailNextAuth): the server (a member) heard the client (the
+// session's expiry clock starts again, its timeout from now) and dropped
+// it; the client stays down for good and hears StateAuthFailed, after
+// StateDisconnected if it had not heard that (it was connected on another
+// member, or dropped while paused). It returns the states the client is
+// to hear. The session's generation stays: a paused client resumes when
+// its pause ends (zkmem moves a paused client's Conn, whose reconnection
+// may fail meanwhile); the expiries scheduled before (from the
+// disconnection, or the pause) find the clock started again
+// (authExpiryDue).
+func (w *World) authFailedInZkmem(s *session, before zksim.State) []zksim.State {
+	s.failAuth, s.authFailed = false, true
+	w.coverStrike(s, "AuthFailed")
+	s.down, s.downSince = true, w.now
+	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
+	var tell []zksim.State
+	if before == zksim.StateConnected || s.hiddenDrop {
+		tell = append(tell, zksim.StateDisconnected)
+	}
+	s.hiddenDrop = false
+	return append(tell, zksim.StateAuthFailed)
+}
+
+// authExpiryDue reports whether the expiry of s, due now, may happen as
+// far as a failed authentication goes: the server heard a client whose
+// authentication failed at that reconnection (downSince), so its session
+// expires a session timeout after it, not before.
+func (w *World) authExpiryDue(s *session) bool {
+	return !s.authFailed || w.now >= s.downSince+s.zc.SessionTimeout()-time.Nanosecond
 }

@@ -265,10 +265,7 @@ func (w *World) answer(p *parked, wasParked bool) {
 	}
 	w.coverApplied(req)
 	if !s.gone {
-		known := zksim.StateConnected
-		if s.down {
-			known = zksim.StateDisconnected
-		}
+		known := s.knownState()
 		if cur := s.zc.State(); cur != known {
 			if cur == zksim.StateDisconnected {
 				s.hiddenDrop = s.paused
@@ -369,10 +366,7 @@ func (w *World) ensReconcile(snap ensSnap) {
 			continue
 		}
 		id := s.zc.SessionID()
-		known := zksim.StateConnected
-		if s.down {
-			known = zksim.StateDisconnected
-		}
+		known := s.knownState()
 		cur := s.zc.State()
 		m0, was := snap.member[id]
 		m1, is := now[id]
@@ -397,9 +391,12 @@ func (w *World) ensReconcile(snap ensSnap) {
 		default:
 			continue
 		}
-		if is {
+		switch {
+		case cur == zksim.StateAuthFailed:
+			w.notef("%s reconnect: authentication failed -> %v", s.name, cur)
+		case is:
 			w.notef("%s %v on m%d", s.name, cur, m1)
-		} else {
+		default:
 			w.notef("%s %v", s.name, cur)
 		}
 		w.refresh(s)

@@ -148,3 +148,16 @@ func (w *World) refresh(s *session) {
 	w.deliver.set(s.idx, n > 0 && !s.paused && w.now >= s.delayedUntil)
 	w.applyOK.set(s.idx, s.pending.len() > 0 && !s.paused && s.inService == nil && !s.wireHeld())
 }
+
+// knownState is the state of the zkmem connection of s as the scheduler
+// last followed it (Connected, Disconnected, or AuthFailed for good), to
+// compare with what zkmem did in an action since.
+func (s *session) knownState() zksim.State {
+	switch {
+	case s.authFailed:
+		return zksim.StateAuthFailed
+	case s.down:
+		return zksim.StateDisconnected
+	}
+	return zksim.StateConnected
+}

@@ -99,6 +99,9 @@ func (c *Conn) SessionEvents(ctx context.Context) <-chan zksim.Event {
 // publish tells every session-event subscriber of a state change. Called
 // with c.mu held.
 func (c *Conn) publish(st zksim.State) {
+	if st == zksim.StateConnected || st == zksim.StateConnectedReadOnly {
+		c.conns++
+	}
 	c.state = st
 	ev := zksim.Event{Type: zksim.EventSession, State: st}
 	live := c.subs[:0]

@@ -41,8 +41,12 @@ type Conn struct {
 	persistent map[string][]*persistentSub
 	subs       []*pump.Pump
 	redial     *time.Timer
-	closed     chan struct{} // closed when the Conn is closed
-	deliver    func(zksim.Event)
+	// conns counts the connections the Conn has had (publish bumps it
+	// each time the Conn connects): a call that fails with its
+	// connection's end drops only the connection it was sent on.
+	conns   uint64
+	closed  chan struct{} // closed when the Conn is closed
+	deliver func(zksim.Event)
 }
 
 var (
@@ -140,14 +144,14 @@ func (c *Conn) do(ctx context.Context, req *Request, resp *Response) error {
 		return err
 	}
 	c.mu.Lock()
-	st := c.state
+	st, conn := c.state, c.conns
 	c.mu.Unlock()
 	if err := stateErr(st); err != nil {
 		return err
 	}
 	c.sess.do(req, resp)
 	if resp.Closed {
-		c.faultDrop()
+		c.faultDrop(conn)
 	}
 	if resp.Fault != NoFault {
 		return zksim.ErrConnectionLoss

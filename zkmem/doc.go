@@ -65,7 +65,10 @@
 //   - [Control.Pause] and [Control.Resume]: the server hears nothing from the
 //     client, and expires the session after its timeout unless resumed;
 //   - [Control.Delay]: replies and notifications are held for a while, in
-//     order.
+//     order;
+//   - [Control.FailNextAuth]: the in-process Conn's next reconnection fails
+//     authentication where a server takes it; the Conn ends in
+//     [zksim.StateAuthFailed] and the session lives until its timeout.
 //
 // The in-process Conn realises a closed connection as
 // [zksim.ErrConnectionLoss] and [zksim.StateDisconnected], then reconnects

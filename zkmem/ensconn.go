@@ -138,7 +138,9 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 // the last zxid the client saw (ZooKeeper 3.8 refuses a client that has
 // seen a newer state). If none does, the Conn waits, disconnected, until a
 // change of the ensemble lets one accept it, and reconnect returns
-// zksim.ErrConnectionLoss.
+// zksim.ErrConnectionLoss. A member that accepts it refuses its
+// authentication if Control.FailNextAuth armed that (the Conn ends in
+// zksim.StateAuthFailed; reconnect returns zksim.ErrAuthFailed).
 func (e *Ensemble) reconnect(c *Conn) error {
 	s := e.core
 	s.mu.Lock()
@@ -184,6 +186,11 @@ func (e *Ensemble) reconnect(c *Conn) error {
 		c.mu.Unlock()
 		s.mu.Unlock()
 		return stateErr(c.State())
+	}
+	if c.refuseAuth(sess, !ro) {
+		c.mu.Unlock()
+		s.mu.Unlock()
+		return zksim.ErrAuthFailed
 	}
 	sess.attach((*connSink)(c))
 	sess.view, sess.member, sess.readOnly = m.view, m, ro

@@ -25,12 +25,16 @@ func (c *Conn) lostConnection() {
 	}
 }
 
-// faultDrop follows a response that closed the connection (the session is
-// already detached): subscribers see StateDisconnected, and the Conn
-// reconnects after the configured delay, at once by default.
-func (c *Conn) faultDrop() {
+// faultDrop follows a response that closed connection conn (the session
+// is already detached): subscribers see StateDisconnected, and the Conn
+// reconnects after the configured delay, at once by default. A response
+// that comes after the Conn has connected again (an ensemble Conn moves
+// to another member within the control that dropped it, while a call of
+// the old connection was waiting for its member) is the old connection's
+// end: the Conn stays on its new one.
+func (c *Conn) faultDrop(conn uint64) {
 	c.mu.Lock()
-	if c.state != zksim.StateConnected && c.state != zksim.StateConnectedReadOnly {
+	if (c.state != zksim.StateConnected && c.state != zksim.StateConnectedReadOnly) || c.conns != conn {
 		c.mu.Unlock()
 		return
 	}
@@ -85,6 +89,11 @@ func (c *Conn) reconnect() error {
 		c.mu.Unlock()
 		s.mu.Unlock()
 		return stateErr(c.State())
+	}
+	if c.refuseAuth(sess, true) {
+		c.mu.Unlock()
+		s.mu.Unlock()
+		return zksim.ErrAuthFailed
 	}
 	sess.attach((*connSink)(c))
 	// A new connection: the server knows only its address until the client

@@ -61,7 +61,9 @@ func (sess *Session) decide(req *Request) ConnFault {
 //     transaction, watchers are told);
 //   - Pause: the server hears nothing from the client, and so expires the
 //     session after its timeout unless Resume comes first;
-//   - Delay: replies and notifications to the client are held, in order.
+//   - Delay: replies and notifications to the client are held, in order;
+//   - FailNextAuth: the in-process Conn's next reconnection fails
+//     authentication (authfail.go).
 //
 // The in-process Conn realises a closed connection as
 // zksim.ErrConnectionLoss and StateDisconnected; a wire transport by closing
@@ -169,8 +171,11 @@ type reconnector interface{ reconnect() error }
 // its watches are re-registered against the last zxid it saw (a watch whose
 // node changed meanwhile fires at once). If the session expired meanwhile
 // the Conn learns it now (StateExpired, watches end with EventNotWatching)
-// and Reconnect returns zksim.ErrSessionExpired. Reconnecting a connected
-// Conn does nothing. For another transport it returns ErrNotInProcess.
+// and Reconnect returns zksim.ErrSessionExpired. With a failed
+// authentication armed (FailNextAuth) the Conn ends in
+// zksim.StateAuthFailed instead and Reconnect returns zksim.ErrAuthFailed.
+// Reconnecting a connected Conn does nothing. For another transport it
+// returns ErrNotInProcess.
 // On an ensemble it returns once the new member answered the Conn's
 // setWatches, which waits behind the session's writes and syncs that member
 // has not applied yet (it may lag: see Ensemble.Lag). Those can only be

@@ -39,6 +39,7 @@ type Session struct {
 	member      *member // the ensemble member it is attached to (nil standalone)
 	readOnly    bool    // attached to a member in read-only mode
 	committed   bool    // on an ensemble's committed state (WithCommittedView); set once, before use
+	failAuth    bool    // its in-process Conn's next reconnection fails authentication (authfail.go)
 	firedEpoch  uint64
 
 	// The fault plane (see plane.go).
