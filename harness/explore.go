@@ -48,7 +48,8 @@ type Explored struct {
 	// minimal failing run, in order.
 	Schedule []string
 	// ShrinkChecks counts the checks run from the first failure to the
-	// end of shrinking (at most Machine.ShrinkBudget).
+	// end of shrinking (at most Machine.ShrinkBudget, and one more when
+	// its last check failed: rapid runs such a check twice).
 	ShrinkChecks int
 	// Logs is everything rapid logged, the minimal failing run's
 	// violations, processes and trace included.
