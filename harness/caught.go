@@ -29,7 +29,8 @@ type Caught struct {
 	// run, in order.
 	Schedule []string
 	// ShrinkChecks counts the checks run from the failure kept to the end
-	// of its shrinking (at most Machine.ShrinkBudget); see
+	// of its shrinking (at most Machine.ShrinkBudget, and one more when
+	// its last check failed: rapid runs such a check twice); see
 	// CatchOptions.Shrinks.
 	ShrinkChecks int
 	// Logs is everything rapid logged, the minimal failing run's

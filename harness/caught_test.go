@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,4 +117,24 @@ func TestCatchShrinksTheSameAfterOtherCatches(t *testing.T) {
 	require.Greater(t, first.ShrinkChecks, 20, "a shrink of 1ms of wall-clock time runs a check or two")
 	require.LessOrEqual(t, first.ShrinkChecks, 1000, "the checks rapid ran after the budget passed at once: not shrink checks")
 	t.Logf("both shrunk in %d checks to %v", again.ShrinkChecks, again.Schedule)
+}
+
+// A shrink that runs out of its budget of checks ends as rapid's own
+// shrink does, with the smallest failure found: rapid runs a smaller
+// schedule that failed the same way once more to record it, and the
+// harness runs that second run even when the first spent the last check
+// of the budget. (It once passed it at once, and rapid, seeing the failure
+// vanish, reported a flaky test with no failure: the shrink of a queue
+// mutant that spent its 20,000 checks did.)
+func TestShrinkEndsCleanlyAtItsBudget(t *testing.T) {
+	const seed = 26
+	for budget := 1; budget <= 30; budget++ {
+		t.Setenv(harness.ShrinkBudgetEnv, strconv.Itoa(budget))
+		c := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 1}, "below 10")
+		require.True(t, c.AsWanted, "budget %d: %s", budget, c.Report)
+		require.Contains(t, c.Report, "[rapid] failed after", "budget %d", budget)
+		require.NotContains(t, c.Report, "flaky", "budget %d", budget)
+		require.NotEmpty(t, c.Schedule, "budget %d", budget)
+		require.LessOrEqual(t, c.ShrinkChecks, budget+1, "budget %d: the budget and the second run of the last smaller failure", budget)
+	}
 }

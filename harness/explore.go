@@ -48,7 +48,8 @@ type Explored struct {
 	// minimal failing run, in order.
 	Schedule []string
 	// ShrinkChecks counts the checks run from the first failure to the
-	// end of shrinking (at most Machine.ShrinkBudget).
+	// end of shrinking (at most Machine.ShrinkBudget, and one more when
+	// its last check failed: rapid runs such a check twice).
 	ShrinkChecks int
 	// Logs is everything rapid logged, the minimal failing run's
 	// violations, processes and trace included.
@@ -60,8 +61,10 @@ type Explored struct {
 // bubbles). It sets no flag of rapid's, so explorations of machines with
 // Machine.Parallel may run at once, in parallel tests: the checks of one
 // are the same whatever runs beside it. The shrinking of a failure is
-// bounded by Machine.ShrinkBudget and by -rapid.shrinktime (rapid's 30s
-// unless set: Check and Catch set it out of the way).
+// bounded by Machine.ShrinkBudget and by -rapid.shrinktime, rapid's 30s
+// of wall-clock time unless set: set it to ShrinkCap before (the property
+// suite's TestMain does; Check and Catch set it for themselves), or the
+// shrunk schedule depends on how busy the machine is.
 func Explore[P any](t *testing.T, m Machine[P], o ExploreOptions) Explored {
 	t.Helper()
 	r := newRunner(t, m)

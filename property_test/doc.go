@@ -87,8 +87,9 @@
 // (or RAPID_CHECKS, RAPID_STEPS, RAPID_SEED, RAPID_SHRINKTIME in the
 // environment); a flag given on the command line always wins. -rapid.v
 // logs every check; -rapid.shrinktime bounds the time spent shrinking a
-// recipe machine's failure (default 15s of real time here, rapid's own is
-// 30s), besides the harness's budget of checks.
+// failure, besides the harness's budget of checks (default here:
+// harness.ShrinkCap, an hour, out of the way, so that a shrunk schedule
+// is the same on an idle and a loaded machine; rapid's own is 30s).
 //
 // # Replaying a failure
 //

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/explore"
+	"github.com/zksim/zksim/harness"
 )
 
 // exploreOptions are the flags of the fault exploration.
@@ -117,9 +118,16 @@ func runExplore(t *testing.T, o exploreOptions, step string, out io.Writer) ([]*
 	fmt.Fprintf(out, "\n%sfault exploration: %d random runs per recipe, seed %d\n", step, o.checks, o.seed)
 	fmt.Fprintf(out, "      (clients, lost replies, dropped requests, disconnects, session expiry and\n")
 	fmt.Fprintf(out, "      process pauses drawn from the seed; invariants checked after every step)\n")
-	for name, value := range map[string]string{
+	settings := map[string]string{
 		"rapid.checks": strconv.Itoa(o.checks), "rapid.seed": strconv.FormatUint(o.seed, 10), "rapid.nofailfile": "true",
-	} {
+	}
+	if _, ok := os.LookupEnv("RAPID_SHRINKTIME"); !ok {
+		// A failure shrinks by the machine's budget of checks, not for
+		// rapid's 30s of wall-clock time: the same schedule however busy
+		// the machine is.
+		settings["rapid.shrinktime"] = harness.ShrinkCap.String()
+	}
+	for name, value := range settings {
 		if err := flag.Set(name, value); err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@
 // killer is the test binary of -killer (default ./property_test) built with
 // that overlay, run in its package directory with -test.run set to the
 // tests -map names for the mutated package, -test.failfast and
-// -killer-flags (default -rapid.nofailfile), and killed after -timeout.
+// -killer-flags (default -rapid.nofailfile), and killed after -timeout (2m).
 //
 // The operators are: cond-boundary (< ↔ <=, > ↔ >=), negate (== ↔ !=),
 // logical (&& ↔ ||), remove-call (a statement that is only a call, or a

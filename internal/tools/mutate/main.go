@@ -54,7 +54,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, []string, error) {
 	fs.StringVar(&o.only, "only", "", "comma-separated mutant ids to run (overrides -sample)")
 	fs.StringVar(&o.killerPkg, "killer", "./property_test", "the test package that kills mutants")
 	fs.StringVar(&o.mapping, "map", defaultMap, "which tests of the killer run for which package: pkg=pattern;...;*=pattern")
-	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "per-mutant limit on the killer's run (not its build)")
+	// Two minutes: a kill's shrink runs to the machine's budget of checks,
+	// not for a time (20,000 checks of a recipe machine take about 30s of
+	// CPU, twice that on a loaded machine), and a timeout is not a kill.
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "per-mutant limit on the killer's run (not its build)")
 	fs.Float64Var(&o.factor, "timeout-factor", 2.5, "raise a mutant's limit to this many times the baseline run of its test pattern, if that is above -timeout (0: -timeout alone)")
 	fs.StringVar(&o.exclude, "exclude", `(^|/)internal/backendtest$`, "regexp of package directories to leave out")
 	fs.StringVar(&o.equivalent, "equivalent", "internal/tools/mutate/equivalent.txt", "file of equivalent mutant ids with reasons")
