@@ -6,14 +6,13 @@ import (
 
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/recipes/barrier"
-	"github.com/zksim/zksim/zkmem"
 )
 
 // The barrier's invariants, judged as each call returns (set, setRefused,
 // remove, wait; check has nothing to add after a step): a Wait returns nil
 // only if the barrier node it began under was removed meanwhile (it is
 // gone, or it is another node: another czxid), and only if the last exists
-// it sent found the barrier unset (applied notes what each found); once Set
+// it sent was answered "unset" (lookConn notes each answer); once Set
 // returns nil the barrier is set (unless the third party deleted it
 // meanwhile), once Remove returns nil it is not; the Set with the bad ACL
 // fails with ErrInvalidACL, and a Set under a directory whose ACL refuses
@@ -25,15 +24,32 @@ import (
 // judged on a call's result as the call returns (see the top of the file).
 func (f *barrierFamily) check() {}
 
-// applied records what the exists requests of the waiters found.
-func (f *barrierFamily) applied(c *client, r *zkmem.Request) {
-	if r.Op != zkmem.OpExists || r.Path != barrierPath {
-		return
+// lookConn is a waiter's Conn: it notes what each exists of the barrier
+// node answered the Wait (sawSet). What a look found is its member's
+// answer, not the tree at the moment the member served it: on an ensemble
+// a lagging member answers from the commits it has applied, and a sync
+// only orders the reads after it behind the writes committed before the
+// sync reached the leader. A Set whose create commits after the waiter's
+// sync, while the waiter's exists waits on its member, is concurrent with
+// that Wait, which may rightly find the barrier unset and pass (ZooKeeper's
+// reads are sequentially consistent per client; the recipe promises to
+// hold a Wait that begins after a Set returned, kindPassedASetBarrier).
+type lookConn struct {
+	*timedConn
+	f   *barrierFamily
+	idx int
+}
+
+// ExistsW implements zksim.Conn, noting the answer for the barrier node:
+// set, unset, or (a failed look) not unset.
+func (lc lookConn) ExistsW(ctx context.Context, path string) (bool, *zksim.Stat, <-chan zksim.Event, error) {
+	ok, st, ch, err := lc.timedConn.ExistsW(ctx, path)
+	if path == barrierPath {
+		lc.f.mu.Lock()
+		lc.f.sawSet[lc.idx] = ok || err != nil
+		lc.f.mu.Unlock()
 	}
-	set := f.czxid() != 0
-	f.mu.Lock()
-	f.sawSet[c.idx] = set
-	f.mu.Unlock()
+	return ok, st, ch, err
 }
 
 // set raises the barrier: once Set returns nil the barrier is set (unless
@@ -89,6 +105,9 @@ func (f *barrierFamily) wait(c *client) {
 	b, conn := f.bs[c.idx], c.conn
 	before := f.czxid()
 	f.conns[c.idx].reset()
+	f.mu.Lock()
+	f.sawSet[c.idx] = true // until a look of this Wait finds the barrier unset
+	f.mu.Unlock()
 	c.start("wait", func(ctx context.Context) error {
 		err := b.Wait(ctx)
 		f.mu.Lock()
@@ -99,7 +118,7 @@ func (f *barrierFamily) wait(c *client) {
 		}
 		f.w.checkSession(c, conn, ctx, "Wait", err)
 		if err == nil && sawSet {
-			f.w.violate(kindPassedUnseen, "p%d's Wait returned nil, but the last time it looked the barrier was set", c.idx)
+			f.w.violate(kindPassedUnseen, "p%d's Wait returned nil, but the last exists it sent did not answer that the barrier is unset", c.idx)
 		}
 		if err == nil && before != 0 && f.czxid() == before {
 			f.w.violate(kindPassedASetBarrier, "p%d's Wait returned while the barrier it began under (czxid %#x) is still set", c.idx, before)

@@ -48,7 +48,8 @@ type barrierFamily struct {
 	// thirdParty counts the third party's deletes of the barrier node.
 	thirdParty int
 	// sawSet tells, by client, whether the last exists of the barrier
-	// node the server applied for it found the barrier set.
+	// node its Wait sent was answered other than "unset" (lookConn): set,
+	// failed, or none sent yet.
 	sawSet []bool
 	// closed holds the sessions the machine closed (LossBurst).
 	closed map[*sim.Conn]bool
@@ -78,14 +79,14 @@ func newBarrierFamily(w *world, t *rapid.T) *barrierFamily {
 		}
 		tc := newTimedConn(w, c)
 		f.conns = append(f.conns, tc)
-		f.bs = append(f.bs, barrier.New(tc, barrierPath))
+		f.bs = append(f.bs, barrier.New(lookConn{tc, f, c.idx}, barrierPath))
 	}
 	return f
 }
 
 func (f *barrierFamily) renew(c *client) {
 	f.conns[c.idx] = newTimedConn(f.w, c)
-	f.bs[c.idx] = barrier.New(f.conns[c.idx], barrierPath)
+	f.bs[c.idx] = barrier.New(lookConn{f.conns[c.idx], f, c.idx}, barrierPath)
 }
 
 // czxid returns the czxid of the barrier node, 0 when it is not set.

@@ -256,8 +256,8 @@ const (
 	// kindRemovedStillSet: Remove returned nil but the barrier is set.
 	kindRemovedStillSet kind = "removed still set"
 
-	// kindPassedUnseen: Wait returned nil, but the last time it looked the
-	// barrier was set.
+	// kindPassedUnseen: Wait returned nil, but the last exists it sent was
+	// not answered "unset" (by its member: on an ensemble, a lagging one).
 	kindPassedUnseen kind = "passed unseen"
 
 	// kindPassedASetBarrier: Wait returned while the barrier it began under is
