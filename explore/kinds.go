@@ -160,6 +160,10 @@ const (
 	// kindDuplicateDelivery: an item was delivered more than once.
 	kindDuplicateDelivery kind = "duplicate delivery"
 
+	// kindItemQueuedTwice: two nodes of one Offer's item were queued at
+	// once (an Offer added its item again after a lost reply).
+	kindItemQueuedTwice kind = "item queued twice"
+
 	// kindLostItems: items offered were never delivered (or, in a locking
 	// queue, never acknowledged) and are gone from the queue.
 	kindLostItems kind = "lost items"

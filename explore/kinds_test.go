@@ -42,6 +42,7 @@ var allKinds = []kind{
 	kindLeader,
 	kindObserve,
 	kindDuplicateDelivery,
+	kindItemQueuedTwice,
 	kindLostItems,
 	kindFIFOOrder,
 	kindPriorityOrder,

@@ -17,7 +17,9 @@ import (
 
 // The queue's invariants, checked after every step (queueFamily.check)
 // and as each call returns:
-//   - no item is delivered twice (checked as each item is delivered);
+//   - no item is delivered twice (checked as each item is delivered), nor
+//     queued twice (two nodes of one Offer's item at once: the receipt
+//     makes an Offer add its item once, even after lost replies);
 //   - FIFO queue, one producer: items leave in offer order (an item is never
 //     removed while an earlier one is still there);
 //   - priority queue, one consumer: each item delivered comes first, by
@@ -55,6 +57,11 @@ func (f *queueFamily) check() {
 	f.checkNames(names)
 	f.checkClaims()
 	present := f.presentOf(names)
+	for i := 1; i < len(present); i++ {
+		if present[i] == present[i-1] && (i == 1 || present[i] != present[i-2]) {
+			f.w.violate(kindItemQueuedTwice, "item %d is queued in more than one node", present[i])
+		}
+	}
 	f.mu.Lock()
 	for _, k := range present {
 		f.added[k] = true
