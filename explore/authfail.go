@@ -16,7 +16,9 @@ import (
 // makes then fails with zksim.ErrAuthFailed, and the server expires its
 // session a session timeout later. The call that was waiting must give up
 // with an error (retry.WaitConnected returns zksim.ErrAuthFailed), never
-// return nil as if it had done its work, and a hold of the client must
+// return nil as if it had done its work (unless a reply the server sent
+// before the connection dropped answered it: authFailureIgnored), and a
+// hold of the client must
 // become Lost (the machines' own checks: the lock machine's "hold not
 // lost"). Once the process has heard of the failure and runs nothing, it
 // makes a new client, as after an expiry (look).
