@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"testing"
+
+	"github.com/zksim/zksim"
 )
 
 // TestArmAuthCheckSkipsOperationsOfALeftSession: when the client a
@@ -30,4 +32,35 @@ func TestArmAuthCheckSkipsOperationsOfALeftSession(t *testing.T) {
 		t.Fatalf("operations held to the auth-failure check: %v, want %v (not campaign, begun on client 0; not leader, not running)", c.authStruck, want)
 	}
 
+}
+
+// TestAuthFailureIgnoredOnlyOnceTheDropIsHeard: a nil from an operation
+// whose client failed to authenticate is "auth failure ignored" once the
+// process has heard the drop (or the failure), not while it still hears
+// StateConnected: then the nil came from a reply the server sent before
+// the connection dropped (property_test's findings25, TestBarrierEnsemble:
+// a Remove's delete answered ErrNoNode on a member, its reply held by a
+// Delay, the member crashed and the client's reconnection failed
+// authentication within that step; the reply, ahead of the drop in the
+// connection's FIFO, reached the client first).
+func TestAuthFailureIgnoredOnlyOnceTheDropIsHeard(t *testing.T) {
+	cases := []struct {
+		err    error
+		failed bool
+		heard  zksim.State
+		want   bool
+	}{
+		{nil, true, zksim.StateConnected, false}, // the finding: the reply preceded the drop
+		{nil, true, zksim.StateDisconnected, true},
+		{nil, true, zksim.StateAuthFailed, true},
+		{zksim.ErrAuthFailed, true, zksim.StateAuthFailed, false},
+		{zksim.ErrConnectionLoss, true, zksim.StateDisconnected, false},
+		{nil, false, zksim.StateDisconnected, false},
+		{nil, false, zksim.StateConnected, false},
+	}
+	for _, tc := range cases {
+		if got := authFailureIgnored(tc.err, tc.failed, tc.heard); got != tc.want {
+			t.Errorf("authFailureIgnored(%v, failed %v, heard %v) = %v, want %v", tc.err, tc.failed, tc.heard, got, tc.want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim"
 	"github.com/zksim/zksim/faults"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkmem"
 )
 
 // On an ensemble a client that loses its member reconnects to another by
@@ -284,4 +285,72 @@ func TestFailAuthExpiryCountsFromTheReconnection(t *testing.T) {
 			t.Errorf("the session outlived its timeout after the failed authentication")
 		}
 	})
+}
+
+// A reply a member sent before it crashed reaches the client before the
+// drop, even when a Delay holds it back until after the crash and the
+// client's reconnection (within the crash's step) fails authentication:
+// the session's FIFO is one TCP connection, and ZooKeeper's Java client
+// reads a reply that precedes the end of its socket, finishing the call,
+// before it notices the loss, reconnects and meets AUTH_FAILED. The
+// client library (World.AuthFailed) knows of the failure while the reply
+// is still on its way; the process hears it only after the reply
+// (explore's "auth failure ignored" judges by what the process heard:
+// property_test's findings25, TestBarrierEnsemble).
+func TestFailAuthOnAnEnsembleDeliversAHeldReplyFirst(t *testing.T) {
+	applied := false
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, SessionTimeout: 4 * time.Second, Server: zkmemOptions(),
+		OnApply: func(client int, r *zkmem.Request) {
+			if client == 0 && r.Op == zkmem.OpDelete {
+				applied = true
+			}
+		}}
+	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
+		c := w.Conn(0)
+		var log box[[]string] // what the process hears, in order
+		hear := func(s string) { log.put(append(slices.Clone(log.get()), s)) }
+		events := c.SessionEvents(w.Context())
+		w.Go(func(ctx context.Context) {
+			for ev := range events {
+				hear(ev.State.String())
+			}
+		})
+		if err := w.Inject(faults.Delay(0, time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		var deleted box[error]
+		w.Go(func(ctx context.Context) {
+			err := c.Delete(ctx, "/absent", -1)
+			hear("delete: " + errString(err))
+			deleted.put(err)
+		})
+		run(t, w, func() bool { return applied })
+		if deleted.ok() {
+			t.Fatalf("the delete's reply arrived within the Delay: %v", deleted.get())
+		}
+		if err := w.Inject(faults.FailAuth(0)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Inject(faults.Crash(w.Member(0), -1)); err != nil {
+			t.Fatal(err)
+		}
+		if !w.AuthFailed(0) {
+			t.Fatal("the reconnection after the crash did not fail authentication")
+		}
+		if c.State() != zksim.StateConnected {
+			t.Errorf("the process hears %v before the held reply, want StateConnected", c.State())
+		}
+		run(t, w, func() bool { return slices.Contains(log.get(), zksim.StateAuthFailed.String()) })
+		want := []string{"delete: " + errString(zksim.ErrNoNode), zksim.StateDisconnected.String(), zksim.StateAuthFailed.String()}
+		if got := log.get(); !slices.Equal(got, want) {
+			t.Errorf("the process heard %q, want %q", got, want)
+		}
+	})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
 }
