@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zksim/zksim/zkmem"
 	"github.com/zksim/zksim/zkwire/jute"
 )
 
@@ -159,4 +160,25 @@ func javaDouble(v float64) string {
 	}
 	n, _ := strconv.Atoi(exp)
 	return mant + "E" + strconv.Itoa(n)
+}
+
+// answered counts a request answered, as FinalRequestProcessor does: in
+// the connection's figures (cons) and the server's latency (srvr).
+func (c *conn) answered(h jute.RequestHeader, zxid int64, failed bool, start time.Time) {
+	end := time.Now()
+	c.stats.update(c.srv, h.Xid, zxid, lastOpName(h.Type, failed), start, end)
+	c.srv.lat.add(end.Sub(start))
+}
+
+// countReply counts the running request answered before its reply is
+// queued, as FinalRequestProcessor updates a connection's figures before
+// it sends the response: a cons that follows the reply sees the request
+// (run counts the others, and none twice).
+func (c *conn) countReply(hdr jute.ReplyHeader, resp *zkmem.Response) {
+	op := c.cur.op
+	if c.cur.start.IsZero() || op == jute.OpAuth || op == jute.OpCloseSession || resp.Closed {
+		return
+	}
+	c.answered(jute.RequestHeader{Xid: c.cur.xid, Type: op}, hdr.Zxid, resp.Err != nil, c.cur.start)
+	c.cur.counted = true
 }

@@ -330,8 +330,8 @@ func (c *conn) connect(body []byte) bool {
 		resp.TimeOut = int32(zs.Timeout() / time.Millisecond)
 		resp.SessionID = zs.ID()
 		resp.Passwd = zs.Password()
-		c.enqueue(jute.AppendFrame(nil, &resp), false)
 		c.answered(jute.RequestHeader{Type: jute.OpCreateSession}, c.lastZxid(), false, start)
+		c.enqueue(jute.AppendFrame(nil, &resp), false)
 		return true
 	}
 	ws := c.srv.sessionFor(req.SessionID, 0)
@@ -438,14 +438,14 @@ func (c *conn) handle(body []byte) bool {
 // run runs a decoded request (reads for a multiRead), received at start,
 // and counts it. It reports whether the connection goes on.
 func (c *conn) run(h jute.RequestHeader, req *zkmem.Request, reads []*zkmem.Request, start time.Time) bool {
-	c.cur = current{xid: h.Xid, op: h.Type}
+	c.cur = current{xid: h.Xid, op: h.Type, start: start}
 	var resp zkmem.Response
 	if h.Type == jute.OpMultiRead {
 		resp = c.multiRead(reads)
 	} else {
 		resp = c.zs.Do(req)
 	}
-	replied, zxid := c.cur.replied, c.cur.zxid
+	replied, zxid, counted := c.cur.replied, c.cur.zxid, c.cur.counted
 	c.cur = current{}
 	c.account(h.Type, req, resp)
 	if resp.Fault != zkmem.NoFault || !replied || resp.Closed || h.Type == jute.OpCloseSession {
@@ -457,18 +457,10 @@ func (c *conn) run(h jute.RequestHeader, req *zkmem.Request, reads []*zkmem.Requ
 		}
 		return false
 	}
-	if h.Type != jute.OpAuth {
+	if h.Type != jute.OpAuth && !counted {
 		c.answered(h, zxid, resp.Err != nil, start)
 	}
 	return true
-}
-
-// answered counts a request answered, as FinalRequestProcessor does: in
-// the connection's figures (cons) and the server's latency (srvr).
-func (c *conn) answered(h jute.RequestHeader, zxid int64, failed bool, start time.Time) {
-	end := time.Now()
-	c.stats.update(c.srv, h.Xid, zxid, lastOpName(h.Type, failed), start, end)
-	c.srv.lat.add(end.Sub(start))
 }
 
 // account notes a request in the session's record: its op, the fault that
@@ -537,6 +529,8 @@ type current struct {
 	zxid      int64 // the reply's zxid, once replied
 	collect   bool  // multiRead: keep the replies, do not send them
 	collected []zkmem.Response
+	start     time.Time // when the request came in (run)
+	counted   bool      // answered ran before the reply was queued (countReply)
 }
 
 // sink is a connection as zkmem's Sink: zkmem calls it with its lock held,
@@ -576,10 +570,12 @@ func (s *sink) Reply(req *zkmem.Request, resp *zkmem.Response) {
 		hdr.Err = jute.ErrNoNode
 	} else {
 		c.cur.zxid = zxid
+		c.countReply(hdr, resp)
 		c.enqueue(appendReply(hdr, c.cur.op, req, resp), resp.Closed || c.cur.op == jute.OpCloseSession)
 		return
 	}
 	c.cur.zxid = zxid
+	c.countReply(hdr, resp)
 	c.enqueue(jute.AppendReply(nil, hdr, body), resp.Closed || c.cur.op == jute.OpCloseSession)
 }
 
