@@ -51,13 +51,8 @@ func (t *tracer) normalize(line string) string {
 			continue
 		}
 		g := line[i : i+36]
-		label, ok := t.guids[g]
-		if !ok {
-			label = "{g" + strconv.Itoa(len(t.guids)+1) + "}"
-			t.guids[g] = label
-		}
 		b.WriteString(line[last:i])
-		b.WriteString(label)
+		b.WriteString(t.guidLabel(g))
 		last = i + 36
 		j = last + 7 // the next candidate's dash is 8 bytes past its start, at last or later
 	}
@@ -132,3 +127,14 @@ func (w *World) Trace() []string { return append([]string(nil), w.trace.lines...
 
 // TraceString returns the trace as one string, a line per step.
 func (w *World) TraceString() string { return strings.Join(w.trace.lines, "\n") + "\n" }
+
+// guidLabel returns the label that stands for GUID g in the trace ("{g1}",
+// "{g2}", ... in the order the GUIDs first appear).
+func (t *tracer) guidLabel(g string) string {
+	label, ok := t.guids[g]
+	if !ok {
+		label = "{g" + strconv.Itoa(len(t.guids)+1) + "}"
+		t.guids[g] = label
+	}
+	return label
+}

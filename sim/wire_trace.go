@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/zkmem"
@@ -98,13 +97,8 @@ func (t *tracer) normalizeHex(line string) string {
 			continue
 		}
 		g := line[i : i+32]
-		label, ok := t.guids[g]
-		if !ok {
-			label = "{g" + strconv.Itoa(len(t.guids)+1) + "}"
-			t.guids[g] = label
-		}
 		b.WriteString(line[last:i])
-		b.WriteString(label)
+		b.WriteString(t.guidLabel(g))
 		last = i + 32
 		i += 31
 	}
