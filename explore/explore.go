@@ -26,6 +26,10 @@ type Machine struct {
 	Name string
 	// What says in a few words what it explores ("lock (exclusive)").
 	What string
+	// DrawsInOrder replays schedules recorded before each action drew a
+	// seed of its own (harness.Machine.DrawsInOrder): set it only to
+	// replay such a fail file (ReplayFailFile).
+	DrawsInOrder bool
 
 	cfg       worldConfig
 	newFamily func(*world, *rapid.T) family

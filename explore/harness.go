@@ -149,6 +149,7 @@ func (m Machine) harness() harness.Machine[*client] {
 		Faults:         fs,
 		Parallel:       true, // the recipes draw from their Conn's stream (zksim.RandReader), never crypto/rand
 		ShrinkBudget:   m.shrinkBudget,
+		DrawsInOrder:   m.DrawsInOrder,
 		Init: func(t *rapid.T, hw *harness.World[*client]) {
 			w = newWorld(hw, m.cfg)
 			w.fam = m.newFamily(w, t)

@@ -81,7 +81,7 @@ func sumMachine() harness.Machine[*atomic.Int64] {
 // Catch keeps the shortest of the failures it shrinks, and the same seed
 // keeps the same one.
 func TestCatchKeepsTheShortestShrink(t *testing.T) {
-	const seed = 26 // one shrink stops at 5 actions
+	const seed = 13 // one shrink stops at 6 actions, the best of three at 2
 	one := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 1}, "below 10")
 	three := harness.Catch(t, sumMachine(), harness.CatchOptions{Seed: seed, Shrinks: 3}, "below 10")
 	require.True(t, one.AsWanted)

@@ -104,6 +104,13 @@ type Machine[P any] struct {
 	// machine runs. A negative budget shrinks until no smaller schedule
 	// fails the same way.
 	ShrinkBudget int
+	// DrawsInOrder replays schedules recorded before each action drew a
+	// seed of its own (zksim's harness before 2026-11-27): the calm
+	// stretches then took the World seed's choices from one stream, in
+	// order. Set it only to replay a fail file recorded so; such a
+	// schedule shrinks poorly, as dropping an action shifts what every
+	// later stretch draws.
+	DrawsInOrder bool
 	// NoWrap keeps sequence numbers starting at 0. Without it each check
 	// draws whether they start next to the int32 wrap (sim.Config.NearWrap),
 	// so ordering code meets 2147483647 followed by -2147483648.

@@ -137,10 +137,43 @@ func (s *scheduler) choose(n int) int {
 	return i
 }
 
+// reseed gives what follows (the rest of an action, the liveness phase)
+// a stream of the World's seed of its own: the first time the World
+// takes a step or a fault after it, its choices and fault draws restart
+// from a draw mixed with the World's seed (ensureSeed). Without it the
+// calm stretches drew from one stream in order, and an action rapid
+// dropped as it shrank shifted every later stretch's choices: the
+// shorter schedule failed no more, and shrinks stopped at dozens of
+// actions. The draw waits for the first step because rapid tells an
+// action skipped before any draw (another is drawn instead) from one
+// skipped after one (it counts against the run, and ends it early).
+func (w *runWorld) reseed() { w.seeded = w.inOrder }
+
+// ensureSeed makes reseed's draw, once.
+func (w *runWorld) ensureSeed(t *rapid.T) {
+	if w.seeded {
+		return
+	}
+	w.seeded = true
+	d := rapid.Uint64Range(0, 1<<20).Draw(t, "stretch seed")
+	w.sw.Reseed(mixSeeds(w.seed, d))
+}
+
+// mixSeeds combines two seeds into one (SplitMix64's finalizer over
+// their combination), so that the same draw under two World seeds gives
+// two unrelated streams.
+func mixSeeds(seed, d uint64) uint64 {
+	z := seed ^ (d+1)*0x9e37_79b9_7f4a_7c15
+	z = (z ^ z>>30) * 0xbf58_476d_1ce4_e5b9
+	z = (z ^ z>>27) * 0x94d0_49bb_1331_11eb
+	return z ^ z>>31
+}
+
 // step takes one step of the simulator and checks the invariants once
 // every client has taken in what the step told it; it returns how many
 // events are enabled then.
 func (w *runWorld) step(t *rapid.T, check func()) int {
+	w.ensureSeed(t)
 	err := w.sw.Step()
 	if p := w.sched.panicked; p != nil {
 		w.sched.panicked = nil
@@ -175,6 +208,7 @@ func (w *runWorld) settle(t *rapid.T, check func()) {
 // records a livelock if the clients take more than runStepLimit steps
 // before d has passed.
 func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func(), stop func() bool) {
+	w.ensureSeed(t)
 	deadline, first := w.sw.Now()+d, w.sw.Steps()
 	// The scheduler lets time run to its next timer; this one ends the
 	// stretch on time.
@@ -202,6 +236,7 @@ func (w *runWorld) runFor(t *rapid.T, d time.Duration, check func(), stop func()
 // inject injects f as a step of the simulator.
 func (w *runWorld) inject(t *rapid.T, f sim.StepFault) {
 	w.flushNotes()
+	w.ensureSeed(t)
 	if err := w.sw.Inject(f); err != nil && err != sim.ErrGone {
 		t.Fatalf("inject %v: %v", f, err)
 	}

@@ -49,6 +49,9 @@ type runWorld struct {
 	// replaying: a replay's check (replayProperty), whose failure is a
 	// replayFailure panic rather than a failure of rapid's.
 	replaying bool
+	seed      uint64 // the World's seed, a draw (reseed mixes it in)
+	inOrder   bool   // Machine.DrawsInOrder: no reseed
+	seeded    bool   // the action under way drew its stretch seed (reseed)
 
 	mu         sync.Mutex
 	violations []Violation

@@ -109,7 +109,10 @@
 // once, and rapid also replays every fail file under testdata/rapid/<test>/
 // before its checks: commit one to turn the failure into a regression test,
 // and delete it once the machine's actions change (a fail file is a list
-// of draws: under other actions it replays another schedule). The seed replays the whole search (the same checks,
+// of draws: under other actions it replays another schedule). The files
+// under testdata/rapid-inorder/<test>/ were recorded before each action
+// drew a seed of its own: each machine replays them first, with
+// explore.Machine.DrawsInOrder (recipes_test.go). The seed replays the whole search (the same checks,
 // the same failure, then shrinking again), so -rapid.checks must be at
 // least the number of checks the failure needed. The flawed-recipe tests
 // write no fail file; their log has the seed.

@@ -1,7 +1,12 @@
 package property_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/zksim/zksim/explore"
 )
@@ -54,7 +59,46 @@ func checkRecipe(t *testing.T, name string) {
 	if !ok {
 		t.Fatalf("no recipe machine %q", name)
 	}
+	replayInOrder(t, m)
 	m.CheckFrom(t, testSeed(t))
+}
+
+// inOrderDir holds the fail files recorded before each action drew a seed
+// of its own (harness.Machine.DrawsInOrder), by test as rapid lays them
+// out: rapid's own glob of testdata/rapid/<test>/ would replay them with
+// today's draws, another schedule.
+const inOrderDir = "testdata/rapid-inorder"
+
+// replayInOrder replays the fail files of m's test under inOrderDir, each
+// with the draws it was recorded with.
+func replayInOrder(t *testing.T, m explore.Machine) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(inOrderDir, t.Name(), "*.fail"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.DrawsInOrder = true
+	for _, f := range files {
+		m.ReplayFailFile(t, f)
+	}
+}
+
+// TestEveryInOrderFailFileHasAMachine: replayInOrder replays the files of
+// every directory under inOrderDir; a directory no recipe machine's test
+// reads would be a regression test that never runs.
+func TestEveryInOrderFailFileHasAMachine(t *testing.T) {
+	dirs, err := os.ReadDir(inOrderDir)
+	require.NoError(t, err)
+	files := 0
+	for _, d := range dirs {
+		_, ok := explore.Recipe(strings.TrimPrefix(d.Name(), "Test"))
+		require.True(t, ok && d.IsDir() && strings.HasPrefix(d.Name(), "Test"), "%s/%s: no recipe machine's test", inOrderDir, d.Name())
+		fs, err := filepath.Glob(filepath.Join(inOrderDir, d.Name(), "*.fail"))
+		require.NoError(t, err)
+		require.NotEmpty(t, fs, "%s/%s holds no fail file", inOrderDir, d.Name())
+		files += len(fs)
+	}
+	t.Logf("%d fail files in %d directories", files, len(dirs))
 }
 
 // TestEveryRecipeHasATest: every machine of explore.Recipes runs here.

@@ -134,6 +134,8 @@ type World struct {
 	now    time.Duration // virtual time at the last look
 	rng    *rand.Rand    // the scheduler's choices
 	frng   *rand.Rand    // the fault policy's draws
+	src    *rand.PCG     // rng's source (Reseed)
+	fsrc   *rand.PCG     // frng's source (Reseed)
 	policy Policy
 	step   int
 
@@ -182,12 +184,13 @@ func New(cfg Config) (*World, error) {
 	w := &World{
 		cfg:    cfg,
 		start:  time.Now(),
-		rng:    rand.New(rand.NewPCG(cfg.Seed, 0x5ced_51a7)),
-		frng:   rand.New(rand.NewPCG(cfg.Seed, 0xfa17_5eed)),
+		src:    rand.NewPCG(cfg.Seed, schedStream),
+		fsrc:   rand.NewPCG(cfg.Seed, faultStream),
 		policy: cfg.Policy,
 		done:   make(chan struct{}),
 		wake:   make(chan struct{}, 1),
 	}
+	w.rng, w.frng = rand.New(w.src), rand.New(w.fsrc)
 	w.faults.w = w
 	w.srv, w.ens = newServer(cfg)
 	// Session passwords from the seed, not from crypto/rand: a replay is
@@ -314,6 +317,27 @@ func (w *World) Steps() int { return w.step }
 // Rand returns the fault generator, for faults that draw (which client, how
 // long). Use it only from the World's goroutine (in Inject, Step, Request).
 func (w *World) Rand() *rand.Rand { return w.frng }
+
+// The streams of a World's seed: the scheduler's choices and the fault
+// policy's draws.
+const (
+	schedStream = 0x5ced_51a7
+	faultStream = 0xfa17_5eed
+)
+
+// Reseed restarts the scheduler's choices and the fault policy's draws
+// (Rand) from seed, as New does from Config.Seed. What else the seed
+// decided stays: the session secret, the sequence start, PCT's change
+// points and priorities, and each client's own stream.
+//
+// A harness that reseeds at the start of each of its actions, from a
+// draw of that action, gives every action randomness of its own: when a
+// shrinker drops an earlier action, what a later one draws does not
+// shift. Use it only from the World's goroutine, between steps.
+func (w *World) Reseed(seed uint64) {
+	w.src.Seed(seed, schedStream)
+	w.fsrc.Seed(seed, faultStream)
+}
 
 // Context returns a context that is cancelled when the World is closed.
 func (w *World) Context() context.Context { return w.ctx }
