@@ -166,9 +166,6 @@ func (w *World) deliverHead(s *session) {
 			w.stepf("%s stays down: authentication failed", s.name)
 			break
 		}
-		if w.reconnectFailsAuth(s) {
-			break
-		}
 		before := s.zc.State()
 		at := s.fifoLen()
 		err := s.ctl.Reconnect()

@@ -37,14 +37,14 @@ var ErrNoAuthFailure = errors.New("sim: a go-zookeeper client never enters State
 // client reconnects, the client learns of the expiry instead, as it
 // would.
 //
-// On an ensemble the failure is armed in zkmem
-// (zkmem.Control.FailNextAuth), which fails the reconnection where a
-// member takes it: a client that loses its member moves to another by
-// itself (within the fault or the election that dropped it), and one that
-// finds no member waits; the leader expires the session a session timeout
-// after the failed reconnection (or after the election that follows,
-// whose new leader gives every session a fresh timeout). On one server
-// the scheduler fails the reconnection itself (reconnectFailsAuth).
+// The failure is armed in zkmem (zkmem.Control.FailNextAuth), which fails
+// the reconnection where the server takes it and starts the session's
+// expiry clock afresh (authFailedInZkmem). On an ensemble a client that
+// loses its member moves to another by itself (within the fault or the
+// election that dropped it), and one that finds no member waits; the
+// leader expires the session a session timeout after the failed
+// reconnection (or after the election that follows, whose new leader
+// gives every session a fresh timeout).
 func (f *Faults) FailAuth(i int) error {
 	w := f.w
 	s := w.sessions[i]
@@ -54,10 +54,8 @@ func (f *Faults) FailAuth(i int) error {
 	if s.gone || s.authFailed {
 		return ErrGone
 	}
-	if w.ens != nil {
-		if err := s.ctl.FailNextAuth(); err != nil {
-			return err
-		}
+	if err := s.ctl.FailNextAuth(); err != nil {
+		return err
 	}
 	s.failAuth = true
 	return nil
@@ -72,38 +70,6 @@ func (f *Faults) FailAuth(i int) error {
 func (w *World) AuthFailed(i int) bool {
 	zc := w.sessions[i].zc
 	return zc != nil && zc.State() == zksim.StateAuthFailed
-}
-
-// reconnectFailsAuth is the reconnection of s, at the head of its FIFO,
-// failing authentication on one server (Faults.FailAuth): the server
-// reopened the session and dropped the connection, and the client gives
-// up for good. It reports false when no failure is armed or the session
-// has expired (the client learns that instead), and on an ensemble, where
-// zkmem fails the reconnection if a member takes it (authFailedInZkmem).
-//
-// zkmem's own expiry clock is not restarted here, only the scheduler's:
-// when the reconnection comes later than the disconnection (a Disconnect
-// with a delay), zkmem expires the session a session timeout after the
-// disconnection, before the scheduler's expiry (property_test's
-// testdata/findings25/README.md; failing it through zkmem, as on an
-// ensemble, would change the standalone traces).
-func (w *World) reconnectFailsAuth(s *session) bool {
-	if !s.failAuth || s.gone || w.ens != nil {
-		return false
-	}
-	s.failAuth, s.authFailed = false, true
-	w.coverStrike(s, "AuthFailed")
-	w.stepf("%s reconnect: authentication failed -> %v", s.name, zksim.StateAuthFailed)
-	// The server heard the client at the reconnection: its expiry clock
-	// starts again; nothing will stop it now.
-	s.gen++
-	s.downSince = w.now
-	w.schedule(w.now+s.zc.SessionTimeout()-time.Nanosecond, &timed{kind: tExpire, s: s, gen: s.gen})
-	s.push(-1, item{kind: itemState, state: zksim.StateAuthFailed})
-	// The client library ends: its watches end with EventNotWatching
-	// (ErrAuthFailed), so no waiter on a watch waits forever.
-	_ = s.zc.FailAuth() // the connection is down: it cannot fail
-	return true
 }
 
 // refuseAuthFailed serves req, sent by a client whose authentication

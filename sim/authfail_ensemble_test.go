@@ -3,6 +3,7 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -231,12 +232,21 @@ func TestFailAuthOnAnEnsembleWhilePaused(t *testing.T) {
 }
 
 // A client cut off for a while whose reconnection then fails
-// authentication on an ensemble: its session expires a session timeout
-// after the failed reconnection (the member heard it then), not after the
-// disconnection. (On one server zkmem's own clock still counts from the
-// disconnection: property_test's testdata/findings25/README.md.)
+// authentication, on one server and on an ensemble: its session expires a
+// session timeout after the failed reconnection (the server heard it
+// then), not after the disconnection. (On one server zkmem's own clock
+// once still counted from the disconnection: property_test's
+// testdata/findings25/README.md.)
 func TestFailAuthExpiryCountsFromTheReconnection(t *testing.T) {
-	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
+	for _, members := range []int{1, 3} {
+		t.Run(fmt.Sprintf("members=%d", members), func(t *testing.T) {
+			failAuthExpiryCountsFromTheReconnection(t, members)
+		})
+	}
+}
+
+func failAuthExpiryCountsFromTheReconnection(t *testing.T, members int) {
+	cfg := sim.Config{Seed: 3, Clients: 2, Members: members, SessionTimeout: 4 * time.Second, Server: zkmemOptions()}
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		c := w.Conn(0)
 		var created box[error]
