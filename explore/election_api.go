@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -31,8 +30,9 @@ import (
 type electionAPI struct {
 	f      *lockFamily
 	w      *world
-	single bool   // election.SingleNode; else election.New
-	path   string // the single node's path
+	single bool            // election.SingleNode; else election.New
+	layout election.Layout // the candidates' (election_layout.go)
+	path   string          // the single node's path
 
 	mu      sync.Mutex // what client goroutines report
 	results []apiResult
@@ -189,7 +189,7 @@ func (a *electionAPI) leaderNow() string {
 	}
 	var nodes []seqNode
 	for _, name := range a.w.children(electionDir) {
-		if n, ok := parseCandidate(name); ok {
+		if n, ok := a.candidate(name); ok {
 			nodes = append(nodes, n)
 		}
 	}
@@ -198,16 +198,6 @@ func (a *electionAPI) leaderNow() string {
 	}
 	sortSeqNodes(nodes)
 	return electionDir + "/" + nodes[0].name
-}
-
-// parseCandidate parses a candidate node's name strictly: "n_" and the
-// sequence number exactly as the server formats it.
-func parseCandidate(name string) (seqNode, bool) {
-	i := strings.LastIndex(name, election.CandidateName)
-	if i < 0 || !candidateSeq.MatchString(name[i+len(election.CandidateName):]) {
-		return seqNode{}, false
-	}
-	return parseSeqNode(name, election.CandidateName)
 }
 
 // see records the node at p as it is now, and returns it and its data;
@@ -258,7 +248,7 @@ func (a *electionAPI) direct(c *client, sc zksim.Conn, what string) electionDire
 	if a.single {
 		e = election.NewSingleNode(conn, a.path)
 	} else {
-		e = election.New(conn, electionDir)
+		e = election.New(conn, electionDir, a.opts()...)
 	}
 	a.guards[e] = bound
 	return e

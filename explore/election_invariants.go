@@ -96,7 +96,7 @@ func (a *electionAPI) check() {
 		candidates = []seqNode{{name: "leader"}}
 	} else {
 		for _, name := range w.children(electionDir) {
-			if n, ok := parseCandidate(name); ok {
+			if n, ok := a.candidate(name); ok {
 				candidates = append(candidates, n)
 			}
 		}
@@ -289,10 +289,15 @@ func (a *electionAPI) judgeResults() {
 			// "the state becomes Released and the node is deleted if it
 			// is still ours" (a node that is not ours, or gone, is no
 			// error); ErrNotLeader if we do not lead; ctx's error, or the
-			// session's end, if it could not finish.
+			// session's end, if it could not finish (an Election's; a
+			// SingleNode's has nothing left to do then).
 			switch {
 			case r.err == nil && r.what == "Resign" && r.state != recipes.Released:
 				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
+			case a.single && (errors.Is(r.err, zksim.ErrSessionExpired) || errors.Is(r.err, zksim.ErrClosing)):
+				// The single node's node of an ended session went with
+				// it: not ours, nothing to delete, no error.
+				bad = "the session ended, so its node is not ours: nothing to delete"
 			case r.err != nil && !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err):
 				bad = "an unexpected error"
 			}

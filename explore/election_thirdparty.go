@@ -78,7 +78,7 @@ func (a *electionAPI) setTwo(t *rapid.T) {
 	w := a.w
 	var nodes []seqNode
 	for _, name := range w.children(electionDir) {
-		if n, ok := parseCandidate(name); ok {
+		if n, ok := a.candidate(name); ok {
 			nodes = append(nodes, n)
 		}
 	}
@@ -123,6 +123,9 @@ func (a *electionAPI) setTwo(t *rapid.T) {
 // candidate node; the recipe must ignore it.
 func (a *electionAPI) createJunk(t *rapid.T) {
 	w := a.w
+	if !a.ownLayout() {
+		t.SkipNow() // junk takes part in Curator's line (election_layout.go)
+	}
 	name := rapid.SampledFrom(junkNames).Draw(t, "junk")
 	_, _ = w.observer.Create(w.ctx, electionDir, nil, zksim.ModePersistent, zksim.OpenACL())
 	if _, err := w.observer.Create(w.ctx, electionDir+"/"+name, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil && !errors.Is(err, zksim.ErrNodeExists) {
