@@ -57,6 +57,11 @@ type electionAPI struct {
 	// robbed holds, for the single node's path, the sessions whose node
 	// there a third party deleted (see applied).
 	robbed map[int64]bool
+
+	// foreign is the node of another layout a third party made
+	// (election_foreign.go), until it goes; foreignEver: there was one.
+	foreign     string
+	foreignEver bool
 }
 
 // seenNode is what the machine saw of a node.
@@ -83,6 +88,7 @@ type apiResult struct {
 	// its Renewing renewed the session the call began on (conn).
 	renewed *sim.Conn
 	state   recipes.HoldState // the hold's state as the call returned
+	left    []string          // the nodes a refused Campaign left behind
 }
 
 // poller counts the reads of a call that waits on watches or reads once
@@ -272,7 +278,7 @@ func (a *electionAPI) report(r apiResult) {
 }
 
 // apiOps are the names of the operations the API actions start.
-var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume", "invalid acl"}
+var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume", "invalid acl", "foreign"}
 
 // actions are the election API's actions: the calls that read the
 // election (election_readers.go), a candidate's other calls
@@ -304,6 +310,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	m["Guard"] = a.callGuard
 	m["Resume"] = a.callResume
 	m["Junk"] = a.createJunk
+	if a.w.cfg.members == 0 {
+		// (Not on the ensemble, whose committed fail files draw from
+		// the actions as they were.)
+		m["Foreign"] = a.foreignNode
+	}
 	return m
 }
 

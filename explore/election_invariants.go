@@ -73,6 +73,12 @@ import (
 //   - nobody deletes another session's node (applied);
 //   - nodes that are not candidates (a name without the server's sequence
 //     format after "n_") are ignored: the election goes on past them;
+//   - in the layout drawn (election_layout.go), the leader is the first
+//     candidate in that layout's order; a Campaign that begins beside a
+//     contender node of a layout it cannot order returns
+//     recipes.ErrForeignNodes and leaves no node (election_foreign.go);
+//   - a SingleNode's Resign never returns the session's end: the node of
+//     an ended session is gone with it, so there is nothing to delete;
 //   - a call belongs to the session it began on (recipes/doc.go): each
 //     process's library, and each Observe's, may be a sim.Renewing drawn
 //     from the seed; a Campaign or Resume that began on one session never
@@ -132,6 +138,7 @@ func (a *electionAPI) check() {
 	a.checkLost()
 	a.checkObservers(leader, cur)
 	a.checkLeaderCalls(leader, cur)
+	a.endForeign()
 }
 
 // checkLeaderCalls: a Leader call "blocks only for the round trips, and
@@ -242,6 +249,8 @@ func (a *electionAPI) judgeResults() {
 			case !errors.Is(r.err, zksim.ErrInvalidACL) && !failedOK(r.err):
 				bad = "not ErrInvalidACL"
 			}
+		case "Campaign beside a foreign node":
+			bad = judgeForeign(r)
 		case "Resume of another's node":
 			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
 				bad = "not ErrNotCandidate"
@@ -261,6 +270,9 @@ func (a *electionAPI) judgeResults() {
 					bad = fmt.Sprintf("nil, but the state is %v: it does not lead", r.state)
 				}
 			case errors.Is(r.err, context.Canceled):
+			case errors.Is(r.err, recipes.ErrForeignNodes) && a.foreignEver:
+				// A third party made a node of another layout
+				// (election_foreign.go), which its listing met.
 			case errors.Is(r.err, zksim.ErrSessionExpired):
 				if !ended {
 					bad = "the session is live"
