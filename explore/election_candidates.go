@@ -64,8 +64,15 @@ func (a *electionAPI) resignIdle(t *rapid.T) {
 	var e electionDirect
 	// (Not an Election whose Campaign after a Lost leadership
 	// failed: its Resign may still delete the Lost node, as
-	// after a Lost leadership, and return nil.)
-	if h := a.f.cs[c.idx].h; h != nil && !a.f.cs[c.idx].again && !a.f.cs[c.idx].unreleased.Load() && rapid.Bool().Draw(t, "resigned") {
+	// after a Lost leadership, and return nil. A SingleNode's
+	// Campaign after a Lost leadership deletes the Lost node
+	// first, or fails to for good (its client failed to
+	// authenticate): once it has failed, nothing is held. So on
+	// one server, where no committed fail file draws from here,
+	// the single node's is drawn too.)
+	lc := a.f.cs[c.idx]
+	after := a.single && a.w.cfg.members == 0 && lc.conn == c.conn && !c.authFailed()
+	if h := lc.h; h != nil && ((!lc.again && !lc.unreleased.Load()) || after) && rapid.Bool().Draw(t, "resigned") {
 		e = h.(electionDirect)
 	} else {
 		e = a.direct(c, c.conn, "Resign")
