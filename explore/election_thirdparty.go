@@ -126,7 +126,13 @@ func (a *electionAPI) createJunk(t *rapid.T) {
 	if !a.ownLayout() {
 		t.SkipNow() // junk takes part in Curator's line (election_layout.go)
 	}
-	name := rapid.SampledFrom(junkNames).Draw(t, "junk")
+	names := junkNames
+	if w.cfg.members == 0 {
+		// (Not on the ensemble, whose committed fail files draw from
+		// junkNames as it was.)
+		names = append(slices.Clip(junkNames), oneServerJunk...)
+	}
+	name := rapid.SampledFrom(names).Draw(t, "junk")
 	_, _ = w.observer.Create(w.ctx, electionDir, nil, zksim.ModePersistent, zksim.OpenACL())
 	if _, err := w.observer.Create(w.ctx, electionDir+"/"+name, nil, zksim.ModePersistent, zksim.OpenACL()); err != nil && !errors.Is(err, zksim.ErrNodeExists) {
 		t.Fatalf("create junk: %v", err)
@@ -145,4 +151,12 @@ var junkNames = []string{
 	"_c_junk-n_00000000x1",    // not a number
 	"_c_junk-n_",              // no number
 	"_c_junk-lock-0000000001", // another recipe's marker
+}
+
+// oneServerJunk are more such children, on one server: protected names
+// (a version 4 GUID) whose name part holds one of Curator's names, but not
+// at its start, so no layout takes them for Curator's nodes (Foreign).
+var oneServerJunk = []string{
+	"_c_ffffffff-ffff-4fff-bfff-ffffffffffff-x-lock-0000000001",
+	"_c_ffffffff-ffff-4fff-bfff-ffffffffffff-x-latch-0000000001",
 }
