@@ -106,7 +106,9 @@
 // third-party deletes, closed sessions, the root package's protected
 // create; election_api.go, election_readers.go, election_candidates.go and
 // election_thirdparty.go: the rest of the election's API and third
-// parties in its directory). Each family's invariants are in
+// parties in its directory; election_layout.go and election_foreign.go:
+// on one server the Election's candidates follow a layout drawn per check,
+// zksim's, Curator's or kazoo's, and meet another library's nodes). Each family's invariants are in
 // <family>_invariants.go: lock_invariants.go (and lock_api_invariants.go),
 // election_invariants.go (which states those the election shares with the
 // lock in election terms), queue_invariants.go, barrier_invariants.go,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -31,8 +30,9 @@ import (
 type electionAPI struct {
 	f      *lockFamily
 	w      *world
-	single bool   // election.SingleNode; else election.New
-	path   string // the single node's path
+	single bool            // election.SingleNode; else election.New
+	layout election.Layout // the candidates' (election_layout.go)
+	path   string          // the single node's path
 
 	mu      sync.Mutex // what client goroutines report
 	results []apiResult
@@ -57,6 +57,11 @@ type electionAPI struct {
 	// robbed holds, for the single node's path, the sessions whose node
 	// there a third party deleted (see applied).
 	robbed map[int64]bool
+
+	// foreign is the node of another layout a third party made
+	// (election_foreign.go), until it goes; foreignEver: there was one.
+	foreign     string
+	foreignEver bool
 }
 
 // seenNode is what the machine saw of a node.
@@ -83,6 +88,7 @@ type apiResult struct {
 	// its Renewing renewed the session the call began on (conn).
 	renewed *sim.Conn
 	state   recipes.HoldState // the hold's state as the call returned
+	left    []string          // the nodes a refused Campaign left behind
 }
 
 // poller counts the reads of a call that waits on watches or reads once
@@ -189,7 +195,7 @@ func (a *electionAPI) leaderNow() string {
 	}
 	var nodes []seqNode
 	for _, name := range a.w.children(electionDir) {
-		if n, ok := parseCandidate(name); ok {
+		if n, ok := a.candidate(name); ok {
 			nodes = append(nodes, n)
 		}
 	}
@@ -198,16 +204,6 @@ func (a *electionAPI) leaderNow() string {
 	}
 	sortSeqNodes(nodes)
 	return electionDir + "/" + nodes[0].name
-}
-
-// parseCandidate parses a candidate node's name strictly: "n_" and the
-// sequence number exactly as the server formats it.
-func parseCandidate(name string) (seqNode, bool) {
-	i := strings.LastIndex(name, election.CandidateName)
-	if i < 0 || !candidateSeq.MatchString(name[i+len(election.CandidateName):]) {
-		return seqNode{}, false
-	}
-	return parseSeqNode(name, election.CandidateName)
 }
 
 // see records the node at p as it is now, and returns it and its data;
@@ -258,7 +254,7 @@ func (a *electionAPI) direct(c *client, sc zksim.Conn, what string) electionDire
 	if a.single {
 		e = election.NewSingleNode(conn, a.path)
 	} else {
-		e = election.New(conn, electionDir)
+		e = election.New(conn, electionDir, a.opts()...)
 	}
 	a.guards[e] = bound
 	return e
@@ -282,7 +278,7 @@ func (a *electionAPI) report(r apiResult) {
 }
 
 // apiOps are the names of the operations the API actions start.
-var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume", "invalid acl"}
+var apiOps = []string{"leader", "observe", "proclaim", "campaign again", "resign idle", "resume", "invalid acl", "foreign"}
 
 // actions are the election API's actions: the calls that read the
 // election (election_readers.go), a candidate's other calls
@@ -314,6 +310,11 @@ func (a *electionAPI) actions() map[string]func(*rapid.T) {
 	m["Guard"] = a.callGuard
 	m["Resume"] = a.callResume
 	m["Junk"] = a.createJunk
+	if a.w.cfg.members == 0 {
+		// (Not on the ensemble, whose committed fail files draw from
+		// the actions as they were.)
+		m["Foreign"] = a.foreignNode
+	}
 	return m
 }
 

@@ -102,10 +102,16 @@ func (o *ownSeen) found() bool {
 
 func newElectionHold(t *rapid.T, c *client) holdable {
 	own := &ownSeen{Conn: libConn(c)}
-	h := electionHold{Election: election.New(own, electionDir), c: c, conn: c.conn, own: own, called: new(atomic.Bool)}
+	a := apiOf(c)
+	var opts []election.Option
+	if a != nil {
+		opts = a.opts()
+	}
+	h := electionHold{Election: election.New(own, electionDir, opts...), c: c, conn: c.conn, own: own, called: new(atomic.Bool)}
 	if t != nil {
-		h.resume = rapid.Bool().Draw(t, "resume")
-		if a := apiOf(c); a != nil && rapid.Bool().Draw(t, "proclaim") {
+		// (A resume makes its node by hand, in zksim's layout only.)
+		h.resume = rapid.Bool().Draw(t, "resume") && (a == nil || a.ownLayout())
+		if a != nil && rapid.Bool().Draw(t, "proclaim") {
 			a.values++ // newHold runs on the machine goroutine
 			h.proclaim = fmt.Sprintf("v%d", a.values)
 		}

@@ -73,6 +73,12 @@ import (
 //   - nobody deletes another session's node (applied);
 //   - nodes that are not candidates (a name without the server's sequence
 //     format after "n_") are ignored: the election goes on past them;
+//   - in the layout drawn (election_layout.go), the leader is the first
+//     candidate in that layout's order; a Campaign that begins beside a
+//     contender node of a layout it cannot order returns
+//     recipes.ErrForeignNodes and leaves no node (election_foreign.go);
+//   - a SingleNode's Resign never returns the session's end: the node of
+//     an ended session is gone with it, so there is nothing to delete;
 //   - a call belongs to the session it began on (recipes/doc.go): each
 //     process's library, and each Observe's, may be a sim.Renewing drawn
 //     from the seed; a Campaign or Resume that began on one session never
@@ -96,7 +102,7 @@ func (a *electionAPI) check() {
 		candidates = []seqNode{{name: "leader"}}
 	} else {
 		for _, name := range w.children(electionDir) {
-			if n, ok := parseCandidate(name); ok {
+			if n, ok := a.candidate(name); ok {
 				candidates = append(candidates, n)
 			}
 		}
@@ -132,6 +138,7 @@ func (a *electionAPI) check() {
 	a.checkLost()
 	a.checkObservers(leader, cur)
 	a.checkLeaderCalls(leader, cur)
+	a.endForeign()
 }
 
 // checkLeaderCalls: a Leader call "blocks only for the round trips, and
@@ -242,6 +249,8 @@ func (a *electionAPI) judgeResults() {
 			case !errors.Is(r.err, zksim.ErrInvalidACL) && !failedOK(r.err):
 				bad = "not ErrInvalidACL"
 			}
+		case "Campaign beside a foreign node":
+			bad = judgeForeign(r)
 		case "Resume of another's node":
 			if !errors.Is(r.err, election.ErrNotCandidate) && !failedOK(r.err) {
 				bad = "not ErrNotCandidate"
@@ -261,6 +270,9 @@ func (a *electionAPI) judgeResults() {
 					bad = fmt.Sprintf("nil, but the state is %v: it does not lead", r.state)
 				}
 			case errors.Is(r.err, context.Canceled):
+			case errors.Is(r.err, recipes.ErrForeignNodes) && a.foreignEver:
+				// A third party made a node of another layout
+				// (election_foreign.go), which its listing met.
 			case errors.Is(r.err, zksim.ErrSessionExpired):
 				if !ended {
 					bad = "the session is live"
@@ -289,10 +301,15 @@ func (a *electionAPI) judgeResults() {
 			// "the state becomes Released and the node is deleted if it
 			// is still ours" (a node that is not ours, or gone, is no
 			// error); ErrNotLeader if we do not lead; ctx's error, or the
-			// session's end, if it could not finish.
+			// session's end, if it could not finish (an Election's; a
+			// SingleNode's has nothing left to do then).
 			switch {
 			case r.err == nil && r.what == "Resign" && r.state != recipes.Released:
 				bad = fmt.Sprintf("nil, but the state is %v, not Released", r.state)
+			case a.single && (errors.Is(r.err, zksim.ErrSessionExpired) || errors.Is(r.err, zksim.ErrClosing)):
+				// The single node's node of an ended session went with
+				// it: not ours, nothing to delete, no error.
+				bad = "the session ended, so its node is not ours: nothing to delete"
 			case r.err != nil && !errors.Is(r.err, election.ErrNotLeader) && !failedOK(r.err):
 				bad = "an unexpected error"
 			}

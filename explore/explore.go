@@ -54,7 +54,7 @@ var Recipes = []Machine{
 		return newLockFamily(w, semaphoreKind, true, true)
 	}},
 	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
-		return newLockFamily(w, electionKind, true, true).drawRenewing(t)
+		return drawElectionLayout(newLockFamily(w, electionKind, true, true).drawRenewing(t), t)
 	}},
 	{Name: "ElectionSingleNode", What: "election, single-node variant", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return newLockFamily(w, singleNodeKind, true, true).drawRenewing(t)

@@ -64,11 +64,8 @@ func (l Layout) GUIDFor(guid string) string {
 // the first child that belongs to another library's layout which l cannot
 // order as that library does (see Foreign), "" when there is none.
 func (l Layout) Order(children []string, markers ...string) (nodes []Node, foreign string) {
-	for _, c := range children {
-		if l.Foreign(c, markers...) {
-			foreign = c
-			break
-		}
+	if i := slices.IndexFunc(children, func(c string) bool { return l.Foreign(c, markers...) }); i >= 0 {
+		foreign = children[i]
 	}
 	switch l {
 	case Curator:
