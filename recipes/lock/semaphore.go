@@ -23,8 +23,10 @@ const leaseName = "lease-"
 // holding it creates its lease node in <dir>/leases and, while more than
 // max leases exist, watches that directory; it keeps the internal lock
 // until it holds a lease, so only one client at a time watches the leases
-// (no herd) and leases are granted in arrival order. Every client must use
-// the same max for the same dir.
+// (no herd) and leases are granted in arrival order; one whose internal
+// lock node is deleted meanwhile (a third party) deletes its lease node
+// and queues for the internal lock again. Every client must use the same
+// max for the same dir.
 //
 // WithLayout(Curator) is InterProcessSemaphoreV2 (the same directories,
 // and every child of <dir>/leases counts as a lease, as Curator counts
