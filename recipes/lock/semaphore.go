@@ -208,23 +208,18 @@ func (s *Semaphore) waitForLease(ctx context.Context, lockNode, p string, try bo
 		if !held {
 			return nil, errLockLost
 		}
+		var ev zksim.Event
 		select {
-		case ev := <-watch:
-			if ev.Type == zksim.EventNotWatching {
-				if ev.Err != nil {
-					return nil, ev.Err
-				}
-				return nil, zksim.ErrClosing
-			}
-		case ev := <-lockWatch:
-			if ev.Type == zksim.EventNotWatching {
-				if ev.Err != nil {
-					return nil, ev.Err
-				}
-				return nil, zksim.ErrClosing
-			}
+		case ev = <-watch:
+		case ev = <-lockWatch: // both end with the session
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		if ev.Type == zksim.EventNotWatching {
+			if ev.Err != nil {
+				return nil, ev.Err
+			}
+			return nil, zksim.ErrClosing
 		}
 	}
 }
