@@ -50,8 +50,8 @@ var Recipes = []Machine{
 	{Name: "LockRWMutex", What: "read-write lock", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, _ *rapid.T) family {
 		return newLockFamily(w, rwKind, true, true)
 	}},
-	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true, authFail: true}, newFamily: func(w *world, _ *rapid.T) family {
-		return newLockFamily(w, semaphoreKind, true, true)
+	{Name: "LockSemaphore", What: "semaphore", cfg: worldConfig{clients: 4, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
+		return newSemaphoreFamily(w, t)
 	}},
 	{Name: "Election", What: "leader election", cfg: worldConfig{clients: 3, faults: true, authFail: true}, newFamily: func(w *world, t *rapid.T) family {
 		return drawElectionLayout(newLockFamily(w, electionKind, true, true).drawRenewing(t), t)

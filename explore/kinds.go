@@ -119,6 +119,12 @@ const (
 	// ones.
 	kindNewSemaphore kind = "new semaphore"
 
+	// kindForeignNodes: a semaphore's acquisition returned
+	// recipes.ErrForeignNodes though no node its layout refuses was in its
+	// directory during the call, or took a lease (or failed otherwise)
+	// while one was there throughout (lock_semaphore.go).
+	kindForeignNodes kind = "foreign nodes"
+
 	// kindProtectedCreate: a protected create (CreateProtectedSequential)
 	// returned a node other than its own in the documented form, or the wrong
 	// error.

@@ -33,6 +33,7 @@ var allKinds = []kind{
 	kindNewLock,
 	kindUnlockNothing,
 	kindNewSemaphore,
+	kindForeignNodes,
 	kindProtectedCreate,
 	kindSequence,
 	kindLeaderNotFirst,

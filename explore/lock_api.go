@@ -69,7 +69,7 @@ func (f *lockFamily) apiActions() map[string]func(*rapid.T) {
 		// not holding when CloseSession draws): its hold must become Lost.
 		a["CloseHolderSession"] = func(t *rapid.T) { f.closeSession(drawClient(t, f.holders(), "close")) }
 	}
-	if f.kind.name == semaphoreKind.name {
+	if f.kind.name == semaphoreName {
 		a["NewSemaphore"] = f.newSemaphore
 	}
 	return a
@@ -115,6 +115,11 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 	lc.h, lc.conn = h, conn
 	lc.api.downFrom, lc.api.longDown = -1, false
 	lc.cancelled.Store(0)
+	sem, _ := f.api.(*semaphoreAPI)
+	var mark foreignMark
+	if sem != nil {
+		mark = sem.begin(lc)
+	}
 	if via == "Try" {
 		lc.api.before = map[string]bool{}
 		for _, dir := range f.kind.dirs {
@@ -135,6 +140,9 @@ func (f *lockFamily) acquireAPI(t *rapid.T, c *client) {
 			err = h.tryAcquire(ctx)
 		case "Locker":
 			err = f.catch(c, "Locker.Lock", h.locker().Lock)
+		}
+		if sem != nil {
+			sem.returned(c, via, mark, err)
 		}
 		f.checkAcquired(c, conn, h, via, data, before, err)
 		lc.api.trying.Store(false)
@@ -358,6 +366,9 @@ func (f *lockFamily) deleteWaiterNode(t *rapid.T) {
 			continue
 		}
 		for _, dir := range f.kind.dirs {
+			if s, ok := f.api.(*semaphoreAPI); ok && dir == s.cfg.internalDir() && s.cfg.layout == lock.Kazoo {
+				continue // kazooUntouched (lock_semaphore.go)
+			}
 			for _, n := range f.w.ownedUnder(dir, c.conn.SessionID()) {
 				nodes = append(nodes, dir+"/"+n)
 			}

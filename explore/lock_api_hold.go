@@ -132,6 +132,7 @@ func (h apiMutex) blocked(w *world, session int64, before map[string]bool) bool 
 type apiLease struct {
 	sem   *lock.Semaphore
 	lease *atomic.Pointer[lock.Lease]
+	cfg   semaphoreConfig // sem's layout and max
 }
 
 func (h apiLease) Acquire(ctx context.Context) error {
@@ -199,24 +200,23 @@ func (h apiLease) refusal() error      { return lock.ErrNoLease }
 func (h apiLease) locker() sync.Locker { return nil }
 func (h apiLease) mutex() *lock.Mutex  { return nil }
 
-// blocked: max leases of others (or there before the try) exist.
+// blocked: max leases of others (or there before the try) exist, counted
+// as the layout counts them (semaphoreConfig.counts).
 func (h apiLease) blocked(w *world, session int64, before map[string]bool) bool {
-	n := 0
-	for _, name := range w.children(lockDir + "/leases") {
-		if before[name] || w.owner(lockDir+"/leases/"+name) != session {
+	n, dir := 0, h.cfg.leaseDir()
+	for _, name := range w.children(dir) {
+		if h.cfg.counts(name) && (before[name] || w.owner(dir+"/"+name) != session) {
 			n++
 		}
 	}
-	return n >= semaphoreMax
+	return n >= h.cfg.max
 }
-
-// semaphoreMax is the semaphore machine's number of leases.
-const semaphoreMax = 2
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// newAPIMutex, newAPIRWMutex and newAPILease make the holds of the real
-// lock recipes for the API actions, with data as the node's data.
+// newAPIMutex and newAPIRWMutex make the holds of the real lock recipes
+// for the API actions, with data as the node's data (the semaphore's:
+// semaphoreKindOf).
 func newAPIMutex(_ *rapid.T, c *client, data []byte) apiHold {
 	return apiMutex{Mutex: lock.New(recipeConn(c), lockDir, lock.WithData(data))}
 }
@@ -227,12 +227,4 @@ func newAPIRWMutex(t *rapid.T, c *client, data []byte) apiHold {
 		return apiMutex{Mutex: rw.Writer(), rw: rw, write: true}
 	}
 	return apiMutex{Mutex: rw.Reader(), rw: rw}
-}
-
-func newAPILease(_ *rapid.T, c *client, data []byte) apiHold {
-	sem, err := lock.NewSemaphore(recipeConn(c), lockDir, semaphoreMax, lock.WithData(data))
-	if err != nil {
-		panic(err) // the arguments are constants
-	}
-	return apiLease{sem: sem, lease: new(atomic.Pointer[lock.Lease])}
 }

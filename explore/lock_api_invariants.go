@@ -57,10 +57,12 @@ func (f *lockFamily) checkAcquired(c *client, conn *sim.Conn, h apiHold, via str
 		w.violate(kindAcquireResult, "p%d's %s of a new lock returned %v", c.idx, via, err)
 	}
 	if err != nil && !errors.Is(err, h.refusal()) && !errors.Is(err, context.Canceled) &&
-		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) && !errors.Is(err, zksim.ErrAuthFailed) {
+		!errors.Is(err, zksim.ErrSessionExpired) && !errors.Is(err, zksim.ErrClosing) && !errors.Is(err, zksim.ErrAuthFailed) &&
+		!(f.kind.name == semaphoreName && errors.Is(err, recipes.ErrForeignNodes)) {
 		// The package doc's list: ctx.Err(), an expired session, a closed
 		// Conn, a failed authentication (recipes' doc; ErrAlreadyHeld is
-		// checked above).
+		// checked above); and a semaphore's ErrForeignNodes, which
+		// semaphoreAPI.returned checks.
 		w.violate(kindAcquireResult, "p%d's %s returned %v: not ctx.Err(), ErrSessionExpired, ErrClosing or ErrAuthFailed", c.idx, via, err)
 	}
 	// And the error names what happened.

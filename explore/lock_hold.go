@@ -54,8 +54,9 @@ func (h *leaseHold) State() recipes.HoldState {
 // lockDir is the directory of the locks' contender nodes.
 const lockDir = "/lock"
 
-// mutexKind, rwKind and semaphoreKind are the lock machine's kinds of the
-// real locks, each with the rest of its API (lock_api.go).
+// mutexKind and rwKind are the lock machine's kinds of the real locks,
+// each with the rest of its API (lock_api.go); the semaphore's:
+// lock_semaphore.go.
 var (
 	mutexKind = lockKind{
 		name: "lock",
@@ -82,18 +83,5 @@ var (
 			return rwHold{rw.Reader(), false}
 		},
 		newAPI: newAPIRWMutex,
-	}
-	semaphoreKind = lockKind{
-		name:      "semaphore",
-		dirs:      []string{lockDir + "/leases", lockDir + "/locks"},
-		maxShared: 2,
-		newHold: func(_ *rapid.T, c *client) holdable {
-			sem, err := lock.NewSemaphore(recipeConn(c), lockDir, 2)
-			if err != nil {
-				panic(err) // the arguments are constants
-			}
-			return &leaseHold{sem: sem}
-		},
-		newAPI: newAPILease,
 	}
 )

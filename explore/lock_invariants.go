@@ -64,29 +64,15 @@ func (f *lockFamily) check() {
 
 // holdersNow returns the processes that hold now, as the exclusion check
 // counts them: those whose hold is Held, exclusive or shared, but for a
-// holder that may still believe it holds (below); and the holds of
+// holder that may still believe it holds (holdsNow); and the holds of
 // previous sessions that never learnt they lost (f.stale).
 func (f *lockFamily) holdersNow(owners map[int64]*client) (exclusive, shared []string) {
 	w := f.w
 	for _, c := range w.clients {
-		lc := f.cs[c.idx]
-		if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held {
+		if !f.holdsNow(c, owners) {
 			continue
 		}
-		// A holder counts while its session lives, and also after, as
-		// long as it runs and hears from the server: such a holder must
-		// have learnt that its hold is gone (Doubtful, Lost) before
-		// another one holds. Only a paused holder, or one whose request is
-		// still on its way, may still believe it holds (fencing covers
-		// those).
-		// Likewise a holder whose node a third party deleted.
-		if _, live := owners[c.conn.SessionID()]; (!live || f.nodeGone(lc)) && (c.paused() || w.inFlight(c)) {
-			continue
-		}
-		if f.api != nil && f.api.deleted(lc.h) && (c.paused() || w.inFlight(c)) {
-			continue
-		}
-		if lc.h.Exclusive() {
+		if f.cs[c.idx].h.Exclusive() {
 			exclusive = append(exclusive, fmt.Sprintf("p%d", c.idx))
 		} else {
 			shared = append(shared, fmt.Sprintf("p%d", c.idx))
@@ -108,6 +94,27 @@ func (f *lockFamily) holdersNow(owners map[int64]*client) (exclusive, shared []s
 		}
 	}
 	return exclusive, shared
+}
+
+// holdsNow reports whether c's process holds now, as the exclusion check
+// counts holders: its hold is Held, but for a holder that may still
+// believe it holds (below).
+func (f *lockFamily) holdsNow(c *client, owners map[int64]*client) bool {
+	w := f.w
+	lc := f.cs[c.idx]
+	if lc.h == nil || !lc.holding.Load() || lc.h.State() != recipes.Held {
+		return false
+	}
+	// A holder counts while its session lives, and also after, as long as
+	// it runs and hears from the server: such a holder must have learnt
+	// that its hold is gone (Doubtful, Lost) before another one holds.
+	// Only a paused holder, or one whose request is still on its way, may
+	// still believe it holds (fencing covers those).
+	// Likewise a holder whose node a third party deleted.
+	if _, live := owners[c.conn.SessionID()]; (!live || f.nodeGone(lc)) && (c.paused() || w.inFlight(c)) {
+		return false
+	}
+	return f.api == nil || !f.api.deleted(lc.h) || !(c.paused() || w.inFlight(c))
 }
 
 // checkLostHolds: a hold whose session ended, or whose client failed to

@@ -15,19 +15,20 @@ import (
 )
 
 var cases = bt.Cases{
-	"MutexBasics":               testMutexBasics,
-	"MutexExclusion":            testMutexExclusion,
-	"MutexFIFO":                 testMutexFIFO,
-	"TryLock":                   testTryLock,
-	"CancelRemovesNode":         testCancelRemovesNode,
-	"HolderClosed":              testHolderClosed,
-	"RWMutexSharing":            testRWMutexSharing,
-	"RWMutexNoWriterStarvation": testRWMutexNoWriterStarvation,
-	"Semaphore":                 testSemaphore,
-	"SemaphoreLeasesDeleted":    testSemaphoreLeasesDeleted,
-	"Guard":                     testGuard,
-	"LeaseGuard":                testLeaseGuard,
-	"Locker":                    testLocker,
+	"MutexBasics":                  testMutexBasics,
+	"MutexExclusion":               testMutexExclusion,
+	"MutexFIFO":                    testMutexFIFO,
+	"TryLock":                      testTryLock,
+	"CancelRemovesNode":            testCancelRemovesNode,
+	"HolderClosed":                 testHolderClosed,
+	"RWMutexSharing":               testRWMutexSharing,
+	"RWMutexNoWriterStarvation":    testRWMutexNoWriterStarvation,
+	"Semaphore":                    testSemaphore,
+	"SemaphoreLeasesDeleted":       testSemaphoreLeasesDeleted,
+	"SemaphoreInternalLockDeleted": testSemaphoreInternalLockDeleted,
+	"Guard":                        testGuard,
+	"LeaseGuard":                   testLeaseGuard,
+	"Locker":                       testLocker,
 }
 
 var lockNodeName = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`)

@@ -23,8 +23,10 @@ const leaseName = "lease-"
 // holding it creates its lease node in <dir>/leases and, while more than
 // max leases exist, watches that directory; it keeps the internal lock
 // until it holds a lease, so only one client at a time watches the leases
-// (no herd) and leases are granted in arrival order. Every client must use
-// the same max for the same dir.
+// (no herd) and leases are granted in arrival order; one whose internal
+// lock node is deleted meanwhile (a third party) deletes its lease node
+// and queues for the internal lock again. Every client must use the same
+// max for the same dir.
 //
 // WithLayout(Curator) is InterProcessSemaphoreV2 (the same directories,
 // and every child of <dir>/leases counts as a lease, as Curator counts
@@ -119,8 +121,24 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 		if err != nil {
 			return nil, err
 		}
-		st, err := s.waitForLease(ctx, p, try)
+		st, err := s.waitForLease(ctx, m.Key(), p, try)
 		if errors.Is(err, errLeaseVanished) {
+			continue
+		}
+		if errors.Is(err, errLockLost) {
+			// A third party deleted our internal lock node: another
+			// acquirer may hold the lock now and wait for a lease
+			// beside us, each counting the other's lease node for
+			// ever. Give our place back and queue again, as Curator's
+			// InterProcessSemaphoreV2 starts over from its lock when
+			// its lease node vanishes.
+			if err := seqnode.Delete(ctx, s.conn, p); err != nil {
+				return nil, err
+			}
+			_ = m.Unlock(ctx) // its node is gone: nothing to wait for
+			if err := m.Lock(ctx); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if err != nil {
@@ -130,11 +148,15 @@ func (s *Semaphore) acquire(ctx context.Context, try bool) (_ *Lease, err error)
 	}
 }
 
-var errLeaseVanished = errors.New("lock: lease node vanished")
+var (
+	errLeaseVanished = errors.New("lock: lease node vanished")
+	errLockLost      = errors.New("lock: the semaphore's internal lock node vanished")
+)
 
-// waitForLease waits, holding the internal lock, until at most max leases
-// exist, ours included.
-func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksim.Stat, error) {
+// waitForLease waits, holding the internal lock (its node lockNode),
+// until at most max leases exist, ours included. It returns errLockLost
+// once lockNode is gone while it waits.
+func (s *Semaphore) waitForLease(ctx context.Context, lockNode, p string, try bool) (*zksim.Stat, error) {
 	dir, name := path.Split(p)
 	dir = path.Clean(dir)
 	for {
@@ -171,16 +193,33 @@ func (s *Semaphore) waitForLease(ctx context.Context, p string, try bool) (*zksi
 		if try {
 			return nil, ErrNoLease
 		}
+		var (
+			held      bool
+			lockWatch <-chan zksim.Event
+		)
+		err = retry.Do(ctx, s.conn, func() error {
+			var err error
+			held, _, lockWatch, err = s.conn.ExistsW(ctx, lockNode)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !held {
+			return nil, errLockLost
+		}
+		var ev zksim.Event
 		select {
-		case ev := <-watch:
-			if ev.Type == zksim.EventNotWatching {
-				if ev.Err != nil {
-					return nil, ev.Err
-				}
-				return nil, zksim.ErrClosing
-			}
+		case ev = <-watch:
+		case ev = <-lockWatch: // both end with the session
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+		if ev.Type == zksim.EventNotWatching {
+			if ev.Err != nil {
+				return nil, ev.Err
+			}
+			return nil, zksim.ErrClosing
 		}
 	}
 }
