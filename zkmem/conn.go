@@ -44,9 +44,12 @@ type Conn struct {
 	// conns counts the connections the Conn has had (publish bumps it
 	// each time the Conn connects): a call that fails with its
 	// connection's end drops only the connection it was sent on.
-	conns   uint64
-	closed  chan struct{} // closed when the Conn is closed
-	deliver func(zksim.Event)
+	conns uint64
+	// resuming, while not nil, holds the Conn's calls: it closes when the
+	// setWatches of a reconnection has gone out (awaitResumed).
+	resuming chan struct{}
+	closed   chan struct{} // closed when the Conn is closed
+	deliver  func(zksim.Event)
 }
 
 var (
@@ -144,6 +147,7 @@ func (c *Conn) do(ctx context.Context, req *Request, resp *Response) error {
 		return err
 	}
 	c.mu.Lock()
+	c.awaitResumed()
 	st, conn := c.state, c.conns
 	c.mu.Unlock()
 	if err := stateErr(st); err != nil {

@@ -141,7 +141,7 @@ func (e *Ensemble) Connect(opts ...ConnOption) (*Conn, error) {
 // zksim.ErrConnectionLoss. A member that accepts it refuses its
 // authentication if Control.FailNextAuth armed that (the Conn ends in
 // zksim.StateAuthFailed; reconnect returns zksim.ErrAuthFailed).
-func (e *Ensemble) reconnect(c *Conn) error {
+func (e *Ensemble) reconnect(c *Conn, wait bool) error {
 	s := e.core
 	s.mu.Lock()
 	if s.closed {
@@ -212,9 +212,7 @@ func (e *Ensemble) reconnect(c *Conn) error {
 	}
 	w := &SetWatches{RelativeZxid: c.lastZxid}
 	w.Data, w.Exist, w.Child, w.Persistent, w.Recursive = c.watchPaths()
-	c.mu.Unlock()
-	s.mu.Unlock()
-	sess.Do(&Request{Op: OpSetWatches, SetWatches: w})
+	c.sendSetWatches(w, wait) // unlocks c.mu and s.mu
 	return nil
 }
 
@@ -235,7 +233,7 @@ func (e *Ensemble) redialWaiting() {
 	e.waiting = nil
 	e.core.mu.Unlock()
 	for _, c := range w {
-		c.reconnect()
+		_ = c.resume(false)
 	}
 }
 
@@ -246,6 +244,16 @@ func (e *Ensemble) redialWaiting() {
 // session, a reply waits with its notifications, in order, as on a
 // standalone server, and Do blocks until it leaves.
 func (sess *Session) ensDo(req *Request, resp *Response) {
+	if p := sess.ensStart(req, resp); p != nil {
+		<-p.done
+		*resp = p.resp
+	}
+}
+
+// ensStart is ensDo up to the wait: it returns the queued request, whose
+// done closes when it leaves the member's queue with p.resp filled in, or
+// nil when *resp is the outcome already. It takes and releases core.mu.
+func (sess *Session) ensStart(req *Request, resp *Response) *pendingReply {
 	s := sess.srv
 	e := s.ens
 	s.mu.Lock()
@@ -257,12 +265,12 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		s.disconnect(sess)
 		s.mu.Unlock()
 		*resp = Response{Err: zksim.ErrConnectionLoss, Fault: DropRequest, Closed: true}
-		return
+		return nil
 	}
 	if s.closed || !sess.connected || sess.dead {
 		s.mu.Unlock()
 		resp.Err = zksim.ErrConnectionLoss
-		return
+		return nil
 	}
 	if sess.heartbeat && !sess.paused {
 		sess.lastHeard = time.Now() // a wire client's request is a heartbeat too
@@ -271,7 +279,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		s.disconnect(sess)
 		s.mu.Unlock()
 		*resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
-		return
+		return nil
 	}
 	m := sess.member
 	write := isWrite(req.Op)
@@ -286,7 +294,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 			sess.sendReply(req, resp)
 		}
 		s.mu.Unlock()
-		return
+		return nil
 	}
 	var wait int64
 	switch {
@@ -299,7 +307,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		s.mu.Unlock()
 		*resp = Response{Err: zksim.ErrConnectionLoss, Closed: true}
 		e.redialWaiting()
-		return
+		return nil
 	case write:
 		sess.apply(req, resp) // on the leader; the members apply it as it commits
 		wait = s.zxid
@@ -307,7 +315,7 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		if fault == LoseReply || resp.unanswered {
 			sess.finish(m, req, resp, fault)
 			s.mu.Unlock()
-			return
+			return nil
 		}
 	case req.Op == OpSync && !e.syncEarly:
 		wait = s.zxid // what the leader committed when the sync reached it
@@ -318,16 +326,15 @@ func (sess *Session) ensDo(req *Request, resp *Response) {
 		}
 		if sess.finish(m, req, resp, fault) {
 			*resp = sess.holdReply(req, *resp) // unlocks
-			return
+			return nil
 		}
 		s.mu.Unlock()
-		return
+		return nil
 	}
 	p := &pendingReply{sess: sess, req: *req, resp: *resp, wait: wait, write: write, fault: fault, done: make(chan struct{})}
 	m.queue = append(m.queue, p)
 	s.mu.Unlock()
-	<-p.done
-	*resp = p.resp
+	return p
 }
 
 // finish sends the reply of a request the session's member answers, or

@@ -48,6 +48,10 @@ type Ensemble struct {
 	// answers a sync at once, before it applied what the leader had
 	// committed. Guarded by core.mu.
 	syncEarly bool
+	// beforeSetWatches, for tests (export_test.go), runs when a
+	// reconnecting Conn has published its new connection and is about to
+	// send its setWatches, without core.mu. Guarded by core.mu.
+	beforeSetWatches func()
 }
 
 type failMode uint8

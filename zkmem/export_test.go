@@ -18,3 +18,11 @@ func PlantSyncEarly(e *Ensemble) {
 	defer e.core.mu.Unlock()
 	e.syncEarly = true
 }
+
+// BeforeSetWatches has f run whenever one of e's Conns has connected again
+// and is about to send its setWatches (see Conn.sendSetWatches).
+func BeforeSetWatches(e *Ensemble, f func()) {
+	e.core.mu.Lock()
+	defer e.core.mu.Unlock()
+	e.beforeSetWatches = f
+}

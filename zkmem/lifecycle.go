@@ -58,7 +58,15 @@ func (c *Conn) faultDrop(conn uint64) {
 // watches with a setWatches request. The credentials are added as part of
 // the reconnection, not as requests: no fault can hit them, and none
 // fails (only known schemes were remembered).
-func (c *Conn) reconnect() error {
+func (c *Conn) reconnect() error { return c.resume(true) }
+
+// resume is reconnect. On an ensemble, unless wait, it returns without
+// waiting for the new member to answer the setWatches (which waits there
+// behind a call of the old connection that reached the member after the
+// reconnection): a control of the ensemble (Crash, CatchUp, ...) that
+// redials the Conns waiting for a member must not wait for a member that
+// only a later control catches up. The Conn's next calls wait for it.
+func (c *Conn) resume(wait bool) error {
 	c.mu.Lock()
 	if c.redial != nil {
 		c.redial.Stop()
@@ -70,7 +78,7 @@ func (c *Conn) reconnect() error {
 		return stateErr(st)
 	}
 	if c.ens != nil {
-		return c.ens.reconnect(c)
+		return c.ens.reconnect(c, wait)
 	}
 	s := c.srv
 	s.mu.Lock()
@@ -107,10 +115,67 @@ func (c *Conn) reconnect() error {
 	c.publish(zksim.StateConnected)
 	w := &SetWatches{RelativeZxid: c.lastZxid}
 	w.Data, w.Exist, w.Child, w.Persistent, w.Recursive = c.watchPaths()
-	c.mu.Unlock()
-	s.mu.Unlock()
-	c.sess.Do(&Request{Op: OpSetWatches, SetWatches: w})
+	c.sendSetWatches(w, true) // unlocks c.mu and s.mu
 	return nil
+}
+
+// sendSetWatches sends a reconnection's setWatches. The Conn's calls wait
+// until it has gone out (awaitResumed): a client library sends it ahead of
+// everything else on a new connection. It returns once the reply came,
+// unless wait is false and the reply waits at an ensemble's member; the
+// Conn's calls then wait for that reply. Called with c.srv.mu and c.mu
+// held; it releases both.
+func (c *Conn) sendSetWatches(w *SetWatches, wait bool) {
+	gate := make(chan struct{})
+	c.resuming = gate
+	var hook func()
+	if c.ens != nil {
+		hook = c.ens.beforeSetWatches
+	}
+	c.mu.Unlock()
+	c.srv.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	req := &Request{Op: OpSetWatches, SetWatches: w}
+	var p *pendingReply
+	if c.ens != nil && !c.sess.committed {
+		var resp Response
+		p = c.sess.ensStart(req, &resp)
+	} else {
+		c.sess.Do(req)
+	}
+	if p != nil && wait {
+		<-p.done
+		p = nil
+	}
+	c.mu.Lock()
+	if c.resuming == gate {
+		c.resuming = nil
+		if p != nil {
+			c.resuming = p.done
+		}
+	}
+	c.mu.Unlock()
+	close(gate)
+}
+
+// awaitResumed waits while a reconnection's setWatches has not gone out
+// (or, after a reconnection that did not wait for it, has not been
+// answered): the calls behind it wait, as they would in the client's
+// outgoing queue. A call that passed its context check is sent, so the
+// wait does not end with the context. Called with c.mu held, which it
+// releases while it waits.
+func (c *Conn) awaitResumed() {
+	for c.resuming != nil {
+		g := c.resuming
+		c.mu.Unlock()
+		<-g
+		c.mu.Lock()
+		if c.resuming == g {
+			c.resuming = nil
+		}
+	}
 }
 
 // learnExpired moves the Conn to StateExpired: the client has heard that
@@ -140,6 +205,7 @@ func (c *Conn) learnExpired(wasConnected bool) {
 // events they had not delivered are dropped.
 func (c *Conn) Close() error {
 	c.mu.Lock()
+	c.awaitResumed()
 	closed := c.state == zksim.StateClosed
 	c.mu.Unlock()
 	if closed {

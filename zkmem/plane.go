@@ -176,13 +176,15 @@ type reconnector interface{ reconnect() error }
 // zksim.StateAuthFailed instead and Reconnect returns zksim.ErrAuthFailed.
 // Reconnecting a connected Conn does nothing. For another transport it
 // returns ErrNotInProcess.
-// On an ensemble it returns once the new member answered the Conn's
-// setWatches, which waits behind the session's writes and syncs that member
-// has not applied yet (it may lag: see Ensemble.Lag). Those can only be
-// calls the Conn's other goroutines made after it was told of the new
-// connection and before its setWatches (what waited at the old member
-// failed with the old connection); a real client sends setWatches ahead of
-// everything else, so its reconnection never waits.
+// It returns once the new member answered the Conn's setWatches, which
+// goes out ahead of the Conn's other calls, as a client library sends it
+// first on a new connection. On an ensemble that answer waits only behind
+// a write or sync that the Conn sent on its old connection and that reached
+// the new member after the reconnection (what waited at the old member
+// failed with the old connection), until the member applies it (it may
+// lag: see Ensemble.Lag). A control of the ensemble (Crash, Restart,
+// CatchUp, ...) that moves the Conns waiting for a member does not wait
+// for their setWatches: their next calls do.
 func (c *Control) Reconnect() error {
 	c.srv.mu.Lock()
 	r, ok := c.sink.(reconnector)
