@@ -129,7 +129,50 @@ func holdSeed(t *testing.T, seed uint64) (release func()) {
 // shrinks within the machine's budget of checks and -rapid.shrinktime.
 // The checks are the same as Check's with that seed: each is a function
 // of its seed alone. Nothing else may set rapid's flags while it runs.
+//
+// A failure whose shrunk schedule is longer than LongShrink actions makes
+// CheckFrom look again, up to ExtraShrinks times, from seeds derived from
+// the failure's (the same ones whatever the machine's load): rapid's
+// shrink keeps a schedule in which dropping any one action changes what
+// the later ones do, and another failure of the same bug often shrinks
+// much further. The shortest failure found is the one reported, with the
+// seed that replays it; the lengths of the others are logged.
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
+	t.Helper()
+	res := m.exploreFrom(t, seed)
+	best, lengths := res, []int{len(res.Schedule)}
+	for k := 1; !res.Passed && len(best.Schedule) > LongShrink && k <= ExtraShrinks; k++ {
+		again := m.exploreFrom(t, mixSeed(res.Seed, k))
+		if again.Passed {
+			lengths = append(lengths, -1)
+			continue
+		}
+		lengths = append(lengths, len(again.Schedule))
+		if len(again.Schedule) < len(best.Schedule) {
+			best = again
+		}
+	}
+	for _, l := range best.Logs {
+		t.Log(l)
+	}
+	if len(lengths) > 1 {
+		t.Logf("the first failure shrank to more than %d actions: %d explorations, shrunk to %v actions (-1: none failed); the shortest is reported", LongShrink, len(lengths), lengths)
+	}
+	if !res.Passed {
+		t.Errorf("%s\nshrunk schedule (%d actions): %s", best.Report, len(best.Schedule), strings.Join(best.Schedule, ", "))
+	}
+}
+
+// LongShrink and ExtraShrinks: a failure of CheckFrom whose shrunk
+// schedule is longer than LongShrink actions is looked for again, up to
+// ExtraShrinks more times, from other seeds, and the shortest is kept.
+const (
+	LongShrink   = 15
+	ExtraShrinks = 4
+)
+
+// exploreFrom is one exploration of CheckFrom, from seed.
+func (m Machine) exploreFrom(t *testing.T, seed uint64) harness.Explored {
 	t.Helper()
 	release := holdSeed(t, seed)
 	defer release()
@@ -137,14 +180,16 @@ func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	if !userSet["rapid.checks"] {
 		opts.Checks = m.ciChecks // 0 for most: -rapid.checks
 	}
-	res := harness.Explore(t, m.harness(), opts)
-	release()
-	for _, l := range res.Logs {
-		t.Log(l)
-	}
-	if !res.Passed {
-		t.Errorf("%s\nshrunk schedule (%d actions): %s", res.Report, len(res.Schedule), strings.Join(res.Schedule, ", "))
-	}
+	return harness.Explore(t, m.harness(), opts)
+}
+
+// mixSeed derives the k-th seed of another exploration from seed
+// (SplitMix64), never 0 (which would mean the flag as it is).
+func mixSeed(seed uint64, k int) uint64 {
+	z := seed + uint64(k)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) | 1
 }
 
 // CheckPropertyFrom runs prop with rapid.Check under t from the rapid seed

@@ -24,9 +24,12 @@
 //     comes next (a request reaching the server, or the next reply, watch
 //     event or state change reaching one client) and the fate of the
 //     request it admits (a lost reply, a dropped request, shuffled
-//     children); Settle and Advance leave the choices to the World's seed,
-//     uniform or by PCT priorities of a drawn depth, while virtual time
-//     passes;
+//     children); the pick is by what the event is (rendezvous hashing over
+//     sim.Choice), not by its place among the enabled ones, so a later
+//     Step picks the same event when rapid drops an earlier action;
+//     Settle and Advance leave the choices to the World's seed, uniform
+//     or by PCT priorities of a drawn depth, while virtual time passes,
+//     each action from a seed of its own (a draw mixed with the World's);
 //   - the faults: each check enables a subset of Machine.Faults drawn from
 //     its seed (swarm testing), and draws them as actions: Partition (and
 //     Heal), Expire, Pause (and Resume), Delay, Slow, FailAuth; a fault and

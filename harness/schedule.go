@@ -127,14 +127,37 @@ func (s *scheduler) Request(w *sim.World, client int, r *zkmem.Request, rng *ran
 	return f
 }
 
-// choose picks the event of a Step action; elsewhere the seed does.
-func (s *scheduler) choose(n int) int {
+// choose picks the event of a Step action; elsewhere the seed does. The
+// draw picks an event by what it is (its kind and its session or member),
+// not by its place among the enabled ones: the enabled event that ranks
+// first under a hash of the draw and the event (rendezvous hashing). Each
+// event is as likely as any other, and when rapid drops an action as it
+// shrinks (a read that added an event of its own, say), a later Step picks
+// the same event as before unless that event is gone, where a position
+// would have shifted to another. (A World that draws in order, for the
+// fail files recorded so, picks by position as it did then.)
+func (s *scheduler) choose(cs []sim.Choice) int {
 	if !s.drawing {
 		return -1
 	}
 	i := -1
-	s.draw(func() { i = rapid.IntRange(0, n-1).Draw(s.t, "event") })
+	if s.w.inOrder {
+		s.draw(func() { i = rapid.IntRange(0, len(cs)-1).Draw(s.t, "event") })
+		return i
+	}
+	s.draw(func() { i = rendezvous(rapid.Uint64Range(0, 1<<16).Draw(s.t, "event"), cs) })
 	return i
+}
+
+// rendezvous returns the index of the choice that ranks first under v.
+func rendezvous(v uint64, cs []sim.Choice) int {
+	best, top := 0, uint64(0)
+	for i, c := range cs {
+		if h := mixSeeds(v, uint64(c.Kind)<<32|uint64(c.Index)); i == 0 || h > top {
+			best, top = i, h
+		}
+	}
+	return best
 }
 
 // reseed gives what follows (the rest of an action, the liveness phase)

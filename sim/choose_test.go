@@ -50,22 +50,24 @@ func applied(trace string) []string {
 // Config.Choose picks the event among the enabled ones in their canonical
 // order; a negative answer leaves the choice to the seed.
 func TestChooseDecidesTheSchedule(t *testing.T) {
-	first := createAll(t, sim.Config{Seed: 1, Clients: 3, Choose: func(int) int { return 0 }})
+	first := createAll(t, sim.Config{Seed: 1, Clients: 3, Choose: func([]sim.Choice) int { return 0 }})
 	if got := fmt.Sprint(applied(first)); got != "[c0 c1 c2]" {
 		t.Errorf("Choose always 0 applied %s, want [c0 c1 c2] (sessions in order)", got)
 	}
-	var sizes []int
-	last := createAll(t, sim.Config{Seed: 1, Clients: 3, Choose: func(n int) int { sizes = append(sizes, n); return n - 1 }})
+	var offered []string
+	last := createAll(t, sim.Config{Seed: 1, Clients: 3, Choose: func(cs []sim.Choice) int { offered = append(offered, fmt.Sprint(cs)); return len(cs) - 1 }})
 	// The last enabled event is a delivery as long as one is pending, so
 	// each create is applied only once the others' replies are delivered.
 	if got := fmt.Sprint(applied(last)); got != "[c2 c1 c0]" {
 		t.Errorf("Choose always n-1 applied %s, want [c2 c1 c0]", got)
 	}
-	if len(sizes) == 0 || sizes[0] != 3 {
-		t.Errorf("Choose was asked %v, want 3 enabled events first (three creates)", sizes)
+	// Each event is offered as what it does and to whom: the pick by
+	// identity (rather than by position) that a shrinking generator makes.
+	if len(offered) < 2 || offered[0] != "[admit c0 admit c1 admit c2]" || offered[1] != "[admit c0 admit c1 deliver c2]" {
+		t.Errorf("Choose was offered %q first, want the three creates, then two of them and c2's reply", offered[:min(2, len(offered))])
 	}
 	seeded := createAll(t, sim.Config{Seed: 5, Clients: 3})
-	deferred := createAll(t, sim.Config{Seed: 5, Clients: 3, Choose: func(int) int { return -1 }})
+	deferred := createAll(t, sim.Config{Seed: 5, Clients: 3, Choose: func([]sim.Choice) int { return -1 }})
 	if seeded != deferred {
 		t.Errorf("a Choose that always defers changed the schedule:\n%s\nwant\n%s", deferred, seeded)
 	}

@@ -239,7 +239,8 @@
 // A property-based test can take the scheduler's decisions itself, so that
 // its generator can shrink a failing schedule: [Config.Choose] picks the
 // event of each step among the enabled ones (in the canonical order
-// above), and a [Policy] whose Request draws from the test's generator
+// above, each a [Choice]: what it does, and to which session or member,
+// so that a generator can pick by identity), and a [Policy] whose Request draws from the test's generator
 // decides the fate of each request. [World.Enabled] says how many events
 // a step could take without time passing, [World.InFlight] whether a client
 // has requests or news still on their way. A call a client makes to a

@@ -525,11 +525,12 @@ func (w *World) chooseWithMembers(applies, n, members int) int {
 		return n + asked // picked in lagWait
 	}
 	if w.cfg.Choose != nil && asked == -1 {
-		k := w.cfg.Choose(total)
-		if k >= total {
-			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, total))
+		cs := w.clientChoices(applies)
+		for _, m := range w.ens.events[:members] {
+			cs = append(cs, Choice{Kind: ChoiceMemberApply, Index: m})
 		}
-		if k >= 0 {
+		w.choiceBuf = cs
+		if k := w.ask(cs); k >= 0 {
 			return k
 		}
 	}
@@ -557,10 +558,13 @@ const lagTick = 100 * time.Millisecond
 // the members' events and, last, waiting; else the seed, even odds.
 func (w *World) lagWait(members int) bool {
 	if w.cfg.Choose != nil {
-		k := w.cfg.Choose(members + 1)
-		if k > members {
-			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, members+1))
+		cs := w.choiceBuf[:0]
+		for _, m := range w.ens.events[:members] {
+			cs = append(cs, Choice{Kind: ChoiceMemberApply, Index: m})
 		}
+		cs = append(cs, Choice{Kind: ChoiceLetTimePass})
+		w.choiceBuf = cs
+		k := w.ask(cs)
 		if k == members {
 			return true // the step lets time pass: nothing picked for the next
 		}

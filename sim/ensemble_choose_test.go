@@ -20,7 +20,7 @@ func TestChooseLetsTimePassThenPicksAfresh(t *testing.T) {
 	ran := 0
 	for seed := range uint64(20) {
 		cfg := sim.Config{Seed: seed, Clients: 2, Members: 3, Server: zkmemOptions(),
-			Choose: func(n int) int { return n - 1 }}
+			Choose: func(cs []sim.Choice) int { return len(cs) - 1 }}
 		sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 			m0, m1 := w.Member(0), w.Member(1)
 			if m0 == m1 || m0 == w.Ensemble().Leader() {

@@ -234,7 +234,7 @@ func TestEnsembleHealKeepsAnotherMemberLagging(t *testing.T) {
 // took the waiting as a member's event, out of range).
 func TestEnsembleChooseWaitingWithMembersBehind(t *testing.T) {
 	cfg := sim.Config{Seed: 3, Clients: 2, Members: 3, Server: zkmemOptions(),
-		Choose: func(n int) int { return n - 1 }} // always the last: waiting, when offered
+		Choose: func(cs []sim.Choice) int { return len(cs) - 1 }} // always the last: waiting, when offered
 	sim.Test(t, cfg, func(t *testing.T, w *sim.World) {
 		for m := range 3 {
 			if m != w.Ensemble().Leader() {

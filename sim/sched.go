@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"slices"
 	"testing/synctest"
 	"time"
@@ -220,9 +219,7 @@ func (w *World) stepSettled(horizon time.Duration) error {
 	}
 	k := -1
 	if w.cfg.Choose != nil {
-		if k = w.cfg.Choose(n); k >= n {
-			panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, n))
-		}
+		k = w.ask(w.clientChoices(applies))
 	}
 	if k < 0 {
 		if w.pct.on {

@@ -42,7 +42,7 @@ func zkEnsembleScenario(t *testing.T, seed uint64) (r zkEnsembleRun) {
 	// anything to do), so that the other members stay behind while the
 	// client writes and moves.
 	var clientsFirst atomic.Bool
-	cfg := sim.Config{Seed: seed, Clients: 1, Members: 3, Server: zkmemOptions(), Choose: func(int) int {
+	cfg := sim.Config{Seed: seed, Clients: 1, Members: 3, Server: zkmemOptions(), Choose: func([]sim.Choice) int {
 		if clientsFirst.Load() {
 			return 0
 		}

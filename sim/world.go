@@ -50,17 +50,19 @@ type Config struct {
 	Cost CostModel
 	// Policy injects faults; nil injects none.
 	Policy Policy
-	// Choose, if set, picks the event a step takes among the n enabled
+	// Choose, if set, picks the event a step takes among the enabled
 	// ones, given in the canonical order (apply the head request of a
 	// session, by session; then deliver the head of a session's FIFO, by
 	// session; on an ensemble, then a lagging member applying its next
 	// commit, by member, and, when only those are enabled, last, letting
-	// time pass with the members behind): it returns their index, or a
-	// negative number to leave the choice to the seeded generator. A
-	// property-based test hands the
-	// choice to its own generator this way, so that it can shrink the
-	// schedule. It is called on the World's goroutine.
-	Choose func(n int) int
+	// time pass with the members behind): it returns an index into
+	// events, or a negative number to leave the choice to the seeded
+	// generator. A property-based test hands the choice to its own
+	// generator this way, so that it can shrink the schedule; picking by
+	// the Choice rather than by its position keeps a pick when the
+	// shrink drops an unrelated event. It is called on the World's
+	// goroutine; events is the World's, valid during the call.
+	Choose func(events []Choice) int
 	// NearWrap starts the sequence numbers of every node the server
 	// creates (but containers) within 16 of the int32 wrap, at an offset
 	// drawn from the seed and the node's path: a directory's sequential
@@ -158,11 +160,12 @@ type World struct {
 		inboxes        [][]*request
 	}
 
-	sessions []*session
-	applyOK  enabledSet // sessions whose head request can be applied now
-	deliver  enabledSet // sessions whose FIFO head can be delivered now
-	timeline timeline
-	busy     int // requests in service
+	sessions  []*session
+	choiceBuf []Choice   // the events Config.Choose is offered (choice.go)
+	applyOK   enabledSet // sessions whose head request can be applied now
+	deliver   enabledSet // sessions whose FIFO head can be delivered now
+	timeline  timeline
+	busy      int // requests in service
 
 	slowExtra time.Duration // added to every request's service time
 	slowGen   int

@@ -141,9 +141,10 @@ func TestSimEnsembleCatchesEarlySync(t *testing.T) {
 // seeded by seed; every other choice it leaves to the World's seed. A
 // member then stays behind for a while, and a write can be acknowledged,
 // and a client of the member sync and read, before the member applies it.
-func membersBehind(seed uint64, w **sim.World) func(n int) int {
+func membersBehind(seed uint64, w **sim.World) func([]sim.Choice) int {
 	rng := rand.New(rand.NewPCG(seed, 0xbe41d))
-	return func(n int) int {
+	return func(cs []sim.Choice) int {
+		n := len(cs)
 		if *w == nil {
 			return -1
 		}
