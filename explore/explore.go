@@ -140,18 +140,7 @@ func holdSeed(t *testing.T, seed uint64) (release func()) {
 func (m Machine) CheckFrom(t *testing.T, seed uint64) {
 	t.Helper()
 	res := m.exploreFrom(t, seed)
-	best, lengths := res, []int{len(res.Schedule)}
-	for k := 1; !res.Passed && len(best.Schedule) > LongShrink && k <= ExtraShrinks; k++ {
-		again := m.exploreFrom(t, mixSeed(res.Seed, k))
-		if again.Passed {
-			lengths = append(lengths, -1)
-			continue
-		}
-		lengths = append(lengths, len(again.Schedule))
-		if len(again.Schedule) < len(best.Schedule) {
-			best = again
-		}
-	}
+	best, lengths := shortestFailure(res, func(seed uint64) harness.Explored { return m.exploreFrom(t, seed) })
 	for _, l := range best.Logs {
 		t.Log(l)
 	}
@@ -170,6 +159,27 @@ const (
 	LongShrink   = 15
 	ExtraShrinks = 4
 )
+
+// shortestFailure returns res, or, if res failed with a shrunk schedule of
+// over LongShrink actions, the failure with the shortest schedule among
+// res and up to ExtraShrinks explorations from seeds derived from res's
+// (it stops at the first of LongShrink actions or fewer); and the
+// schedules' lengths, in order (-1: that exploration found no failure).
+func shortestFailure(res harness.Explored, explore func(seed uint64) harness.Explored) (harness.Explored, []int) {
+	best, lengths := res, []int{len(res.Schedule)}
+	for k := 1; !res.Passed && len(best.Schedule) > LongShrink && k <= ExtraShrinks; k++ {
+		again := explore(mixSeed(res.Seed, k))
+		if again.Passed {
+			lengths = append(lengths, -1)
+			continue
+		}
+		lengths = append(lengths, len(again.Schedule))
+		if len(again.Schedule) < len(best.Schedule) {
+			best = again
+		}
+	}
+	return best, lengths
+}
 
 // exploreFrom is one exploration of CheckFrom, from seed.
 func (m Machine) exploreFrom(t *testing.T, seed uint64) harness.Explored {
