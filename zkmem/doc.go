@@ -150,10 +150,15 @@
 // session's ephemerals as it applied them, in the order of its own copy of
 // the session's set, which goes through the leader's adds and removals.
 //
-// Not modelled: a reconnecting Conn sends its setWatches after it
-// publishes StateConnected, so on a lagging member it may wait behind a
-// write the client sent in between (Control.Reconnect says more), where a
-// real client sends setWatches first.
+// A reconnecting Conn sends its setWatches ahead of its other calls, as a
+// client library does: a call made once the Conn published StateConnected
+// waits until the setWatches has gone out. Not modelled: a call that read
+// the Conn connected just before its connection dropped, and reached the
+// server only after the Conn connected again, is served on the new
+// connection (before or after the setWatches), where a real client's call
+// fails with the old connection. On a lagging member the setWatches then
+// waits behind it (Control.Reconnect says more); a control of the
+// ensemble that moved the Conn does not wait for it.
 //
 // # Determinism
 //
