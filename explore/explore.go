@@ -168,7 +168,7 @@ const (
 func shortestFailure(res harness.Explored, explore func(seed uint64) harness.Explored) (harness.Explored, []int) {
 	best, lengths := res, []int{len(res.Schedule)}
 	for k := 1; !res.Passed && len(best.Schedule) > LongShrink && k <= ExtraShrinks; k++ {
-		again := explore(mixSeed(res.Seed, k))
+		again := explore(harness.ShrinkSeed(res.Seed, k))
 		if again.Passed {
 			lengths = append(lengths, -1)
 			continue
@@ -191,15 +191,6 @@ func (m Machine) exploreFrom(t *testing.T, seed uint64) harness.Explored {
 		opts.Checks = m.ciChecks // 0 for most: -rapid.checks
 	}
 	return harness.Explore(t, m.harness(), opts)
-}
-
-// mixSeed derives the k-th seed of another exploration from seed
-// (SplitMix64), never 0 (which would mean the flag as it is).
-func mixSeed(seed uint64, k int) uint64 {
-	z := seed + uint64(k)*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return (z ^ z>>31) | 1
 }
 
 // CheckPropertyFrom runs prop with rapid.Check under t from the rapid seed

@@ -43,7 +43,7 @@ func TestShortestFailureLooksAgainOnlyForLongShrinks(t *testing.T) {
 	best, lengths = shortestFailure(failedWith(7, 22), explore(-1, 18, 6, 3))
 	require.Equal(t, []int{22, -1, 18, 6}, lengths, "it stops at the first short one")
 	require.Len(t, best.Schedule, 6)
-	require.Equal(t, []uint64{mixSeed(7, 1), mixSeed(7, 2), mixSeed(7, 3)}, asked)
+	require.Equal(t, []uint64{harness.ShrinkSeed(7, 1), harness.ShrinkSeed(7, 2), harness.ShrinkSeed(7, 3)}, asked)
 	require.Equal(t, asked[2], best.Seed, "the reported seed replays the reported failure")
 
 	best, lengths = shortestFailure(failedWith(7, 30), explore(40, 20, 25, -1))

@@ -129,7 +129,7 @@ func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Ca
 	}
 	first := best.Seed
 	for k := 1; k < n && best.AsWanted; k++ {
-		o.Seed = shrinkSeed(first, k)
+		o.Seed = ShrinkSeed(first, k)
 		if c := catchOne(t, m, o, want...); c.AsWanted && len(c.Schedule) < len(best.Schedule) {
 			best = c
 		}
@@ -137,10 +137,12 @@ func Catch[P any](t *testing.T, m Machine[P], o CatchOptions, want ...string) Ca
 	return best
 }
 
-// shrinkSeed returns the seed from which Catch looks for its k-th failure
-// to shrink, made from the first failure's seed (SplitMix64's mix; never
-// 0, which would let rapid pick a random one).
-func shrinkSeed(first uint64, k int) uint64 {
+// ShrinkSeed returns the seed from which the k-th further exploration of a
+// failure starts, looking for another failure that shrinks further (Catch
+// shrinks three; explore's CheckFrom looks again after a long shrink),
+// made from the first failure's seed (SplitMix64's mix; never 0, which
+// would let rapid pick a random one).
+func ShrinkSeed(first uint64, k int) uint64 {
 	z := first + uint64(k)*0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb

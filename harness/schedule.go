@@ -141,11 +141,13 @@ func (s *scheduler) choose(cs []sim.Choice) int {
 		return -1
 	}
 	i := -1
-	if s.w.inOrder {
-		s.draw(func() { i = rapid.IntRange(0, len(cs)-1).Draw(s.t, "event") })
-		return i
-	}
-	s.draw(func() { i = rendezvous(rapid.Uint64Range(0, 1<<16).Draw(s.t, "event"), cs) })
+	s.draw(func() {
+		if s.w.inOrder {
+			i = rapid.IntRange(0, len(cs)-1).Draw(s.t, "event")
+		} else {
+			i = rendezvous(rapid.Uint64Range(0, 1<<16).Draw(s.t, "event"), cs)
+		}
+	})
 	return i
 }
 

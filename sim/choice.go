@@ -56,8 +56,7 @@ func (c Choice) String() string {
 }
 
 // clientChoices lists, in the canonical order, the clients' enabled events:
-// the first applies admits, then the deliveries. The slice is the World's
-// and valid until the next call.
+// the first applies admits, then the deliveries, in the World's buffer.
 func (w *World) clientChoices(applies int) []Choice {
 	cs := w.choiceBuf[:0]
 	for k := range applies {
@@ -66,13 +65,23 @@ func (w *World) clientChoices(applies int) []Choice {
 	for k := range w.deliver.len() {
 		cs = append(cs, Choice{Kind: ChoiceDeliver, Index: w.deliver.nth(k)})
 	}
-	w.choiceBuf = cs
+	return cs
+}
+
+// memberChoices appends the first members of the lagging members' applies
+// (memberEvents) to cs.
+func (w *World) memberChoices(cs []Choice, members int) []Choice {
+	for _, m := range w.ens.events[:members] {
+		cs = append(cs, Choice{Kind: ChoiceMemberApply, Index: m})
+	}
 	return cs
 }
 
 // ask hands the choice among cs to Config.Choose and checks its answer: an
-// index into cs, or -1 to leave the choice to the seed.
+// index into cs, or -1 to leave the choice to the seed. It keeps cs's
+// array as the World's buffer for the next offer.
 func (w *World) ask(cs []Choice) int {
+	w.choiceBuf = cs[:0]
 	k := w.cfg.Choose(cs)
 	if k >= len(cs) {
 		panic(fmt.Sprintf("sim: Config.Choose returned %d for %d enabled events", k, len(cs)))

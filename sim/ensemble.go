@@ -525,12 +525,7 @@ func (w *World) chooseWithMembers(applies, n, members int) int {
 		return n + asked // picked in lagWait
 	}
 	if w.cfg.Choose != nil && asked == -1 {
-		cs := w.clientChoices(applies)
-		for _, m := range w.ens.events[:members] {
-			cs = append(cs, Choice{Kind: ChoiceMemberApply, Index: m})
-		}
-		w.choiceBuf = cs
-		if k := w.ask(cs); k >= 0 {
+		if k := w.ask(w.memberChoices(w.clientChoices(applies), members)); k >= 0 {
 			return k
 		}
 	}
@@ -558,13 +553,7 @@ const lagTick = 100 * time.Millisecond
 // the members' events and, last, waiting; else the seed, even odds.
 func (w *World) lagWait(members int) bool {
 	if w.cfg.Choose != nil {
-		cs := w.choiceBuf[:0]
-		for _, m := range w.ens.events[:members] {
-			cs = append(cs, Choice{Kind: ChoiceMemberApply, Index: m})
-		}
-		cs = append(cs, Choice{Kind: ChoiceLetTimePass})
-		w.choiceBuf = cs
-		k := w.ask(cs)
+		k := w.ask(append(w.memberChoices(w.choiceBuf[:0], members), Choice{Kind: ChoiceLetTimePass}))
 		if k == members {
 			return true // the step lets time pass: nothing picked for the next
 		}

@@ -30,10 +30,15 @@ func (sess *Session) Do(req *Request) Response {
 	return resp
 }
 
+// onMember reports whether the session's requests go through its
+// ensemble member (ensDo): an ensemble's session, but a committed view's
+// (WithCommittedView).
+func (sess *Session) onMember() bool { return sess.srv.ens != nil && !sess.committed }
+
 // do is Do filling in *resp, which the in-process Conn keeps on its stack.
 func (sess *Session) do(req *Request, resp *Response) {
 	s := sess.srv
-	if s.ens != nil && !sess.committed { // an ensemble's, but a committed view's (WithCommittedView)
+	if sess.onMember() {
 		sess.ensDo(req, resp)
 		return
 	}

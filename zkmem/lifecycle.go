@@ -139,7 +139,7 @@ func (c *Conn) sendSetWatches(w *SetWatches, wait bool) {
 	}
 	req := &Request{Op: OpSetWatches, SetWatches: w}
 	var p *pendingReply
-	if c.ens != nil && !c.sess.committed {
+	if c.sess.onMember() {
 		var resp Response
 		p = c.sess.ensStart(req, &resp)
 	} else {
