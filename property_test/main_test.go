@@ -46,6 +46,11 @@ const ciSeed uint64 = 20261124
 // -explore.
 var suiteSeed = ciSeed
 
+// suiteChecks is -rapid.checks as TestMain left it, for the tests' logs:
+// the flag itself is set for a while by each replay of a fail file
+// (explore.Machine.ReplayFailFile), which runs beside other tests.
+var suiteChecks string
+
 // exploring turns on exploration: a random seed per run (printed, so the
 // run replays with -rapid.seed), and a fail file under
 // testdata/rapid/<Test>/ for each failure, to be committed as a
@@ -81,7 +86,8 @@ func TestMain(m *testing.M) {
 		seed, mode = flag.Lookup("rapid.seed").Value.String(), "the seed given by -rapid.seed or RAPID_SEED, for every property"
 	}
 	liftParallelLimit()
-	fmt.Printf("property_test: seed %s, %s checks per property: %s\n", seed, flag.Lookup("rapid.checks").Value, mode)
+	suiteChecks = flag.Lookup("rapid.checks").Value.String()
+	fmt.Printf("property_test: seed %s, %s checks per property: %s\n", seed, suiteChecks, mode)
 	goleak.VerifyTestMain(m)
 }
 
@@ -113,7 +119,7 @@ func testSeed(t *testing.T) uint64 {
 		s = max((suiteSeed^h.Sum64())>>1, 1)
 		seed = strconv.FormatUint(s, 10)
 	}
-	t.Logf("seed %s, %s checks (replay: -run '^%s$' -rapid.seed=%[1]s)", seed, flag.Lookup("rapid.checks").Value, t.Name())
+	t.Logf("seed %s, %s checks (replay: -run '^%s$' -rapid.seed=%[1]s)", seed, suiteChecks, t.Name())
 	return s
 }
 
