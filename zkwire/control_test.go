@@ -84,10 +84,13 @@ func TestControlEndpoint(t *testing.T) {
 	if ok, _, _ := c.Exists("/h"); !ok {
 		t.Fatal("dropped delete applied")
 	}
+	// The delay runs from when the server took the POST, after start, so
+	// the reply comes at least 100 ms after start however long the POST's
+	// answer took to come back.
+	start := time.Now()
 	if got := post(t, dec+"/delay?for=100ms"); got != http.StatusOK {
 		t.Fatalf("delay = %d", got)
 	}
-	start := time.Now()
 	c.Exists("/h")
 	if time.Since(start) < 100*time.Millisecond {
 		t.Fatal("delay not applied")
